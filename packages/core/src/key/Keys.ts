@@ -1,0 +1,93 @@
+/** Minting, authenticating, listing and revoking API keys. */
+import { Context, Effect, Layer } from "effect"
+import { NotFound, ValidationFailed } from "../shared/Errors.ts"
+import { KeyHasher } from "../shared/Ports.ts"
+import { parseScopeList } from "../Scopes.ts"
+import { TenantRepo } from "../tenant/TenantRepo.ts"
+import { Tenants } from "../tenant/Tenants.ts"
+import { ApiKeyRepo } from "./ApiKeyRepo.ts"
+import { type ApiKey, DEFAULT_DAILY_LIMIT, displayPrefix, generateKey, type KeyContext, looksLikeKey } from "./ApiKey.ts"
+import { Schema } from "effect"
+
+/** Only a chamber_admin of the tenant may mint (spec 5.3). */
+export class NotChamberAdmin extends Schema.TaggedError<NotChamberAdmin>()("NotChamberAdmin", {
+  email: Schema.String,
+  tenant: Schema.String
+}) {}
+
+export interface MintRequest {
+  readonly tenant: string | number
+  readonly asEmail: string
+  readonly name: string
+  /** Comma-separated scopes, `read` or `all`. */
+  readonly scopes: string
+  readonly dailyLimit?: number | undefined
+}
+
+export interface MintedKey extends ApiKey {
+  /** The plaintext, shown once. */
+  readonly key: string
+}
+
+export class Keys extends Context.Service<Keys, {
+  readonly mint: (request: MintRequest) => Effect.Effect<MintedKey, NotFound | NotChamberAdmin | ValidationFailed>
+  readonly authenticate: (plaintext: string) => Effect.Effect<KeyContext | undefined>
+  readonly list: (tenant: string | number) => Effect.Effect<ReadonlyArray<ApiKey>, NotFound>
+  readonly revoke: (prefix: string) => Effect.Effect<ReadonlyArray<ApiKey>, NotFound>
+}>()("chamber/Keys") {
+  static readonly layer = Layer.effect(Keys, Effect.gen(function*() {
+    const repo = yield* ApiKeyRepo
+    const tenantRepo = yield* TenantRepo
+    const tenants = yield* Tenants
+    const hasher = yield* KeyHasher
+
+    const mint = Effect.fn("Keys.mint")(function*(request: MintRequest) {
+      const tenant = yield* tenants.get(request.tenant)
+      const user = yield* tenantRepo.findUser(tenant.id, request.asEmail.toLowerCase())
+      if (user === undefined || user.role !== "chamber_admin") {
+        return yield* new NotChamberAdmin({ email: request.asEmail, tenant: tenant.public_id })
+      }
+      const name = request.name.trim()
+      if (name === "" || name.length > 255) {
+        return yield* new ValidationFailed({ errors: { name: ["The key name is required (at most 255 characters)."] } })
+      }
+      const parsed = parseScopeList(request.scopes)
+      if (!parsed.ok) {
+        return yield* new ValidationFailed({ errors: { scopes: [`Unknown scopes: ${parsed.unknown.join(", ")}.`] } })
+      }
+      const dailyLimit = request.dailyLimit ?? DEFAULT_DAILY_LIMIT
+      if (!Number.isInteger(dailyLimit) || dailyLimit < 1) {
+        return yield* new ValidationFailed({ errors: { daily_limit: ["The daily limit must be a positive whole number."] } })
+      }
+      const plaintext = generateKey()
+      const stored = yield* repo.insert({
+        tenant_id: tenant.id,
+        name,
+        prefix: displayPrefix(plaintext),
+        key_hash: hasher.hash(plaintext),
+        scopes: parsed.scopes,
+        daily_limit: dailyLimit,
+        created_by: user.id
+      })
+      return { ...stored, key: plaintext }
+    })
+
+    const authenticate = Effect.fn("Keys.authenticate")(function*(plaintext: string) {
+      if (!looksLikeKey(plaintext)) return undefined
+      return yield* repo.findActiveByHash(hasher.hash(plaintext))
+    })
+
+    const list = Effect.fn("Keys.list")(function*(tenantRef: string | number) {
+      const tenant = yield* tenants.get(tenantRef)
+      return yield* repo.list(tenant.id)
+    })
+
+    const revoke = Effect.fn("Keys.revoke")(function*(prefix: string) {
+      const revoked = yield* repo.revokeByPrefix(prefix)
+      if (revoked.length === 0) return yield* new NotFound({ resource: "key", id: prefix })
+      return revoked
+    })
+
+    return Keys.of({ mint, authenticate, list, revoke })
+  }))
+}

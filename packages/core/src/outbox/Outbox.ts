@@ -1,0 +1,30 @@
+/**
+ * The transactional outbox port. `append` writes an event row in the caller's transaction;
+ * the relay delivers it later. Nothing is published after commit, so nothing is lost.
+ */
+import { Context, type Effect } from "effect"
+
+export const EventKinds = [
+  "member.created",
+  "member.updated",
+  "contact.created",
+  "invoice.issued",
+  "invoice.paid",
+  "event.registration.created",
+  "deal.approved"
+] as const
+export type EventKind = (typeof EventKinds)[number]
+
+export interface OutboxEvent {
+  readonly id: string
+  readonly tenant_id: number
+  readonly type: EventKind
+  readonly created_at: string
+  /** The resource exactly as GET returns it inside `data` (ruling 20). */
+  readonly data: unknown
+}
+
+export class Outbox extends Context.Service<Outbox, {
+  readonly append: (tenantId: number, type: EventKind, data: unknown) => Effect.Effect<OutboxEvent>
+  readonly list: (tenantId: number, options?: { readonly type?: EventKind }) => Effect.Effect<ReadonlyArray<OutboxEvent>>
+}>()("chamber/Outbox") {}

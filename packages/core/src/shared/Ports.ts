@@ -1,0 +1,12 @@
+/** Infrastructure ports every service may need. */
+import { Context, type Effect } from "effect"
+
+/** Runs an effect in one database transaction: all of its writes commit together or none do. */
+export class Transactor extends Context.Service<Transactor, {
+  readonly withTransaction: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}>()("chamber/Transactor") {}
+
+/** SHA-256 of an API key's plaintext, lower-case hex. */
+export class KeyHasher extends Context.Service<KeyHasher, {
+  readonly hash: (plaintext: string) => string
+}>()("chamber/KeyHasher") {}

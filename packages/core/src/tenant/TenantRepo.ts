@@ -1,0 +1,18 @@
+/** Storage port for tenants, users and custom field definitions. */
+import { Context, type Effect } from "effect"
+import type { CustomFieldDefinition, CustomFieldResource, NewTenant, Role, Tenant, User } from "./Tenant.ts"
+
+export class TenantRepo extends Context.Service<TenantRepo, {
+  readonly insert: (tenant: Required<NewTenant> & { readonly public_id: string }) => Effect.Effect<Tenant>
+  readonly list: Effect.Effect<ReadonlyArray<Tenant>>
+  /** By internal id or public id. */
+  readonly find: (ref: string | number) => Effect.Effect<Tenant | undefined>
+  readonly isEmpty: Effect.Effect<boolean>
+  readonly insertUser: (tenantId: number, email: string, role: Role) => Effect.Effect<User | undefined>
+  readonly findUser: (tenantId: number, email: string) => Effect.Effect<User | undefined>
+  readonly insertField: (
+    tenantId: number,
+    field: { readonly resource: CustomFieldResource; readonly key: string; readonly label: string; readonly api_visible: boolean }
+  ) => Effect.Effect<CustomFieldDefinition | undefined>
+  readonly listFields: (tenantId: number) => Effect.Effect<ReadonlyArray<CustomFieldDefinition>>
+}>()("chamber/TenantRepo") {}

@@ -1,0 +1,88 @@
+/** Tenant administration: chambers, their people, their custom fields. */
+import { Context, Effect, Layer } from "effect"
+import { randomBase62 } from "../shared/Ids.ts"
+import { NotFound, ValidationFailed } from "../shared/Errors.ts"
+import { TenantRepo } from "./TenantRepo.ts"
+import type { CustomFieldDefinition, CustomFieldResource, NewTenant, Role, Tenant, User } from "./Tenant.ts"
+import { CustomFieldResources, Roles } from "./Tenant.ts"
+
+const FIELD_KEY = /^[a-z][a-z0-9_]{0,63}$/
+const CURRENCY = /^[A-Z]{3}$/
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+const invalid = (field: string, message: string) => new ValidationFailed({ errors: { [field]: [message] } })
+
+export class Tenants extends Context.Service<Tenants, {
+  readonly create: (input: NewTenant) => Effect.Effect<Tenant, ValidationFailed>
+  readonly list: Effect.Effect<ReadonlyArray<Tenant>>
+  readonly get: (ref: string | number) => Effect.Effect<Tenant, NotFound>
+  readonly addUser: (tenantRef: string | number, email: string, role: Role) => Effect.Effect<User, NotFound | ValidationFailed>
+  readonly addField: (
+    tenantRef: string | number,
+    field: { readonly resource: CustomFieldResource; readonly key: string; readonly label: string; readonly api_visible: boolean }
+  ) => Effect.Effect<CustomFieldDefinition, NotFound | ValidationFailed>
+  readonly listFields: (tenantRef: string | number) => Effect.Effect<ReadonlyArray<CustomFieldDefinition>, NotFound>
+}>()("chamber/Tenants") {
+  static readonly layer = Layer.effect(Tenants, Effect.gen(function*() {
+    const repo = yield* TenantRepo
+
+    const get = Effect.fn("Tenants.get")(function*(ref: string | number) {
+      const tenant = yield* repo.find(ref)
+      if (tenant === undefined) return yield* new NotFound({ resource: "tenant", id: String(ref) })
+      return tenant
+    })
+
+    const create = Effect.fn("Tenants.create")(function*(input: NewTenant) {
+      const name = input.name.trim()
+      if (name === "" || name.length > 255) return yield* invalid("name", "The name field is required (at most 255 characters).")
+      const currency = (input.currency ?? "USD").toUpperCase()
+      if (!CURRENCY.test(currency)) return yield* invalid("currency", "The currency must be an ISO 4217 code such as USD.")
+      const net_terms = input.net_terms ?? 30
+      if (!Number.isInteger(net_terms) || net_terms < 0 || net_terms > 365) {
+        return yield* invalid("net_terms", "The net terms must be a whole number of days between 0 and 365.")
+      }
+      const invoice_prefix = input.invoice_prefix ?? "INV-"
+      if (invoice_prefix.length > 20) return yield* invalid("invoice_prefix", "The invoice prefix must not be greater than 20 characters.")
+      return yield* repo.insert({
+        public_id: `chm_${randomBase62(16)}`,
+        name,
+        website: input.website ?? null,
+        currency,
+        invoice_prefix,
+        net_terms
+      })
+    })
+
+    const addUser = Effect.fn("Tenants.addUser")(function*(tenantRef: string | number, email: string, role: Role) {
+      const tenant = yield* get(tenantRef)
+      if (!EMAIL.test(email)) return yield* invalid("email", "The email must be a valid email address.")
+      if (!Roles.includes(role)) return yield* invalid("role", `The role must be one of: ${Roles.join(", ")}.`)
+      const user = yield* repo.insertUser(tenant.id, email.toLowerCase(), role)
+      if (user === undefined) return yield* invalid("email", "This person already belongs to the chamber.")
+      return user
+    })
+
+    const addField = Effect.fn("Tenants.addField")(function*(
+      tenantRef: string | number,
+      field: { readonly resource: CustomFieldResource; readonly key: string; readonly label: string; readonly api_visible: boolean }
+    ) {
+      const tenant = yield* get(tenantRef)
+      if (!CustomFieldResources.includes(field.resource)) {
+        return yield* invalid("resource", `The resource must be one of: ${CustomFieldResources.join(", ")}.`)
+      }
+      if (!FIELD_KEY.test(field.key)) {
+        return yield* invalid("key", "The key must start with a letter and hold only lower-case letters, digits and underscores.")
+      }
+      const created = yield* repo.insertField(tenant.id, field)
+      if (created === undefined) return yield* invalid("key", `The ${field.resource} field ${field.key} already exists.`)
+      return created
+    })
+
+    const listFields = Effect.fn("Tenants.listFields")(function*(tenantRef: string | number) {
+      const tenant = yield* get(tenantRef)
+      return yield* repo.listFields(tenant.id)
+    })
+
+    return Tenants.of({ create, list: repo.list, get, addUser, addField, listFields })
+  }))
+}

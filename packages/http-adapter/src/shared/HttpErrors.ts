@@ -1,0 +1,66 @@
+/** The error bodies of spec section 7 and rulings 5-7. Each encodes to exactly the fields shown. */
+import { Schema } from "effect"
+
+export class Unauthenticated extends Schema.Error<Unauthenticated>("Unauthenticated")(
+  { message: Schema.String },
+  { httpApiStatus: 401, description: "Missing, malformed or revoked key" }
+) {
+  readonly _tag = "Unauthenticated" as const
+  static readonly body = new Unauthenticated({ message: "Unauthenticated." })
+}
+
+export class Forbidden extends Schema.Error<Forbidden>("Forbidden")(
+  { message: Schema.String },
+  { httpApiStatus: 403, description: "The key lacks the endpoint's scope; the message names it" }
+) {
+  readonly _tag = "Forbidden" as const
+  static readonly lacking = (scope: string) => new Forbidden({ message: `This key lacks the ${scope} scope.` })
+}
+
+export class NotFoundError extends Schema.Error<NotFoundError>("NotFound")(
+  { message: Schema.String },
+  { httpApiStatus: 404, description: "No such row in this chamber's data" }
+) {
+  readonly _tag = "NotFoundError" as const
+  static readonly body = new NotFoundError({ message: "Not found." })
+}
+
+export class ValidationError extends Schema.Error<ValidationError>("ValidationError")(
+  { message: Schema.String, errors: Schema.Record(Schema.String, Schema.Array(Schema.String)) },
+  { httpApiStatus: 422, description: "Request validation failed" }
+) {
+  readonly _tag = "ValidationError" as const
+
+  /** Ruling 7: the first message, plus ` (and N more errors)` when there are more. */
+  static readonly of = (errors: Readonly<Record<string, ReadonlyArray<string>>>) => {
+    const all = Object.values(errors).flat()
+    const rest = all.length - 1
+    const message = (all[0] ?? "The given data was invalid.") + (rest > 0 ? ` (and ${rest} more errors)` : "")
+    return new ValidationError({ message, errors: errors as Record<string, Array<string>> })
+  }
+}
+
+export class BusinessRuleError extends Schema.Error<BusinessRuleError>("BusinessRuleError")(
+  { message: Schema.String },
+  { httpApiStatus: 422, description: "A well-formed request that breaks a business rule" }
+) {
+  readonly _tag = "BusinessRuleError" as const
+}
+
+export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyRequests")(
+  { message: Schema.String },
+  { httpApiStatus: 429, description: "Rate limit exceeded; back off" }
+) {
+  readonly _tag = "TooManyRequests" as const
+}
+
+/** Plain messages for statuses answered outside an endpoint (ruling 5). */
+export const statusMessages: Record<number, string> = {
+  400: "Bad request.",
+  401: "Unauthenticated.",
+  404: "Not found.",
+  405: "Method not allowed.",
+  413: "The request body is larger than 1 MiB.",
+  415: "Unsupported media type: send the body as application/json.",
+  500: "Server error."
+}

@@ -1,0 +1,73 @@
+/**
+ * The HTTP suites' fixture: the real server on a real socket (port 0) over a fresh database of
+ * each storage runtime, plus helpers to make chambers and keys through the core services.
+ */
+import { Effect, Layer } from "effect"
+import { HttpBody, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Keys, Tenants } from "@chamber/core"
+import { StorageLive } from "@chamber/pg-adapter"
+import { onDatabase, type Runtime } from "@chamber/pg-adapter/testing"
+import { HttpLive } from "../src/index.ts"
+
+export const serverOn = (rt: Runtime) =>
+  HttpLive.pipe(
+    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(onDatabase(rt, (config) => StorageLive(config)))
+  )
+
+let counter = 0
+
+/** A chamber with an admin and a key holding `scopes`. */
+export const chamberWithKey = (scopes: string, name?: string) =>
+  Effect.gen(function*() {
+    const tenants = yield* Tenants
+    const keys = yield* Keys
+    const tenant = yield* tenants.create({ name: name ?? `Chamber ${++counter}`, website: "https://chamber.example" })
+    yield* tenants.addUser(tenant.id, "admin@chamber.example", "chamber_admin")
+    const minted = yield* keys.mint({ tenant: tenant.id, asEmail: "admin@chamber.example", name: "Test key", scopes })
+    return { tenant, key: minted.key, minted }
+  }).pipe(Effect.orDie)
+
+/** Another key on an existing chamber. */
+export const anotherKey = (tenantId: number, scopes: string) =>
+  Effect.gen(function*() {
+    const keys = yield* Keys
+    return (yield* keys.mint({ tenant: tenantId, asEmail: "admin@chamber.example", name: `Key ${++counter}`, scopes })).key
+  }).pipe(Effect.orDie)
+
+export interface Reply {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: any
+}
+
+const read = (response: HttpClientResponse.HttpClientResponse) =>
+  Effect.gen(function*() {
+    const text = yield* response.text
+    let body: unknown = text
+    try {
+      body = text === "" ? undefined : JSON.parse(text)
+    } catch {
+      body = text
+    }
+    const reply: Reply = { status: response.status, headers: response.headers as Record<string, string>, body }
+    return reply
+  })
+
+/** A raw request: `body` is JSON-encoded unless it is a string (sent as is). */
+export const call = (
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
+  path: string,
+  options: { readonly key?: string; readonly body?: unknown; readonly contentType?: string } = {}
+) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    let request = HttpClientRequest.make(method)(path)
+    if (options.key !== undefined) request = HttpClientRequest.bearerToken(request, options.key)
+    if (options.body !== undefined) {
+      const text = typeof options.body === "string" ? options.body : JSON.stringify(options.body)
+      request = HttpClientRequest.setBody(request, HttpBody.text(text, options.contentType ?? "application/json"))
+    }
+    return yield* read(yield* client.execute(request))
+  }).pipe(Effect.scoped, Effect.orDie)

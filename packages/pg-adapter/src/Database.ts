@@ -1,0 +1,60 @@
+/**
+ * The database behind every repository: PostgreSQL at DATABASE_URL, else embedded PGlite under
+ * the data directory. Both speak the same SQL through the same `@effect/sql-pg` client; the
+ * embedded one through `PgliteWire` (in process) or its Unix socket (another process).
+ */
+import { Effect, Layer, Redacted } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { migrations } from "./migrations/index.ts"
+import { openEmbedded } from "./embedded/EmbeddedDatabase.ts"
+
+export type DatabaseConfig =
+  | { readonly _tag: "Postgres"; readonly url: string; readonly maxConnections?: number | undefined }
+  | { readonly _tag: "Embedded"; readonly dataDir: string | undefined }
+
+const MIGRATIONS_TABLE = "chamber_migrations"
+const MIGRATION_LOCK = 727274
+
+/** Applies pending migrations; concurrent callers on one server take turns. */
+export const migrate = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const run = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: MIGRATIONS_TABLE })
+  return yield* sql.withTransaction(
+    sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.pipe(Effect.andThen(run))
+  )
+}).pipe(Effect.orDie, Effect.withSpan("Database.migrate"))
+
+const postgres = (url: string, maxConnections: number) =>
+  PgClient.layer({ url: Redacted.make(url), maxConnections, applicationName: "chamber" })
+
+/**
+ * Embedded: the first process to open the data directory owns PGlite and serves the socket;
+ * any other process connects to that socket.
+ */
+const embedded = (dataDir: string | undefined) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const db = yield* openEmbedded(dataDir)
+    return PgClient.layer({
+      stream: db.connect,
+      username: "postgres",
+      database: "postgres",
+      // One PGlite session behind every connection: named statements would collide.
+      prepare: false,
+      maxConnections: db.owner ? 4 : 1
+    })
+  }))
+
+/** SqlClient + PgClient, migrated unless `migrateOnStart` is false. */
+export const DatabaseLive = (config: DatabaseConfig, options?: { readonly migrateOnStart?: boolean }) => {
+  const client = config._tag === "Postgres" ? postgres(config.url, config.maxConnections ?? 10) : embedded(config.dataDir)
+  return options?.migrateOnStart === false
+    ? client
+    : Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
+}
+
+/** DATABASE_URL when set, else embedded PGlite under CHAMBER_DATA_DIR (default `.chamber/data`). */
+export const databaseConfigFromEnv = (env: Record<string, string | undefined> = process.env): DatabaseConfig =>
+  env.DATABASE_URL !== undefined && env.DATABASE_URL !== ""
+    ? { _tag: "Postgres", url: env.DATABASE_URL }
+    : { _tag: "Embedded", dataDir: env.CHAMBER_DATA_DIR || ".chamber/data" }
