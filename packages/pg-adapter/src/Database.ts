@@ -32,9 +32,9 @@ const postgres = (url: string, maxConnections: number) =>
  * Embedded: the first process to open the data directory owns PGlite and serves the socket;
  * any other process connects to that socket.
  */
-const embedded = (dataDir: string | undefined) =>
+const embedded = (dataDir: string | undefined, exclusive: boolean) =>
   Layer.unwrap(Effect.gen(function*() {
-    const db = yield* openEmbedded(dataDir)
+    const db = yield* openEmbedded(dataDir, { requireOwnership: exclusive })
     return PgClient.layer({
       stream: db.connect,
       username: "postgres",
@@ -45,9 +45,18 @@ const embedded = (dataDir: string | undefined) =>
     })
   }))
 
+export interface DatabaseOptions {
+  /** Run pending migrations when the layer starts (default true). */
+  readonly migrateOnStart?: boolean
+  /** Embedded only: refuse (EmbeddedInUse) when another process already owns the data directory. */
+  readonly exclusive?: boolean
+}
+
 /** SqlClient + PgClient, migrated unless `migrateOnStart` is false. */
-export const DatabaseLive = (config: DatabaseConfig, options?: { readonly migrateOnStart?: boolean }) => {
-  const client = config._tag === "Postgres" ? postgres(config.url, config.maxConnections ?? 10) : embedded(config.dataDir)
+export const DatabaseLive = (config: DatabaseConfig, options?: DatabaseOptions) => {
+  const client = config._tag === "Postgres"
+    ? postgres(config.url, config.maxConnections ?? 10)
+    : embedded(config.dataDir, options?.exclusive === true)
   return options?.migrateOnStart === false
     ? client
     : Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))

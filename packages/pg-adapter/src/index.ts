@@ -1,7 +1,7 @@
 /** @chamber/pg-adapter: migrations, repositories and the database for both runtimes. */
 import { Layer } from "effect"
 import { Keys, Members, Tenants } from "@chamber/core"
-import { type DatabaseConfig, DatabaseLive } from "./Database.ts"
+import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"
 import { KeyHasherNode, TransactorSql } from "./repos/Infrastructure.ts"
 import { MemberRepoSql } from "./repos/MemberRepoSql.ts"
@@ -23,5 +23,5 @@ export const ServicesLive = Layer.mergeAll(Members.layer, Keys.layer).pipe(
 )
 
 /** Core services plus the database they run on, migrated. */
-export const StorageLive = (config: DatabaseConfig, options?: { readonly migrateOnStart?: boolean }) =>
+export const StorageLive = (config: DatabaseConfig, options?: DatabaseOptions) =>
   ServicesLive.pipe(Layer.provideMerge(DatabaseLive(config, options)))

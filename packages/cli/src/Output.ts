@@ -1,0 +1,46 @@
+/**
+ * How every command answers: with `--json`, exactly one JSON document on stdout (errors: a JSON
+ * `{"error": "..."}` on stderr and exit code 1); otherwise text for people.
+ */
+const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
+export const bold = (s: string) => (color ? `\x1b[1m${s}\x1b[22m` : s)
+export const dim = (s: string) => (color ? `\x1b[2m${s}\x1b[22m` : s)
+export const green = (s: string) => (color ? `\x1b[32m${s}\x1b[39m` : s)
+export const red = (s: string) => (process.stderr.isTTY === true && process.env.NO_COLOR === undefined ? `\x1b[31m${s}\x1b[39m` : s)
+
+/** A failure to show the operator as is: no stack, exit code 1. */
+export class CliError extends Error {}
+
+export const printJson = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + "\n")
+
+export const table = (rows: ReadonlyArray<Record<string, unknown>>, columns: ReadonlyArray<string>): string => {
+  if (rows.length === 0) return dim("(none)")
+  const cell = (v: unknown) => (v === null || v === undefined ? "-" : Array.isArray(v) ? v.join(",") : String(v))
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)))
+  const line = (values: ReadonlyArray<string>) => values.map((v, i) => v.padEnd(widths[i]!)).join("  ").trimEnd()
+  return [bold(line(columns)), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join("\n")
+}
+
+export const fail = (json: boolean, error: unknown): never => {
+  const message = errorMessage(error)
+  if (json) process.stderr.write(JSON.stringify({ error: message }) + "\n")
+  else process.stderr.write(red(`error: ${message}`) + "\n")
+  process.exit(1)
+}
+
+/** A one-line message for an operator, from our domain errors and anything else. */
+export const errorMessage = (error: unknown): string => {
+  const e = error as any
+  switch (e?._tag) {
+    case "NotFound":
+      return `No ${e.resource} ${e.id}.`
+    case "ValidationFailed":
+      return Object.entries(e.errors as Record<string, Array<string>>).map(([k, v]) => `${k}: ${v.join(" ")}`).join("; ")
+    case "NotChamberAdmin":
+      return `${e.email} is not a chamber_admin of ${e.tenant}: only a chamber_admin may mint keys.`
+  }
+  if (e?.name === "EmbeddedInUse" || e?.constructor?.name === "EmbeddedInUse") {
+    return `${e.message} A second \`chamber serve\` cannot share it: stop the other one, or set DATABASE_URL to use PostgreSQL.`
+  }
+  return e instanceof Error ? e.message : String(e)
+}

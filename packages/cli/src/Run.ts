@@ -1,0 +1,33 @@
+/** Runs a command's effect against the configured storage and prints its answer. */
+import { Cause, Effect, Exit, Layer } from "effect"
+import { databaseConfigFromEnv, type DatabaseOptions, StorageLive } from "@chamber/pg-adapter"
+import { CliError, fail, printJson } from "./Output.ts"
+
+export type Services = Layer.Success<ReturnType<typeof StorageLive>>
+
+export const storage = (options?: DatabaseOptions) => StorageLive(databaseConfigFromEnv(), options)
+
+/** The first failure or defect of a cause, as a value to report. */
+export const causeError = (cause: Cause.Cause<unknown>): unknown => {
+  const reasons = cause.reasons
+  const fail = reasons.find((r) => r._tag === "Fail")
+  if (fail !== undefined) return (fail as any).error
+  const die = reasons.find((r) => r._tag === "Die")
+  if (die !== undefined) return (die as any).defect
+  return new CliError("interrupted")
+}
+
+/**
+ * Runs `program` with the storage services; prints `json(result)` with --json, else `human(result)`.
+ */
+export const run = async <A, E>(
+  opts: { readonly json?: boolean },
+  program: Effect.Effect<A, E, Services>,
+  render: { readonly json: (a: A) => unknown; readonly human: (a: A) => string },
+  storageOptions?: DatabaseOptions
+): Promise<void> => {
+  const exit = await Effect.runPromiseExit(program.pipe(Effect.provide(storage(storageOptions)), Effect.scoped))
+  if (Exit.isFailure(exit)) return fail(opts.json === true, causeError(exit.cause))
+  if (opts.json === true) printJson(render.json(exit.value))
+  else process.stdout.write(render.human(exit.value) + "\n")
+}

@@ -1,0 +1,109 @@
+/** Tenants, people, keys, custom fields, migrations and the demo: short commands over the core services. */
+import { Effect } from "effect"
+import { type CustomFieldResource, Keys, type Role, Tenants } from "@chamber/core"
+import { migrate } from "@chamber/pg-adapter"
+import { seedDemo } from "../demo/Demo.ts"
+import { bold, dim, green, table } from "../Output.ts"
+import { run } from "../Run.ts"
+import { fieldView, keyView, tenantView, userView } from "../Views.ts"
+
+type Json = { readonly json?: boolean }
+
+export const tenantCreate = (opts: Json & {
+  name: string
+  website?: string
+  currency?: string
+  invoicePrefix?: string
+  netTerms?: string
+}) =>
+  run(opts, Effect.flatMap(Effect.service(Tenants), (t) =>
+    t.create({
+      name: opts.name,
+      website: opts.website ?? null,
+      currency: opts.currency,
+      invoice_prefix: opts.invoicePrefix,
+      net_terms: opts.netTerms === undefined ? undefined : Number(opts.netTerms)
+    })), {
+    json: tenantView,
+    human: (t) => `${green("Created")} ${bold(t.name)} ${dim(t.public_id)}`
+  })
+
+export const tenantList = (opts: Json) =>
+  run(opts, Effect.flatMap(Effect.service(Tenants), (t) => t.list), {
+    json: (ts) => ts.map(tenantView),
+    human: (ts) => table(ts.map(tenantView), ["id", "name", "website", "currency", "created_at"])
+  })
+
+export const userAdd = (opts: Json & { tenant: string; email: string; role: string }) =>
+  run(opts, Effect.gen(function*() {
+    const tenants = yield* Tenants
+    const tenant = yield* tenants.get(opts.tenant)
+    const user = yield* tenants.addUser(tenant.id, opts.email, opts.role as Role)
+    return { user, tenant }
+  }), {
+    json: ({ tenant, user }) => userView(user, tenant),
+    human: ({ tenant, user }) => `${green("Added")} ${user.email} as ${user.role} of ${tenant.name}`
+  })
+
+export const keyMint = (opts: Json & { tenant: string; as: string; name: string; scopes: string; dailyLimit?: string }) =>
+  run(opts, Effect.flatMap(Effect.service(Keys), (k) =>
+    k.mint({
+      tenant: opts.tenant,
+      asEmail: opts.as,
+      name: opts.name,
+      scopes: opts.scopes,
+      dailyLimit: opts.dailyLimit === undefined ? undefined : Number(opts.dailyLimit)
+    })), {
+    json: (k) => ({ ...keyView(k), key: k.key }),
+    human: (k) =>
+      [
+        `${green("Minted")} ${bold(k.name)} ${dim(k.prefix)} with ${k.scopes.length} scopes: ${k.scopes.join(", ") || "(none)"}`,
+        `Key (shown once, never again): ${bold(k.key)}`
+      ].join("\n")
+  })
+
+export const keyList = (opts: Json & { tenant: string }) =>
+  run(opts, Effect.flatMap(Effect.service(Keys), (k) => k.list(opts.tenant)), {
+    json: (ks) => ks.map(keyView),
+    human: (ks) => table(ks.map(keyView), ["id", "name", "prefix", "scopes", "created_at", "last_used_at", "revoked_at"])
+  })
+
+export const keyRevoke = (prefix: string, opts: Json) =>
+  run(opts, Effect.flatMap(Effect.service(Keys), (k) => k.revoke(prefix)), {
+    json: (ks) => ({ revoked: ks.map(keyView) }),
+    human: (ks) => ks.map((k) => `${green("Revoked")} ${k.name} ${dim(k.prefix)}: it answers 401 from now on`).join("\n")
+  })
+
+export const fieldAdd = (opts: Json & { tenant: string; resource: string; key: string; label: string; apiVisible?: boolean }) =>
+  run(opts, Effect.flatMap(Effect.service(Tenants), (t) =>
+    t.addField(opts.tenant, {
+      resource: opts.resource as CustomFieldResource,
+      key: opts.key,
+      label: opts.label,
+      api_visible: opts.apiVisible === true
+    })), {
+    json: fieldView,
+    human: (f) => `${green("Added")} ${f.resource} field ${bold(f.key)} (${f.api_visible ? "visible in the API" : "hidden from the API"})`
+  })
+
+export const migrateCommand = (opts: Json) =>
+  run(opts, migrate, {
+    json: (applied) => ({ applied: applied.map(([id, name]) => ({ id, name })) }),
+    human: (applied) =>
+      applied.length === 0 ? "Database is up to date." : applied.map(([id, name]) => `${green("Applied")} ${id}_${name}`).join("\n")
+  }, { migrateOnStart: false })
+
+export const demoCommand = (opts: Json) =>
+  run(opts, seedDemo, {
+    json: (d) =>
+      d.created
+        ? { tenant: tenantView(d.tenant!), key: d.key, members: d.members }
+        : { tenant: null, key: null, message: "The database already has data: nothing was changed." },
+    human: (d) =>
+      d.created
+        ? [
+          `${green("Demo chamber created:")} ${bold(d.tenant!.name)} ${dim(d.tenant!.public_id)} with ${d.members} members`,
+          `Key with every scope (shown once): ${bold(d.key!)}`
+        ].join("\n")
+        : "The database already has data: nothing was changed."
+  })
