@@ -8,11 +8,23 @@ const label = (field: string) => field.replace(/_/g, " ")
 
 export const required = (field: string) => ({ messageMissingKey: `The ${label(field)} field is required.` })
 
+/** Any string PostgreSQL can store: U+0000 is refused here (a 422), not by the database (a 500). */
+export const string = (field: string) =>
+  Schema.String.annotate({ message: `The ${label(field)} field must be a string.` }).check(
+    Schema.makeFilter((s: string) => !s.includes("\u0000"), {
+      message: `The ${label(field)} field must not contain NUL characters.`
+    })
+  )
+
 /** A string of at most `max` characters. */
 export const text = (field: string, max: number) =>
-  Schema.String.annotate({ message: `The ${label(field)} field must be a string.` }).check(
+  string(field).check(
     Schema.isMaxLength(max, { message: `The ${label(field)} field must not be greater than ${max} characters.` })
   )
+
+/** A required string must not be blank (empty or only white space). */
+export const filled = (field: string) =>
+  Schema.makeFilter((s: string) => s.trim() !== "", { message: `The ${label(field)} field is required.` })
 
 /** Optional and nullable; the null case keeps the string's message. */
 export const nullable = <S extends Schema.Top>(schema: S, field: string, kind: string) =>

@@ -5,4 +5,4 @@ export { Authentication, CurrentKey, RequiredScope } from "./shared/Authenticati
 export { MembersGroup, MemberResponse, MemberList } from "./members/MembersGroup.ts"
 export { MeGroup, ConnectionInfo } from "./me/MeGroup.ts"
 export { ApiRoutes, HandlersLive, HttpLive, JsonErrors, MAX_BODY_BYTES } from "./Server.ts"
-export { makeClient, type ChamberClient } from "./Client.ts"
+export { type ChamberClient, FetchClientLive, makeClient } from "./Client.ts"

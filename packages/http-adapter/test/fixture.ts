@@ -3,7 +3,7 @@
  * each storage runtime, plus helpers to make chambers and keys through the core services.
  */
 import { Effect, Layer } from "effect"
-import { HttpBody, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { HttpBody, HttpClient, HttpClientRequest, type HttpClientResponse, HttpServer } from "effect/http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Keys, Tenants } from "@chamber/core"
 import { StorageLive } from "@chamber/pg-adapter"
@@ -55,11 +55,19 @@ const read = (response: HttpClientResponse.HttpClientResponse) =>
     return reply
   })
 
-/** A raw request: `body` is JSON-encoded unless it is a string (sent as is). */
+/**
+ * A raw request: `body` is JSON-encoded unless it is a string (sent as is). `headers` are set
+ * last, so they can override the bearer header (an `authorization` of another scheme, say).
+ */
 export const call = (
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
   path: string,
-  options: { readonly key?: string; readonly body?: unknown; readonly contentType?: string } = {}
+  options: {
+    readonly key?: string
+    readonly body?: unknown
+    readonly contentType?: string
+    readonly headers?: Record<string, string>
+  } = {}
 ) =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
@@ -69,5 +77,13 @@ export const call = (
       const text = typeof options.body === "string" ? options.body : JSON.stringify(options.body)
       request = HttpClientRequest.setBody(request, HttpBody.text(text, options.contentType ?? "application/json"))
     }
+    if (options.headers !== undefined) request = HttpClientRequest.setHeaders(request, options.headers)
     return yield* read(yield* client.execute(request))
   }).pipe(Effect.scoped, Effect.orDie)
+
+/** The test server's own address, `http://127.0.0.1:<port>`, for clients other than `call`. */
+export const serverUrl = Effect.gen(function*() {
+  const address = (yield* HttpServer.HttpServer).address
+  if (address._tag === "UnixPathAddress") return yield* Effect.die(new Error("the test server listens on a TCP port"))
+  return `http://127.0.0.1:${address.port}`
+})

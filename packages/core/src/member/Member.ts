@@ -53,8 +53,10 @@ const slug = F.text("slug", 255).check(
   })
 )
 
+const name = F.text("name", 255).check(F.filled("name"))
+
 const memberFields = {
-  name: F.text("name", 255).pipe(Schema.annotateKey(F.required("name"))),
+  name: name.pipe(Schema.annotateKey(F.required("name"))),
   status: F.oneOf("status", MemberStatuses).pipe(Schema.annotateKey(F.required("status"))),
   industry: str("industry", 255),
   secondary_industries: opt(F.arrayOf(F.text("secondary_industries", 255), "secondary_industries"), "secondary_industries", "an array"),
@@ -79,7 +81,7 @@ export type MemberCreate = typeof MemberCreate.Type
 
 export const MemberUpdate = Schema.Struct({
   ...memberFields,
-  name: Schema.optionalKey(F.text("name", 255)),
+  name: Schema.optionalKey(name),
   status: Schema.optionalKey(F.oneOf("status", MemberStatuses))
 }).annotate({ identifier: "MemberUpdate" })
 export type MemberUpdate = typeof MemberUpdate.Type

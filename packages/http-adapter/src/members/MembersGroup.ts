@@ -24,7 +24,7 @@ export class MembersGroup extends HttpApiGroup.make("members")
     HttpApiEndpoint.get("search", "/search", {
       query: {
         email: Schema.optionalKey(Fields.email("email")),
-        name: Schema.optionalKey(Schema.String),
+        name: Schema.optionalKey(Fields.string("name")),
         sort: SortQuery,
         page: PageQuery
       },

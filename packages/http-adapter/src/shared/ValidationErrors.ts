@@ -22,6 +22,7 @@ export const issueErrors = (issue: SchemaIssue.Issue, rootField: string): Record
     let message = i.message
     if (message === "Missing key") message = missingKey(key)
     else if (message === "Expected a valid JSON body") message = "The body must be valid JSON."
+    else if (message.startsWith("Expected a string representing a finite number")) message = `The ${key.replace(/_/g, " ")} field must be a number.`
     else if (field === "" && /^Expected/.test(message)) message = "The body must be a JSON object."
     const list = (errors[key] ??= [])
     if (!list.includes(message)) list.push(message)

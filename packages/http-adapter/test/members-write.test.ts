@@ -1,0 +1,417 @@
+/**
+ * POST and PATCH /api/v1/members over HTTP (spec 4.1 MemberCreate / MemberUpdate bounds, rulings
+ * 4, 7 and 17), on every storage runtime: every bound on both sides, what is stored and shown,
+ * what is ignored, and slugs.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { Tenants } from "@chamber/core"
+import { runtimes } from "@chamber/pg-adapter/testing"
+import { assertInvalid, assertSingle, ATTRIBUTE_KEYS } from "./assertions.ts"
+import { call, chamberWithKey, serverOn } from "./fixture.ts"
+
+const x = (n: number, c = "x") => c.repeat(n)
+const label = (field: string) => field.replace(/_/g, " ")
+
+/** String fields and their maximum length (spec 4.1). */
+const STRING_BOUNDS: ReadonlyArray<readonly [string, number]> = [
+  ["name", 255],
+  ["industry", 255],
+  ["website", 255],
+  ["phone", 50],
+  ["address_line1", 255],
+  ["address_line2", 255],
+  ["city", 255],
+  ["state", 50],
+  ["zip", 20],
+  ["slogan", 160],
+  ["about", 5000]
+]
+
+const tooLong = (field: string, max: number) => `The ${label(field)} field must not be greater than ${max} characters.`
+
+/** Values each field must refuse, with the field the error is reported on. */
+const INVALID: ReadonlyArray<readonly [string, unknown, string?]> = [
+  ["name", null],
+  ["name", 42],
+  ["name", ""],
+  ["name", "   "],
+  ["status", null],
+  ["status", "Active"],
+  ["status", "deleted"],
+  ["status", 1],
+  ["industry", 42],
+  ["email", "not-an-email"],
+  ["email", "a@b"],
+  ["email", "a b@example.com"],
+  ["email", "@example.com"],
+  ["email", `${x(244, "a")}@example.com`],
+  ["member_since", "2023-02-29"],
+  ["member_since", "2024-13-01"],
+  ["member_since", "2024-1-1"],
+  ["member_since", "01/02/2024"],
+  ["member_since", "2024-01-01T00:00:00Z"],
+  ["member_since", 20240101],
+  ["employee_count", -1],
+  ["employee_count", 1_000_001],
+  ["employee_count", 1.5],
+  ["employee_count", "12"],
+  ["secondary_industries", "Retail"],
+  ["secondary_industries", ["Retail", x(256)], "secondary_industries.1"],
+  ["secondary_industries", [42], "secondary_industries.0"],
+  ["directory_visible", "yes"],
+  ["directory_visible", 1],
+  ["directory_visible", "true"],
+  ["slug", x(256)],
+  ["slug", "Acme"],
+  ["slug", "acme--sons"],
+  ["slug", "-acme"],
+  ["slug", "acme-"],
+  ["slug", "acme sons"],
+  ["slug", "acme_sons"],
+  ["slug", ""],
+  ...STRING_BOUNDS.map(([field, max]) => [field, x(max + 1)] as const)
+]
+
+/** Every MemberCreate field, each with a value of its type. */
+const FULL = {
+  name: "Full Field Hardware",
+  status: "pending",
+  industry: "Hardware",
+  secondary_industries: ["Tools", "Paint"],
+  slogan: "We fix it",
+  about: "Family owned since 1901.\nTwo stores.",
+  website: "https://full.example",
+  email: "hello@full.example",
+  phone: "+1 555 0100",
+  address_line1: "1 Main St",
+  address_line2: "Suite 2",
+  city: "Springfield",
+  state: "IL",
+  zip: "62701",
+  member_since: "2019-04-01",
+  employee_count: 42,
+  slug: "full-field",
+  directory_visible: false
+}
+
+for (const rt of runtimes()) {
+  describe(`members create and update over HTTP on ${rt.name}`, () => {
+    layer(serverOn(rt), { timeout: 120_000 })((it) => {
+      const writer = chamberWithKey("members:read,members:write")
+
+      it.effect("POST stores every field and returns it in attributes: 201 {data: {id, attributes, created_at, updated_at}}", () =>
+        Effect.gen(function*() {
+          const { key } = yield* writer
+          const created = yield* call("POST", "/api/v1/members", { key, body: FULL })
+          const member = assertSingle(created, 201)
+          assert.deepStrictEqual(member.attributes, { ...FULL, custom_fields: {} })
+          assert.deepStrictEqual(Object.keys(member.attributes), ATTRIBUTE_KEYS)
+          assert.strictEqual(member.created_at, member.updated_at)
+          assert.isBelow(Math.abs(Date.parse(member.created_at) - Date.now()), 10 * 60_000)
+          const got = yield* call("GET", `/api/v1/members/${member.id}`, { key })
+          assert.deepStrictEqual(assertSingle(got, 200), member)
+          const listed = yield* call("GET", "/api/v1/members", { key })
+          assert.deepStrictEqual(listed.body.data, [member])
+        }))
+
+      it.effect("POST with only name and status: every optional attribute is null, directory_visible a boolean", () =>
+        Effect.gen(function*() {
+          const { key } = yield* writer
+          const member = assertSingle(yield* call("POST", "/api/v1/members", { key, body: { name: "Bare Co", status: "active" } }), 201)
+          const { name, status, slug, directory_visible, custom_fields, ...rest } = member.attributes
+          assert.deepStrictEqual([name, status, slug, custom_fields], ["Bare Co", "active", "bare-co", {}])
+          assert.isBoolean(directory_visible)
+          for (const [field, value] of Object.entries(rest)) assert.isNull(value, field)
+          // Explicit nulls are the same as omitted fields.
+          const nulls = Object.fromEntries(Object.keys(rest).map((k) => [k, null]))
+          const withNulls = assertSingle(
+            yield* call("POST", "/api/v1/members", { key, body: { name: "Null Co", status: "former", ...nulls, slug: null, directory_visible: null } }),
+            201
+          )
+          for (const field of Object.keys(rest)) assert.isNull(withNulls.attributes[field], field)
+          assert.strictEqual(withNulls.attributes.slug, "null-co")
+          assert.isBoolean(withNulls.attributes.directory_visible)
+        }))
+
+      it.effect("POST accepts every bound exactly: max lengths, employee_count 0 and 1000000, each status, dates, booleans", () =>
+        Effect.gen(function*() {
+          const { key } = yield* writer
+          const post = (body: Record<string, unknown>) =>
+            call("POST", "/api/v1/members", { key, body: { name: "Bound Co", status: "active", ...body } })
+          for (const [field, max] of STRING_BOUNDS) {
+            const member = assertSingle(yield* post({ [field]: x(max, "b") }), 201)
+            assert.strictEqual(member.attributes[field], x(max, "b"), field)
+          }
+          const okValues: ReadonlyArray<readonly [string, unknown]> = [
+            ["email", `${x(243, "a")}@example.com`],
+            ["email", "First.Last+tag@sub.example.co.uk"],
+            ["slug", x(255, "s")],
+            ["slug", "a"],
+            ["slug", "a1-b2-c3"],
+            ["slug", "2024"],
+            ["employee_count", 0],
+            ["employee_count", 1_000_000],
+            ["employee_count", null],
+            ["member_since", "2024-02-29"],
+            ["member_since", "1900-01-01"],
+            ["secondary_industries", []],
+            ["secondary_industries", [x(255, "i"), "Retail"]],
+            ["directory_visible", true],
+            ["directory_visible", false],
+            ...["active", "pending", "lapsed", "former"].map((status) => ["status", status] as const)
+          ]
+          for (const [field, value] of okValues) {
+            const member = assertSingle(yield* post({ [field]: value }), 201)
+            assert.deepStrictEqual(member.attributes[field], value, `${field}=${JSON.stringify(value)}`)
+          }
+        }))
+
+      it.effect("POST refuses every value past a bound or of the wrong kind: 422 on that field only, nothing stored", () =>
+        Effect.gen(function*() {
+          const { key } = yield* writer
+          for (const [field, value, reported] of INVALID) {
+            const reply = yield* call("POST", "/api/v1/members", { key, body: { name: "Invalid Co", status: "active", [field]: value } })
+            assertInvalid(reply, [reported ?? field], `${field}=${JSON.stringify(value)?.slice(0, 40)}`)
+          }
+          const listed = yield* call("GET", "/api/v1/members", { key })
+          assert.strictEqual(listed.body.meta.total, 0)
+        }))
+
+      it.effect("POST 422 messages name the field and the bound", () =>
+        Effect.gen(function*() {
+          const { key } = yield* writer
+          const post = (body: Record<string, unknown>) => call("POST", "/api/v1/members", { key, body })
+          const errors = (body: Record<string, unknown>) => post(body).pipe(Effect.map((r) => r.body.errors))
+          for (const [field, max] of STRING_BOUNDS) {
+            assert.deepStrictEqual(yield* errors({ name: "Co", status: "active", [field]: x(max + 1) }), { [field]: [tooLong(field, max)] })
+          }
+          assert.deepStrictEqual(yield* errors({ status: "active" }), { name: ["The name field is required."] })
+          assert.deepStrictEqual(yield* errors({ name: "Co" }), { status: ["The status field is required."] })
+          assert.deepStrictEqual(yield* errors({ name: "", status: "active" }), { name: ["The name field is required."] })
+          assert.deepStrictEqual(yield* errors({ name: "Co", status: "active", employee_count: -1 }), {
+            employee_count: ["The employee count field must be at least 0."]
+          })
+          assert.deepStrictEqual(yield* errors({ name: "Co", status: "active", employee_count: 1_000_001 }), {
+            employee_count: ["The employee count field must not be greater than 1000000."]
+          })
+          assert.deepStrictEqual(yield* errors({ name: "Co", status: "active", employee_count: 1.5 }), {
+            employee_count: ["The employee count field must be an integer."]
+          })
+          assert.deepStrictEqual(yield* errors({ name: "Co", status: "active", email: "nope" }), {
+            email: ["The email field must be a valid email address."]
+          })
+          assert.deepStrictEqual(yield* errors({ name: "Co", status: "active", secondary_industries: ["ok", x(256)] }), {
+            "secondary_industries.1": [tooLong("secondary_industries", 255)]
+          })
+          const status = yield* errors({ name: "Co", status: "deleted" })
+          assert.deepStrictEqual(Object.keys(status), ["status"])
+          for (const value of ["active", "pending", "lapsed", "former"]) assert.include(status.status[0], value)
+        }))
+
+      it.effect("several errors: message is the first error plus ' (and N more errors)', errors lists every field", () =>
+        Effect.gen(function*() {
+          const { key } = yield* writer
+          const empty = yield* call("POST", "/api/v1/members", { key, body: {} })
+          assertInvalid(empty, ["name", "status"])
+          assert.deepStrictEqual(empty.body, {
+            message: "The name field is required. (and 1 more errors)",
+            errors: { name: ["The name field is required."], status: ["The status field is required."] }
+          })
+          const four = yield* call("POST", "/api/v1/members", {
+            key,
+            body: { status: "bogus", phone: x(51), zip: x(21), employee_count: -5 }
+          })
+          const errors = assertInvalid(four, ["name", "status", "phone", "zip", "employee_count"])
+          assert.deepStrictEqual(errors.name, ["The name field is required."])
+          assert.strictEqual(four.body.message, "The name field is required. (and 4 more errors)")
+          // One error: no suffix.
+          const one = yield* call("POST", "/api/v1/members", { key, body: { name: "Co", status: "active", zip: x(21) } })
+          assert.deepStrictEqual(one.body, { message: tooLong("zip", 20), errors: { zip: [tooLong("zip", 20)] } })
+        }))
+
+      it.effect("unknown fields (id, tenant_id, created_at, custom_fields, foo...) are ignored and never stored", () =>
+        Effect.gen(function*() {
+          const { tenant, key } = yield* writer
+          const other = yield* chamberWithKey("members:read,members:write")
+          const tenants = yield* Tenants
+          // An API-visible custom field would show a stored value: none may be stored through the API.
+          yield* tenants.addField(tenant.id, { resource: "member", key: "tier", label: "Tier", api_visible: true }).pipe(Effect.orDie)
+          const body = {
+            name: "Mass Assign Co",
+            status: "active",
+            id: 424242,
+            tenant_id: other.tenant.id,
+            created_at: "2001-01-01T00:00:00.000Z",
+            updated_at: "2001-01-01T00:00:00.000Z",
+            custom_fields: { tier: "gold" },
+            attributes: { name: "Nested" },
+            foo: "bar"
+          }
+          const member = assertSingle(yield* call("POST", "/api/v1/members", { key, body }), 201)
+          assert.notStrictEqual(member.id, 424242)
+          assert.notInclude(member.created_at, "2001")
+          assert.notInclude(member.updated_at, "2001")
+          assert.strictEqual(member.attributes.name, "Mass Assign Co")
+          assert.deepStrictEqual(member.attributes.custom_fields, {})
+          assert.notProperty(member.attributes, "foo")
+          assert.notProperty(member, "foo")
+          assert.deepStrictEqual(assertSingle(yield* call("GET", `/api/v1/members/${member.id}`, { key }), 200), member)
+          // It belongs to the key's chamber, not the one named in the body.
+          assert.strictEqual((yield* call("GET", `/api/v1/members/${member.id}`, { key: other.key })).status, 404)
+          assert.strictEqual((yield* call("GET", "/api/v1/members", { key: other.key })).body.meta.total, 0)
+          assert.strictEqual((yield* call("GET", "/api/v1/members/424242", { key })).status, 404)
+
+          const patched = assertSingle(
+            yield* call("PATCH", `/api/v1/members/${member.id}`, { key, body: { ...body, name: "Renamed Co", status: "lapsed" } }),
+            200
+          )
+          assert.deepStrictEqual(patched.id, member.id)
+          assert.strictEqual(patched.created_at, member.created_at)
+          assert.deepStrictEqual(patched.attributes, { ...member.attributes, name: "Renamed Co", status: "lapsed" })
+          assert.strictEqual((yield* call("GET", "/api/v1/members", { key: other.key })).body.meta.total, 0)
+        }))
+
+      it.effect("slugs: generated from the name, made unique with -2, -3; an explicit duplicate is a 422 on slug", () =>
+        Effect.gen(function*() {
+          const { key } = yield* writer
+          const post = (body: Record<string, unknown>) => call("POST", "/api/v1/members", { key, body: { status: "active", ...body } })
+          const slugOf = (body: Record<string, unknown>) =>
+            post(body).pipe(Effect.map((r) => assertSingle(r, 201).attributes.slug as string))
+          assert.strictEqual(yield* slugOf({ name: "Acme & Sons, LLC" }), "acme-sons-llc")
+          assert.strictEqual(yield* slugOf({ name: "Acme & Sons, LLC" }), "acme-sons-llc-2")
+          assert.strictEqual(yield* slugOf({ name: "ACME  sons llc!" }), "acme-sons-llc-3")
+          assert.strictEqual(yield* slugOf({ name: "Acme & Sons, LLC", slug: null }), "acme-sons-llc-4")
+          assert.strictEqual(yield* slugOf({ name: "  Blue   Door!! " }), "blue-door")
+          assert.strictEqual(yield* slugOf({ name: "Acme & Sons, LLC", slug: "acme-and-sons" }), "acme-and-sons")
+
+          const taken = yield* post({ name: "Else", slug: "acme-sons-llc" })
+          assert.deepStrictEqual([taken.status, taken.body], [422, {
+            message: "The slug has already been taken.",
+            errors: { slug: ["The slug has already been taken."] }
+          }])
+          assertInvalid(yield* post({ name: "Else", slug: "acme-sons-llc-2" }), ["slug"])
+          assertInvalid(yield* post({ name: "Else", slug: "blue-door" }), ["slug"])
+          const names = (yield* call("GET", "/api/v1/members/search?name=else", { key })).body.meta.total
+          assert.strictEqual(names, 0)
+
+          // An explicit slug past the numbered ones is respected by later generation.
+          assert.strictEqual(yield* slugOf({ name: "Other", slug: "acme-sons-llc-5" }), "acme-sons-llc-5")
+          assert.strictEqual(yield* slugOf({ name: "Acme & Sons, LLC" }), "acme-sons-llc-6")
+
+          for (const slug of ["Acme", "acme--sons", "-acme", "acme-", "acme sons", "acme_sons", "ACME-SONS", ""]) {
+            const reply = yield* post({ name: "Pattern Co", slug })
+            const errors = assertInvalid(reply, ["slug"], `slug ${JSON.stringify(slug)}`)
+            assert.deepStrictEqual(errors.slug, ["The slug field must be lower-case letters and digits in groups joined by single hyphens."])
+          }
+        }))
+
+      it.effect("slugs are unique per chamber, not globally: the same slug is fine in another chamber", () =>
+        Effect.gen(function*() {
+          const a = yield* writer
+          const b = yield* writer
+          const slugOf = (key: string, body: Record<string, unknown>) =>
+            call("POST", "/api/v1/members", { key, body: { status: "active", ...body } }).pipe(
+              Effect.map((r) => assertSingle(r, 201).attributes.slug as string)
+            )
+          assert.strictEqual(yield* slugOf(a.key, { name: "Shared Name" }), "shared-name")
+          assert.strictEqual(yield* slugOf(b.key, { name: "Shared Name" }), "shared-name")
+          assert.strictEqual(yield* slugOf(a.key, { name: "Explicit", slug: "same-slug" }), "same-slug")
+          assert.strictEqual(yield* slugOf(b.key, { name: "Explicit", slug: "same-slug" }), "same-slug")
+          assert.strictEqual(yield* slugOf(b.key, { name: "Shared Name" }), "shared-name-2")
+        }))
+
+      it.effect("PATCH: 200 {data}; omitted fields stay as they were; id and created_at never move", () =>
+        Effect.gen(function*() {
+          const { key } = yield* writer
+          const before = assertSingle(yield* call("POST", "/api/v1/members", { key, body: FULL }), 201)
+          const reply = yield* call("PATCH", `/api/v1/members/${before.id}`, { key, body: { city: "Shelbyville", employee_count: 43 } })
+          const after = assertSingle(reply, 200)
+          assert.deepStrictEqual(after.attributes, { ...before.attributes, city: "Shelbyville", employee_count: 43 })
+          assert.strictEqual(after.id, before.id)
+          assert.strictEqual(after.created_at, before.created_at)
+          assert.notStrictEqual(after.updated_at, before.updated_at)
+          assert.isAtLeast(Date.parse(after.updated_at), Date.parse(before.updated_at))
+          assert.deepStrictEqual(assertSingle(yield* call("GET", `/api/v1/members/${before.id}`, { key }), 200), after)
+
+          // name and status are optional on update, and each status can be set.
+          for (const status of ["active", "lapsed", "former", "pending"]) {
+            const next = assertSingle(yield* call("PATCH", `/api/v1/members/${before.id}`, { key, body: { status } }), 200)
+            assert.deepStrictEqual(next.attributes, { ...after.attributes, status })
+          }
+          const renamed = assertSingle(yield* call("PATCH", `/api/v1/members/${before.id}`, { key, body: { name: "New Name" } }), 200)
+          assert.strictEqual(renamed.attributes.name, "New Name")
+          assert.strictEqual(renamed.attributes.city, "Shelbyville")
+
+          // null clears a nullable field.
+          const cleared = assertSingle(
+            yield* call("PATCH", `/api/v1/members/${before.id}`, {
+              key,
+              body: { industry: null, secondary_industries: null, employee_count: null, member_since: null, email: null, about: null }
+            }),
+            200
+          )
+          for (const field of ["industry", "secondary_industries", "employee_count", "member_since", "email", "about"]) {
+            assert.isNull(cleared.attributes[field], field)
+          }
+          assert.strictEqual(cleared.attributes.website, FULL.website)
+        }))
+
+      it.effect("PATCH that changes nothing (empty body, or the same values) leaves updated_at and everything else unchanged", () =>
+        Effect.gen(function*() {
+          const { key } = yield* writer
+          const before = assertSingle(yield* call("POST", "/api/v1/members", { key, body: FULL }), 201)
+          const empty = assertSingle(yield* call("PATCH", `/api/v1/members/${before.id}`, { key, body: {} }), 200)
+          assert.deepStrictEqual(empty, before)
+          const same = assertSingle(yield* call("PATCH", `/api/v1/members/${before.id}`, { key, body: FULL }), 200)
+          assert.deepStrictEqual(same, before)
+          const sameSome = assertSingle(
+            yield* call("PATCH", `/api/v1/members/${before.id}`, { key, body: { name: FULL.name, secondary_industries: ["Tools", "Paint"] } }),
+            200
+          )
+          assert.deepStrictEqual(sameSome, before)
+        }))
+
+      it.effect("PATCH validates every bound: 422 on that field, the member unchanged; the bound itself is accepted", () =>
+        Effect.gen(function*() {
+          const { key } = yield* writer
+          const before = assertSingle(yield* call("POST", "/api/v1/members", { key, body: FULL }), 201)
+          const patch = (body: Record<string, unknown>) => call("PATCH", `/api/v1/members/${before.id}`, { key, body })
+          for (const [field, value, reported] of INVALID) {
+            if (field === "slug" && value === "") continue
+            assertInvalid(yield* patch({ [field]: value }), [reported ?? field], `PATCH ${field}=${JSON.stringify(value)?.slice(0, 40)}`)
+          }
+          assertInvalid(yield* patch({ slug: "" }), ["slug"])
+          assertInvalid(yield* patch({ city: "Ok", phone: x(51), zip: x(21) }), ["phone", "zip"])
+          assert.deepStrictEqual(assertSingle(yield* call("GET", `/api/v1/members/${before.id}`, { key }), 200), before)
+
+          for (const [field, max] of STRING_BOUNDS) {
+            const after = assertSingle(yield* patch({ [field]: x(max, "p") }), 200)
+            assert.strictEqual(after.attributes[field], x(max, "p"), field)
+          }
+          for (const count of [0, 1_000_000]) {
+            assert.strictEqual(assertSingle(yield* patch({ employee_count: count }), 200).attributes.employee_count, count)
+          }
+          assert.strictEqual(assertSingle(yield* patch({ directory_visible: true }), 200).attributes.directory_visible, true)
+          assert.strictEqual(assertSingle(yield* patch({ member_since: "2000-02-29" }), 200).attributes.member_since, "2000-02-29")
+        }))
+
+      it.effect("PATCH slug: another member's slug is a 422 on slug; its own slug is fine", () =>
+        Effect.gen(function*() {
+          const { key } = yield* writer
+          const first = assertSingle(yield* call("POST", "/api/v1/members", { key, body: { name: "First Co", status: "active" } }), 201)
+          const second = assertSingle(yield* call("POST", "/api/v1/members", { key, body: { name: "Second Co", status: "active" } }), 201)
+          const taken = yield* call("PATCH", `/api/v1/members/${second.id}`, { key, body: { slug: "first-co", city: "Moved" } })
+          assert.deepStrictEqual([taken.status, taken.body], [422, {
+            message: "The slug has already been taken.",
+            errors: { slug: ["The slug has already been taken."] }
+          }])
+          assert.deepStrictEqual(assertSingle(yield* call("GET", `/api/v1/members/${second.id}`, { key }), 200), second)
+          const own = assertSingle(yield* call("PATCH", `/api/v1/members/${first.id}`, { key, body: { slug: "first-co" } }), 200)
+          assert.deepStrictEqual(own, first)
+          const fresh = assertSingle(yield* call("PATCH", `/api/v1/members/${second.id}`, { key, body: { slug: "second-and-best" } }), 200)
+          assert.strictEqual(fresh.attributes.slug, "second-and-best")
+        }))
+    })
+  })
+}
