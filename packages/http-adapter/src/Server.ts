@@ -50,6 +50,8 @@ export const JsonErrors = HttpRouter.middleware(
       const response = yield* app.pipe(
         Effect.provideService(HttpIncomingMessage.MaxBodySize, MAX_BODY_BYTES as any),
         Effect.catchCause((cause) => {
+          // A client that went away: nobody to answer and nothing to report.
+          if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
           const failure = Cause.squash(cause) as any
           if (failure?._tag === "RouteNotFound" || failure?.reason?._tag === "RouteNotFound") return Effect.succeed(notFoundOrWrongMethod(request))
           if (tooLarge(cause)) return Effect.succeed(errorResponse(413, { connection: "close" }))

@@ -10,7 +10,7 @@ import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
 
 export * from "./Database.ts"
 export { EmbeddedInUse, embeddedOwner, openEmbedded, socketPath } from "./embedded/EmbeddedDatabase.ts"
-export { PgliteWire } from "./embedded/PgliteWire.ts"
+export type { PgliteWire } from "./embedded/PgliteWire.ts"
 export { ApiKeyRepoSql, KeyHasherNode, MemberRepoSql, OutboxSql, TenantRepoSql, TransactorSql }
 
 /** Every repository and infrastructure port over an SqlClient. */

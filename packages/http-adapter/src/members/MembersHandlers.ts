@@ -5,6 +5,7 @@ import { Members, pageMeta } from "@chamber/core"
 import { Api } from "../Api.ts"
 import { CurrentKey } from "../shared/Authentication.ts"
 import { fromDomain } from "../shared/domainErrors.ts"
+import { jsonBody } from "../shared/JsonBody.ts"
 import { parseId } from "../shared/Params.ts"
 
 export const MembersHandlers = HttpApiBuilder.group(Api, "members", Effect.fn(function*(handlers) {
@@ -15,14 +16,14 @@ export const MembersHandlers = HttpApiBuilder.group(Api, "members", Effect.fn(fu
         const key = yield* CurrentKey
         const page = query.page ?? 1
         const result = yield* members.list(key.tenantId, { ...query, page })
-        return { data: result.rows, meta: pageMeta(page, result.total) }
+        return jsonBody({ data: result.rows, meta: pageMeta(page, result.total) })
       }))
     .handle("search", ({ query }) =>
       Effect.gen(function*() {
         const key = yield* CurrentKey
         const page = query.page ?? 1
         const result = yield* members.search(key.tenantId, { ...query, page }).pipe(fromDomain)
-        return { data: result.rows, meta: pageMeta(page, result.total) }
+        return jsonBody({ data: result.rows, meta: pageMeta(page, result.total) })
       }))
     .handle("get", ({ params }) =>
       Effect.gen(function*() {

@@ -8,7 +8,11 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import type { Duplex } from "node:stream"
-import { PgliteWire } from "./PgliteWire.ts"
+import type { PgliteWire } from "./PgliteWire.ts"
+
+/** PGlite (WASM) loads only in processes that own an embedded database. */
+const openWire = async (dataDir: string | undefined): Promise<PgliteWire> =>
+  (await import("./PgliteWire.ts")).PgliteWire.open(dataDir)
 
 export interface EmbeddedDatabase {
   /** True when this process owns PGlite. */
@@ -83,7 +87,7 @@ const waitForSocket = (file: string) =>
 export const openEmbedded = (dataDir: string | undefined, options?: { readonly requireOwnership?: boolean }) =>
   Effect.gen(function*() {
     if (dataDir === undefined) {
-      const wire = yield* Effect.acquireRelease(Effect.promise(() => PgliteWire.open(undefined)), (w) => Effect.promise(() => w.close()))
+      const wire = yield* Effect.acquireRelease(Effect.promise(() => openWire(undefined)), (w) => Effect.promise(() => w.close()))
       return { owner: true, connect: () => wire.connect(), dataDir } satisfies EmbeddedDatabase
     }
     const dir = path.resolve(dataDir)
@@ -91,7 +95,7 @@ export const openEmbedded = (dataDir: string | undefined, options?: { readonly r
     if (claim(dir)) {
       const wire = yield* Effect.acquireRelease(
         Effect.promise(async () => {
-          const w = await PgliteWire.open(path.join(dir, "pgdata"))
+          const w = await openWire(path.join(dir, "pgdata"))
           fs.rmSync(socketPath(dir), { force: true })
           await w.listen(socketPath(dir))
           return w

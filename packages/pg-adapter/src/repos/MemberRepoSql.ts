@@ -5,11 +5,13 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type Member, type MemberFilter, MemberRepo, type MemberSort, type MemberValues, PER_PAGE, pageOffset, SlugTaken } from "@chamber/core"
-import { iso, likeEscape, num, numOrNull } from "./rows.ts"
+import { likeEscape, num, numOrNull } from "./rows.ts"
 
 const COLUMNS = `m.id, m.name, m.slug, m.status, m.industry, m.secondary_industries, m.slogan, m.about, m.website,
   m.email, m.phone, m.address_line1, m.address_line2, m.city, m.state, m.zip, m.member_since::text AS member_since,
-  m.employee_count, m.directory_visible, m.created_at, m.updated_at,
+  m.employee_count, m.directory_visible,
+  to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
+  to_char(m.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at,
   (SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
      FROM jsonb_each(m.custom_fields) e
      JOIN custom_field_definitions d
@@ -38,8 +40,8 @@ export const toMember = (r: any): Member => ({
     directory_visible: r.directory_visible,
     custom_fields: r.visible_custom_fields
   },
-  created_at: iso(r.created_at),
-  updated_at: iso(r.updated_at)
+  created_at: r.created_at,
+  updated_at: r.updated_at
 })
 
 const ORDER: Record<string, string> = {

@@ -1,0 +1,76 @@
+/**
+ * Deterministic, varied members for the bench: a chamber directory's mix of company names,
+ * industries, addresses, optional fields left empty, and custom field values (two visible
+ * through the API, one hidden). A page of 100 is roughly 80 KB of JSON.
+ */
+import type { MemberCreateInput, MemberStatus } from "../packages/core/src/index.ts"
+
+/** mulberry32: the same members on every run. */
+const rng = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = seed
+  t = Math.imul(t ^ (t >>> 15), t | 1)
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+const PREFIXES = ["Riverside", "Summit", "Blue Heron", "Oakwood", "Harbor", "Granite", "Maple Street", "Northgate", "Cedar", "Lakeshore", "Pioneer", "Silver Creek", "Main Street", "Old Town", "Prairie", "Redwood", "Sunrise", "Valley", "Westfield", "Copperline"]
+const CORES = ["Bakery", "Dental", "Auto Repair", "Insurance", "Law Group", "Realty", "Brewing Co.", "Fitness", "Veterinary Clinic", "Hardware", "Accounting", "Florist", "Printing", "Plumbing & Heating", "Coffee Roasters", "Credit Union", "Pediatrics", "Landscaping", "Architects", "IT Solutions", "Bookshop", "Cleaners", "Chiropractic", "Marketing", "Electric"]
+const SUFFIXES = ["", "", "", " LLC", " Inc.", " & Sons", " Group", " Partners", " Co."]
+const INDUSTRIES = ["Retail", "Healthcare", "Professional Services", "Hospitality", "Construction", "Financial Services", "Technology", "Manufacturing", "Real Estate", "Education", "Nonprofit", "Automotive", "Food & Beverage", "Arts & Entertainment"]
+const STREETS = ["Main St", "Oak Ave", "Elm St", "Washington Blvd", "Park Ave", "Lake Dr", "River Rd", "Church St", "Market St", "Highland Ave", "Mill Rd", "Center St"]
+const CITIES: ReadonlyArray<readonly [string, string, string]> = [["Springfield", "IL", "627"], ["Riverside", "CA", "925"], ["Madison", "WI", "537"], ["Franklin", "TN", "370"], ["Salem", "OR", "973"], ["Georgetown", "TX", "786"], ["Fairview", "NC", "287"], ["Greenville", "SC", "296"], ["Bristol", "CT", "060"], ["Clinton", "IA", "527"]]
+const SLOGANS = ["Serving our neighbors since day one.", "Quality you can count on.", "Local people, local service.", "Where the community comes together.", "Built on trust, one customer at a time.", "Your hometown experts.", "Fresh ideas for a growing town.", "Proudly independent and family owned."]
+const ABOUT_SENTENCES = [
+  "We are a locally owned business that has served the region for more than two decades.",
+  "Our team of experienced professionals takes pride in personal service and honest advice.",
+  "We partner with schools, nonprofits and neighboring businesses to support community events throughout the year.",
+  "Customers count on us for reliable work, fair prices and a friendly face every time they visit.",
+  "We recently expanded our downtown location and added evening and weekend hours.",
+  "Ask us about our loyalty program and seasonal specials for chamber members.",
+  "Sustainability matters to us: we source locally whenever we can and recycle everything we are able to.",
+  "Our founders started the business with a single storefront and a commitment to doing things right."
+]
+const LEVELS = ["Bronze", "Silver", "Gold", "Platinum", "Trustee"]
+const STATUSES: ReadonlyArray<MemberStatus> = ["active", "active", "active", "active", "active", "active", "pending", "lapsed", "former"]
+
+export const memberInputs = (count: number): ReadonlyArray<MemberCreateInput> => {
+  const random = rng(20240611)
+  const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
+  const maybe = <A>(p: number, value: () => A): A | null => (random() < p ? value() : null)
+  const digits = (n: number) => Array.from({ length: n }, () => Math.floor(random() * 10)).join("")
+  const out: Array<MemberCreateInput> = []
+  for (let i = 0; i < count; i++) {
+    const name = `${pick(PREFIXES)} ${pick(CORES)}${pick(SUFFIXES)} ${i + 1}`
+    const domain = name.toLowerCase().replace(/[^a-z0-9]+/g, "")
+    const [city, state, zip3] = pick(CITIES)
+    const industry = pick(INDUSTRIES)
+    const about = Array.from({ length: 2 + Math.floor(random() * 3) }, () => pick(ABOUT_SENTENCES)).join(" ")
+    const year = 1985 + Math.floor(random() * 39)
+    out.push({
+      name,
+      status: pick(STATUSES),
+      industry,
+      secondary_industries: random() < 0.6 ? Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(INDUSTRIES)).filter((s) => s !== industry) : null,
+      slogan: maybe(0.8, () => pick(SLOGANS)),
+      about: maybe(0.9, () => about),
+      website: maybe(0.85, () => `https://www.${domain}.example`),
+      email: maybe(0.9, () => `info@${domain}.example`),
+      phone: maybe(0.9, () => `(${digits(3)}) ${digits(3)}-${digits(4)}`),
+      address_line1: `${100 + Math.floor(random() * 9800)} ${pick(STREETS)}`,
+      address_line2: maybe(0.25, () => `Suite ${100 + Math.floor(random() * 400)}`),
+      city,
+      state,
+      zip: `${zip3}${digits(2)}`,
+      member_since: `${year}-${String(1 + Math.floor(random() * 12)).padStart(2, "0")}-${String(1 + Math.floor(random() * 28)).padStart(2, "0")}`,
+      employee_count: maybe(0.85, () => 1 + Math.floor(random() ** 3 * 500)),
+      directory_visible: random() < 0.9,
+      custom_fields: {
+        membership_level: pick(LEVELS),
+        board_member: random() < 0.08,
+        internal_notes: `Renewal contact: ${pick(["Pat", "Sam", "Alex", "Jordan", "Taylor"])}; dues ${pick(["paid", "invoiced", "overdue"])}.`
+      }
+    })
+  }
+  return out
+}
