@@ -5,7 +5,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { runtimes } from "@chamber/pg-adapter/testing"
-import { type ChamberClient, FetchClientLive, Forbidden, makeClient, NotFoundError, Unauthenticated, ValidationError } from "../src/index.ts"
+import { type ChamberClient, FetchClientLive, Forbidden, makeClient, NotFoundError, Unauthenticated, ValidationError } from "@chamber/http-adapter/contract"
 import { anotherKey, chamberWithKey, serverOn, serverUrl } from "./fixture.ts"
 
 /** A client for the test server, on its own fetch HttpClient (not the fixture's pre-pointed one). */

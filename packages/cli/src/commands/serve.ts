@@ -1,5 +1,5 @@
 /** `chamber serve`: migrate, then serve /api/v1 and the docs until SIGINT/SIGTERM. */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, LogLevel, References } from "effect"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { createServer } from "node:http"
 import { databaseConfigFromEnv } from "@chamber/pg-adapter"
@@ -41,7 +41,12 @@ export const serve = (opts: ServeOptions) => {
     Layer.provide(storage({ exclusive: true }))
   )
   return Layer.launch(app).pipe(
+    Effect.provideService(References.MinimumLogLevel, logLevel(process.env.LOG_LEVEL)),
     Effect.catchCause((cause) => Effect.sync(() => fail(opts.json === true, causeError(cause)))),
     NodeRuntime.runMain({ disableErrorReporting: true })
   )
 }
+
+/** LOG_LEVEL (any case: debug, info, warn, error, none...), default info. */
+const logLevel = (value: string | undefined): LogLevel.LogLevel =>
+  LogLevel.values.find((l) => l.toLowerCase() === (value ?? "info").toLowerCase()) ?? "Info"
