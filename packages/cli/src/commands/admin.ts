@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { type CustomFieldResource, Keys, type Role, Tenants } from "@chamber/core"
 import { migrate } from "@chamber/pg-adapter"
 import { seedDemo } from "../demo/Demo.ts"
+import { demoProgress } from "../demo/progress.ts"
 import { bold, dim, green, table } from "../Output.ts"
 import { run } from "../Run.ts"
 import { fieldView, keyView, tenantView, userView } from "../Views.ts"
@@ -94,7 +95,7 @@ export const migrateCommand = (opts: Json) =>
   }, { migrateOnStart: false })
 
 export const demoCommand = (opts: Json) =>
-  run(opts, seedDemo, {
+  run(opts, seedDemo(opts.json === true ? undefined : demoProgress), {
     json: (d) =>
       d.created
         ? { tenant: tenantView(d.tenant!), key: d.key, members: d.members }

@@ -7,6 +7,7 @@ import { HttpLive } from "@chamber/http-adapter"
 import { seedDemo } from "../demo/Demo.ts"
 import { bold, dim, fail } from "../Output.ts"
 import { causeError, storage } from "../Run.ts"
+import { demoProgress } from "../demo/progress.ts"
 
 export interface ServeOptions {
   readonly port?: string
@@ -25,7 +26,7 @@ export const serve = (opts: ServeOptions) => {
 
   const announce = Effect.gen(function*() {
     if (opts.demoIfEmpty === true) {
-      const demo = yield* seedDemo
+      const demo = yield* seedDemo(demoProgress)
       if (demo.created) {
         console.log(bold(`Demo chamber created: ${demo.tenant!.name} (${demo.tenant!.public_id}), ${demo.members} members.`))
         console.log(`API key (shown once, keep it): ${bold(demo.key!)}`)

@@ -64,7 +64,8 @@ export interface DemoResult {
   readonly members?: number
 }
 
-export const seedDemo = Effect.gen(function*() {
+/** `progress(done, total)` is called as members are created (for people watching a terminal). */
+export const seedDemo = (progress?: (done: number, total: number) => void) => Effect.gen(function*() {
   const repo = yield* TenantRepo
   if (!(yield* repo.isEmpty)) return { created: false } satisfies DemoResult
   const tenants = yield* Tenants
@@ -75,7 +76,12 @@ export const seedDemo = Effect.gen(function*() {
   yield* tenants.addUser(tenant.id, "staff@riversidechamber.example", "staff")
   yield* tenants.addField(tenant.id, { resource: "member", key: "membership_tier", label: "Membership tier", api_visible: true })
   yield* tenants.addField(tenant.id, { resource: "member", key: "board_notes", label: "Board notes", api_visible: false })
-  for (const m of demoMembers()) yield* members.create(tenant.id, m)
+  const all = demoMembers()
+  progress?.(0, all.length)
+  for (const [i, m] of all.entries()) {
+    yield* members.create(tenant.id, m)
+    if ((i + 1) % 40 === 0 || i + 1 === all.length) progress?.(i + 1, all.length)
+  }
   const key = yield* keys.mint({ tenant: tenant.id, asEmail: "admin@riversidechamber.example", name: "Demo key", scopes: "all" })
   return { created: true, tenant, key: key.key, members: DEMO_MEMBER_COUNT } satisfies DemoResult
 })
