@@ -70,6 +70,3 @@ export const oneOf = <const L extends ReadonlyArray<string>>(field: string, valu
 export const arrayOf = <S extends Schema.Top>(item: S, field: string) =>
   Schema.Array(item).annotate({ message: `The ${label(field)} field must be an array.` })
 
-/** A query value that is absent or blank decodes as absent. */
-export const optionalQuery = <S extends Schema.Top>(schema: S) => Schema.optionalKey(schema)
-

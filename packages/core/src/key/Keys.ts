@@ -1,5 +1,5 @@
 /** Minting, authenticating, listing and revoking API keys. */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { NotFound, ValidationFailed } from "../shared/Errors.ts"
 import { KeyHasher } from "../shared/Ports.ts"
 import { parseScopeList } from "../Scopes.ts"
@@ -7,7 +7,6 @@ import { TenantRepo } from "../tenant/TenantRepo.ts"
 import { Tenants } from "../tenant/Tenants.ts"
 import { ApiKeyRepo } from "./ApiKeyRepo.ts"
 import { type ApiKey, DEFAULT_DAILY_LIMIT, displayPrefix, generateKey, type KeyContext, looksLikeKey } from "./ApiKey.ts"
-import { Schema } from "effect"
 
 /** Only a chamber_admin of the tenant may mint (spec 5.3). */
 export class NotChamberAdmin extends Schema.TaggedError<NotChamberAdmin>()("NotChamberAdmin", {

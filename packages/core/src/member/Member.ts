@@ -1,5 +1,5 @@
 /** Members (spec 2.2, 4.1): the resource as the API shows it, and the create/update inputs with their bounds. */
-import { Schema, Struct } from "effect"
+import { Schema } from "effect"
 import * as F from "../Fields.ts"
 
 export const MemberStatuses = ["active", "pending", "lapsed", "former"] as const
@@ -112,5 +112,3 @@ export const uniqueSlug = (base: string, taken: ReadonlySet<string>): string => 
     if (!taken.has(candidate)) return candidate
   }
 }
-
-export const memberCreateFields = Struct.keys(memberFields)

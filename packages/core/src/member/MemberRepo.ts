@@ -1,5 +1,5 @@
 /** Storage port for members. Every method is scoped by tenant. */
-import { Context, type Effect } from "effect"
+import { Context, type Effect, Schema } from "effect"
 import type { Page } from "../Pagination.ts"
 import type { SortOrder } from "../Sort.ts"
 import type { Member, MemberSortColumns, MemberStatus, MemberValues } from "./Member.ts"
@@ -26,5 +26,4 @@ export class MemberRepo extends Context.Service<MemberRepo, {
   readonly slugsLike: (tenantId: number, base: string) => Effect.Effect<ReadonlySet<string>>
 }>()("chamber/MemberRepo") {}
 
-import { Schema } from "effect"
 export class SlugTaken extends Schema.TaggedError<SlugTaken>()("SlugTaken", { slug: Schema.String }) {}

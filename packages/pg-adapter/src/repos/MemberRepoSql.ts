@@ -63,11 +63,7 @@ const encode = (values: Partial<MemberValues>): Record<string, unknown> => {
   return out
 }
 
-const isUniqueViolation = (e: unknown) => {
-  const cause = (e as any)?.reason ?? (e as any)?.cause
-  return (e as any)?.reason?._tag === "UniqueViolation" || JSON.stringify(cause ?? "").includes("23505") ||
-    String((e as any)?.message ?? "").includes("duplicate key")
-}
+const isUniqueViolation = (e: unknown) => (e as { reason?: { _tag?: string } })?.reason?._tag === "UniqueViolation"
 
 export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
