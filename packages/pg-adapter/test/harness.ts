@@ -55,7 +55,7 @@ export const pgliteRuntime: Runtime = {
 const missingServer = () => {
   const message = "DATABASE_URL is not set: the PostgreSQL storage suites need a server."
   if (ci) throw new Error(`${message} CI must not skip them.`)
-  console.warn(`\n*** ${message} They did NOT run. Set DATABASE_URL=postgres://127.0.0.1:5432/postgres to run them. ***\n`)
+  console.warn(`\n*** ${message} They did NOT run. Set DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres to run them. ***\n`)
 }
 
 /** The runtimes every storage suite runs on. */
