@@ -8,8 +8,6 @@ export const dim = (s: string) => (color ? `\x1b[2m${s}\x1b[22m` : s)
 export const green = (s: string) => (color ? `\x1b[32m${s}\x1b[39m` : s)
 export const red = (s: string) => (process.stderr.isTTY === true && process.env.NO_COLOR === undefined ? `\x1b[31m${s}\x1b[39m` : s)
 
-/** A failure to show the operator as is: no stack, exit code 1. */
-export class CliError extends Error {}
 
 export const printJson = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + "\n")
 

@@ -1,21 +1,14 @@
 /** Runs a command's effect against the configured storage and prints its answer. */
 import { Cause, Effect, Exit, Layer } from "effect"
 import { databaseConfigFromEnv, type DatabaseOptions, StorageLive } from "@chamber/pg-adapter"
-import { CliError, fail, printJson } from "./Output.ts"
+import { fail, printJson } from "./Output.ts"
 
 export type Services = Layer.Success<ReturnType<typeof StorageLive>>
 
 export const storage = (options?: DatabaseOptions) => StorageLive(databaseConfigFromEnv(), options)
 
-/** The first failure or defect of a cause, as a value to report. */
-export const causeError = (cause: Cause.Cause<unknown>): unknown => {
-  const reasons = cause.reasons
-  const fail = reasons.find((r) => r._tag === "Fail")
-  if (fail !== undefined) return (fail as any).error
-  const die = reasons.find((r) => r._tag === "Die")
-  if (die !== undefined) return (die as any).defect
-  return new CliError("interrupted")
-}
+/** The first failure, else the first defect, of a cause: the thing to report. */
+export const causeError = (cause: Cause.Cause<unknown>): unknown => Cause.squash(cause)
 
 /**
  * Runs `program` with the storage services; prints `json(result)` with --json, else `human(result)`.

@@ -143,6 +143,7 @@ for (const rt of runtimes()) {
           assert.strictEqual(keys.length, 1)
           assert.notInclude(JSON.stringify(keys), minted.key)
           assert.deepInclude(keys[0], { name: "Zapier", prefix: minted.prefix, revoked_at: null })
+          assert.isNotNull(keys[0].last_used_at, "the request above counts as a use of the key")
 
           const field = json(yield* chamber(["field", "add", "--tenant", tenant.id, "--resource", "member", "--key", "tier", "--label", "Tier", "--api-visible", "--json"]))
           assert.deepInclude(field, { resource: "member", key: "tier", api_visible: true })

@@ -37,9 +37,8 @@ const notFoundOrWrongMethod = (request: HttpServerRequest.HttpServerRequest) => 
     : errorResponse(404)
 }
 
-const tooLarge = (cause: Cause.Cause<unknown>) =>
-  JSON.stringify(Cause.squash(cause), (_k, v) => (typeof v === "bigint" ? String(v) : v))?.includes("BodyTooLarge") ||
-  String(Cause.squash(cause)).includes("BodyTooLarge")
+/** The body outgrew `MaxBodySize` while it was read (a chunked body has no content-length to check first). */
+const tooLarge = (failure: any) => failure?.reason?._tag === "RequestParseError" && failure.reason.reason === "BodyTooLarge"
 
 /** Keeps every error JSON and enforces the 1 MiB body limit. */
 export const JsonErrors = HttpRouter.middleware(
@@ -54,7 +53,7 @@ export const JsonErrors = HttpRouter.middleware(
           if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
           const failure = Cause.squash(cause) as any
           if (failure?._tag === "RouteNotFound" || failure?.reason?._tag === "RouteNotFound") return Effect.succeed(notFoundOrWrongMethod(request))
-          if (tooLarge(cause)) return Effect.succeed(errorResponse(413, { connection: "close" }))
+          if (tooLarge(failure)) return Effect.succeed(errorResponse(413, { connection: "close" }))
           return Effect.logError("unhandled request failure", cause).pipe(Effect.as(errorResponse(500)))
         })
       )
