@@ -26,19 +26,5 @@ export const fail = (json: boolean, error: unknown): never => {
   process.exit(1)
 }
 
-/** A one-line message for an operator, from our domain errors and anything else. */
-export const errorMessage = (error: unknown): string => {
-  const e = error as any
-  switch (e?._tag) {
-    case "NotFound":
-      return `No ${e.resource} ${e.id}.`
-    case "ValidationFailed":
-      return Object.entries(e.errors as Record<string, Array<string>>).map(([k, v]) => `${k}: ${v.join(" ")}`).join("; ")
-    case "NotChamberAdmin":
-      return `${e.email} is not a chamber_admin of ${e.tenant}: only a chamber_admin may mint keys.`
-  }
-  if (e?.name === "EmbeddedInUse" || e?.constructor?.name === "EmbeddedInUse") {
-    return `${e.message} A second \`chamber serve\` cannot share it: stop the other one, or set DATABASE_URL to use PostgreSQL.`
-  }
-  return e instanceof Error ? e.message : String(e)
-}
+/** A one-line message for an operator: every error of ours carries its own. */
+export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))

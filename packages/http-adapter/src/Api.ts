@@ -1,8 +1,16 @@
-/** The whole HTTP contract: every group, the 422 transform, and the OpenAPI description. */
+/**
+ * The whole HTTP contract: every group, the 422 transform, and the OpenAPI description. Adding
+ * a resource adds one `.add(...)` here (docs/architecture.md "Adding a resource").
+ */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { MeGroup } from "./me/MeGroup.ts"
 import { MembersGroup } from "./members/MembersGroup.ts"
 import { ValidationErrors } from "./shared/ValidationErrors.ts"
+
+const description = `A chamber of commerce's members, contacts, events, invoices and more, for integrators.
+
+Every request carries \`Authorization: Bearer <key>\` (keys are \`cck_\` + 40 characters). Each operation
+names the scope it requires; a key without it gets 403. Lists answer 100 rows a page as \`{data, meta}\`.`
 
 export class Api extends HttpApi.make("chamber-data-api")
   .add(MeGroup)
@@ -13,6 +21,16 @@ export class Api extends HttpApi.make("chamber-data-api")
     OpenApi.annotations({
       title: "Chamber Data API",
       version: "1.0.0",
-      description: "A chamber of commerce's members, contacts, events, invoices and more, for integrators."
+      description,
+      servers: [{ url: "/", description: "This server" }],
+      transform: (spec) => ({
+        ...spec,
+        components: {
+          ...spec.components,
+          securitySchemes: {
+            bearer: { type: "http", scheme: "bearer", bearerFormat: "cck_ + 40 characters", description: "An API key minted by a chamber admin." }
+          }
+        }
+      })
     })
   ) {}

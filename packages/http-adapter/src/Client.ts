@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { FetchHttpClient, type HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { Api } from "./Api.ts"
-import { Authentication } from "./shared/Authentication.ts"
+import { Authentication } from "./shared/Access.ts"
 
 /** The client `makeClient` builds: one method per endpoint, grouped (`client.members.get`, `client.me.me`). */
 export type ChamberClient = HttpApiClient.ForApi<typeof Api>

@@ -1,10 +1,12 @@
 /**
  * The contract alone, for clients and embedders: the HttpApi (groups, endpoints, schemas,
- * errors) and the typed client, without the server or the storage it needs.
+ * errors, the middleware declarations) and the typed client, without the server or storage.
  */
 export { Api } from "./Api.ts"
 export * from "./shared/HttpErrors.ts"
-export { Authentication, RequiredScope } from "./shared/Authentication.ts"
-export { MembersGroup, MemberResponse, MemberList } from "./members/MembersGroup.ts"
-export { MeGroup, ConnectionInfo } from "./me/MeGroup.ts"
+export { type Access, AnyValidKey, Authentication, describeAccess, RequiredAccess } from "./shared/Access.ts"
+export { operation, type OperationDoc } from "./shared/Operation.ts"
+export { PageQuery, RowId, SortQuery } from "./shared/Params.ts"
+export { MemberList, MemberResponse, MembersGroup } from "./members/MembersGroup.ts"
+export { ConnectionInfo, MeGroup } from "./me/MeGroup.ts"
 export { type ChamberClient, FetchClientLive, makeClient } from "./Client.ts"

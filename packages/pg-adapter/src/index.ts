@@ -1,4 +1,7 @@
-/** @chamber/pg-adapter: migrations, repositories and the database for both runtimes. */
+/**
+ * @chamber/pg-adapter: migrations, repositories and the database for both runtimes. Adding a
+ * resource adds one line to `ServicesLive`: its core service over its SQL repository.
+ */
 import { Layer } from "effect"
 import { Keys, Members, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
@@ -13,14 +16,16 @@ export { EmbeddedInUse, embeddedOwner, openEmbedded, socketPath } from "./embedd
 export type { PgliteWire } from "./embedded/PgliteWire.ts"
 export { ApiKeyRepoSql, KeyHasherNode, MemberRepoSql, OutboxSql, TenantRepoSql, TransactorSql }
 
-/** Every repository and infrastructure port over an SqlClient. */
-export const RepositoriesLive = Layer.mergeAll(TenantRepoSql, ApiKeyRepoSql, MemberRepoSql, OutboxSql, TransactorSql, KeyHasherNode)
+/** The ports every service may use. */
+const InfrastructureLive = Layer.mergeAll(OutboxSql, TransactorSql, KeyHasherNode)
 
-/** The core services wired to the repositories. */
-export const ServicesLive = Layer.mergeAll(Members.layer, Keys.layer).pipe(
-  Layer.provideMerge(Tenants.layer),
-  Layer.provideMerge(RepositoriesLive)
-)
+const TenantsLive = Tenants.layer.pipe(Layer.provideMerge(TenantRepoSql))
+
+/** Each core service over its repository; the repositories stay available too. */
+export const ServicesLive = Layer.mergeAll(
+  Keys.layer.pipe(Layer.provideMerge(ApiKeyRepoSql)),
+  Members.layer.pipe(Layer.provideMerge(MemberRepoSql))
+).pipe(Layer.provideMerge(TenantsLive), Layer.provideMerge(InfrastructureLive))
 
 /** Core services plus the database they run on, migrated. */
 export const StorageLive = (config: DatabaseConfig, options?: DatabaseOptions) =>

@@ -5,6 +5,8 @@ import type { Scope } from "../Scopes.ts"
 export const KEY_PREFIX = "cck_"
 export const KEY_BODY_LENGTH = 40
 export const DEFAULT_DAILY_LIMIT = 25_000
+/** The largest ceiling the `integer` column holds. */
+export const MAX_DAILY_LIMIT = 2_147_483_647
 const KEY_SHAPE = /^cck_[0-9A-Za-z]{40}$/
 
 export interface ApiKey {
@@ -27,7 +29,7 @@ export interface KeyContext {
   readonly tenantId: number
   readonly name: string
   readonly prefix: string
-  readonly scopes: ReadonlyArray<string>
+  readonly scopes: ReadonlyArray<Scope>
   readonly dailyLimit: number
   readonly chamber: { readonly id: string; readonly name: string; readonly website: string | null }
 }

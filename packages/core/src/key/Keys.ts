@@ -1,18 +1,32 @@
 /** Minting, authenticating, listing and revoking API keys. */
 import { Context, Effect, Layer, Schema } from "effect"
-import { NotFound, ValidationFailed } from "../shared/Errors.ts"
+import { InvalidInput } from "../shared/Errors.ts"
+import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { KeyHasher } from "../shared/Ports.ts"
 import { parseScopeList } from "../Scopes.ts"
 import { TenantRepo } from "../tenant/TenantRepo.ts"
 import { Tenants } from "../tenant/Tenants.ts"
 import { ApiKeyRepo } from "./ApiKeyRepo.ts"
-import { type ApiKey, DEFAULT_DAILY_LIMIT, displayPrefix, generateKey, type KeyContext, looksLikeKey } from "./ApiKey.ts"
+import { type ApiKey, DEFAULT_DAILY_LIMIT, MAX_DAILY_LIMIT, displayPrefix, generateKey, type KeyContext, looksLikeKey } from "./ApiKey.ts"
 
 /** Only a chamber_admin of the tenant may mint (spec 5.3). */
 export class NotChamberAdmin extends Schema.TaggedError<NotChamberAdmin>()("NotChamberAdmin", {
   email: Schema.String,
   tenant: Schema.String
-}) {}
+}) {
+  readonly kind = "Denied" as const
+  override get message() {
+    return `${this.email} is not a chamber_admin of ${this.tenant}: only a chamber_admin may mint keys.`
+  }
+}
+
+/** No live key has this display prefix. */
+export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", { prefix: Schema.String }) {
+  readonly kind = "NotFound" as const
+  override get message() {
+    return `No live key with the prefix ${this.prefix}.`
+  }
+}
 
 export interface MintRequest {
   readonly tenant: string | number
@@ -29,10 +43,10 @@ export interface MintedKey extends ApiKey {
 }
 
 export class Keys extends Context.Service<Keys, {
-  readonly mint: (request: MintRequest) => Effect.Effect<MintedKey, NotFound | NotChamberAdmin | ValidationFailed>
+  readonly mint: (request: MintRequest) => Effect.Effect<MintedKey, TenantNotFound | NotChamberAdmin | InvalidInput>
   readonly authenticate: (plaintext: string) => Effect.Effect<KeyContext | undefined>
-  readonly list: (tenant: string | number) => Effect.Effect<ReadonlyArray<ApiKey>, NotFound>
-  readonly revoke: (prefix: string) => Effect.Effect<ReadonlyArray<ApiKey>, NotFound>
+  readonly list: (tenant: string | number) => Effect.Effect<ReadonlyArray<ApiKey>, TenantNotFound>
+  readonly revoke: (prefix: string) => Effect.Effect<ReadonlyArray<ApiKey>, KeyNotFound>
 }>()("chamber/Keys") {
   static readonly layer = Layer.effect(Keys, Effect.gen(function*() {
     const repo = yield* ApiKeyRepo
@@ -48,15 +62,15 @@ export class Keys extends Context.Service<Keys, {
       }
       const name = request.name.trim()
       if (name === "" || name.length > 255) {
-        return yield* new ValidationFailed({ errors: { name: ["The key name is required (at most 255 characters)."] } })
+        return yield* InvalidInput.field("name", "The key name is required (at most 255 characters).")
       }
       const parsed = parseScopeList(request.scopes)
       if (!parsed.ok) {
-        return yield* new ValidationFailed({ errors: { scopes: [`Unknown scopes: ${parsed.unknown.join(", ")}.`] } })
+        return yield* InvalidInput.field("scopes", `Unknown scopes: ${parsed.unknown.join(", ")}.`)
       }
       const dailyLimit = request.dailyLimit ?? DEFAULT_DAILY_LIMIT
-      if (!Number.isInteger(dailyLimit) || dailyLimit < 1) {
-        return yield* new ValidationFailed({ errors: { daily_limit: ["The daily limit must be a positive whole number."] } })
+      if (!Number.isInteger(dailyLimit) || dailyLimit < 1 || dailyLimit > MAX_DAILY_LIMIT) {
+        return yield* InvalidInput.field("daily_limit", `The daily limit must be a whole number from 1 to ${MAX_DAILY_LIMIT}.`)
       }
       const plaintext = generateKey()
       const stored = yield* repo.insert({
@@ -83,7 +97,7 @@ export class Keys extends Context.Service<Keys, {
 
     const revoke = Effect.fn("Keys.revoke")(function*(prefix: string) {
       const revoked = yield* repo.revokeByPrefix(prefix)
-      if (revoked.length === 0) return yield* new NotFound({ resource: "key", id: prefix })
+      if (revoked.length === 0) return yield* new KeyNotFound({ prefix })
       return revoked
     })
 

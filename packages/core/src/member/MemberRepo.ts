@@ -1,8 +1,9 @@
 /** Storage port for members. Every method is scoped by tenant. */
-import { Context, type Effect, Schema } from "effect"
+import { Context, type Effect } from "effect"
 import type { Page } from "../Pagination.ts"
 import type { SortOrder } from "../Sort.ts"
-import type { Member, MemberSortColumns, MemberStatus, MemberValues } from "./Member.ts"
+import type { Member, MemberAttributes, MemberSortColumns, MemberStatus } from "./Member.ts"
+import type { SlugTaken } from "./MemberErrors.ts"
 
 export type MemberSort = SortOrder<(typeof MemberSortColumns)[number]>
 
@@ -17,13 +18,11 @@ export interface MemberFilter {
 export class MemberRepo extends Context.Service<MemberRepo, {
   readonly list: (tenantId: number, filter: MemberFilter, sort: MemberSort | undefined, page: number) => Effect.Effect<Page<Member>>
   readonly find: (tenantId: number, id: number) => Effect.Effect<Member | undefined>
-  /** Stored values including hidden custom fields, for change detection. */
-  readonly findValues: (tenantId: number, id: number) => Effect.Effect<MemberValues | undefined>
-  /** Fails with `SlugTaken` when the tenant already has the slug. */
-  readonly insert: (tenantId: number, values: MemberValues) => Effect.Effect<Member, SlugTaken>
-  readonly update: (tenantId: number, id: number, changes: Partial<MemberValues>) => Effect.Effect<Member, SlugTaken>
+  /** The stored attributes, hidden custom fields included, locked for an update in this transaction. */
+  readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<MemberAttributes | undefined>
+  /** Fails with `SlugTaken` when the tenant already has the slug (and leaves the transaction usable). */
+  readonly insert: (tenantId: number, values: MemberAttributes) => Effect.Effect<Member, SlugTaken>
+  readonly update: (tenantId: number, id: number, changes: Partial<MemberAttributes>) => Effect.Effect<Member, SlugTaken>
   /** Slugs of this tenant equal to `base` or `base-<n>`. */
   readonly slugsLike: (tenantId: number, base: string) => Effect.Effect<ReadonlySet<string>>
 }>()("chamber/MemberRepo") {}
-
-export class SlugTaken extends Schema.TaggedError<SlugTaken>()("SlugTaken", { slug: Schema.String }) {}

@@ -1,18 +1,39 @@
-/** Domain errors shared by every resource. HTTP status mapping lives in the http-adapter. */
+/**
+ * What a domain error means to a caller. Every error of core is a tagged class named after a
+ * domain fact (`MemberNotFound`, `SlugTaken`) that carries its own message and one of these
+ * kinds; the HTTP adapter maps each kind to one status in one place (docs/api.md "Errors").
+ */
 import { Schema } from "effect"
+import { type FieldErrors, summarize } from "../resource/Issues.ts"
 
-/** A row that does not exist in this tenant (another tenant's row included). */
-export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
-  resource: Schema.String,
-  id: Schema.String
-}) {}
+/** No such row in this tenant (another tenant's row included): a 404. */
+export interface NotFoundKind {
+  readonly kind: "NotFound"
+  readonly message: string
+}
 
-/** Input that passed the schema but breaks a per-field rule (a taken slug, say). */
-export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("ValidationFailed", {
+/** Input that breaks a per-field rule: a 422 `{message, errors}`. */
+export interface InvalidKind {
+  readonly kind: "Invalid"
+  readonly message: string
+  readonly errors: FieldErrors
+}
+
+/** A well-formed request that breaks a business rule: a 422 `{message}` (spec 7). */
+export interface BusinessRuleKind {
+  readonly kind: "BusinessRule"
+  readonly message: string
+}
+
+export type DomainError = NotFoundKind | InvalidKind | BusinessRuleKind
+
+/** Administrative input (tenants, people, keys) that breaks a rule, by field. */
+export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
   errors: Schema.Record(Schema.String, Schema.Array(Schema.String))
-}) {}
-
-/** A well-formed request that breaks a business rule (spec 7, the message-only 422). */
-export class BusinessRuleViolation extends Schema.TaggedError<BusinessRuleViolation>()("BusinessRuleViolation", {
-  message: Schema.String
-}) {}
+}) {
+  readonly kind = "Invalid" as const
+  static readonly field = (field: string, message: string) => new InvalidInput({ errors: { [field]: [message] } })
+  override get message() {
+    return summarize(this.errors)
+  }
+}

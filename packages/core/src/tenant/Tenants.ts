@@ -1,7 +1,8 @@
 /** Tenant administration: chambers, their people, their custom fields. */
 import { Context, Effect, Layer } from "effect"
 import { randomBase62 } from "../shared/Ids.ts"
-import { NotFound, ValidationFailed } from "../shared/Errors.ts"
+import { InvalidInput } from "../shared/Errors.ts"
+import { TenantNotFound } from "./TenantErrors.ts"
 import { TenantRepo } from "./TenantRepo.ts"
 import type { CustomFieldDefinition, CustomFieldResource, NewTenant, Role, Tenant, User } from "./Tenant.ts"
 import { CustomFieldResources, Roles } from "./Tenant.ts"
@@ -10,25 +11,25 @@ const FIELD_KEY = /^[a-z][a-z0-9_]{0,63}$/
 const CURRENCY = /^[A-Z]{3}$/
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-const invalid = (field: string, message: string) => new ValidationFailed({ errors: { [field]: [message] } })
+const invalid = InvalidInput.field
 
 export class Tenants extends Context.Service<Tenants, {
-  readonly create: (input: NewTenant) => Effect.Effect<Tenant, ValidationFailed>
+  readonly create: (input: NewTenant) => Effect.Effect<Tenant, InvalidInput>
   readonly list: Effect.Effect<ReadonlyArray<Tenant>>
-  readonly get: (ref: string | number) => Effect.Effect<Tenant, NotFound>
-  readonly addUser: (tenantRef: string | number, email: string, role: Role) => Effect.Effect<User, NotFound | ValidationFailed>
+  readonly get: (ref: string | number) => Effect.Effect<Tenant, TenantNotFound>
+  readonly addUser: (tenantRef: string | number, email: string, role: Role) => Effect.Effect<User, TenantNotFound | InvalidInput>
   readonly addField: (
     tenantRef: string | number,
     field: { readonly resource: CustomFieldResource; readonly key: string; readonly label: string; readonly api_visible: boolean }
-  ) => Effect.Effect<CustomFieldDefinition, NotFound | ValidationFailed>
-  readonly listFields: (tenantRef: string | number) => Effect.Effect<ReadonlyArray<CustomFieldDefinition>, NotFound>
+  ) => Effect.Effect<CustomFieldDefinition, TenantNotFound | InvalidInput>
+  readonly listFields: (tenantRef: string | number) => Effect.Effect<ReadonlyArray<CustomFieldDefinition>, TenantNotFound>
 }>()("chamber/Tenants") {
   static readonly layer = Layer.effect(Tenants, Effect.gen(function*() {
     const repo = yield* TenantRepo
 
     const get = Effect.fn("Tenants.get")(function*(ref: string | number) {
       const tenant = yield* repo.find(ref)
-      if (tenant === undefined) return yield* new NotFound({ resource: "tenant", id: String(ref) })
+      if (tenant === undefined) return yield* new TenantNotFound({ ref: String(ref) })
       return tenant
     })
 

@@ -1,7 +1,9 @@
 /** GET /api/v1/me (spec 2.13, 4.8): the connection check. Any valid key; never 403. */
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { Authentication } from "../shared/Authentication.ts"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { ALL_SCOPES } from "@chamber/core"
+import { AnyValidKey, Authentication } from "../shared/Access.ts"
+import { operation } from "../shared/Operation.ts"
 
 export const ConnectionInfo = Schema.Struct({
   chamber: Schema.Struct({
@@ -12,12 +14,26 @@ export const ConnectionInfo = Schema.Struct({
   key: Schema.Struct({
     name: Schema.String,
     prefix: Schema.String,
-    scopes: Schema.Array(Schema.String),
+    scopes: Schema.Array(Schema.Literals(ALL_SCOPES)),
     can_write: Schema.Boolean
   }),
   label: Schema.String
-}).annotate({ identifier: "ConnectionInfo" })
+}).annotate({
+  identifier: "ConnectionInfo",
+  examples: [{
+    chamber: { id: "chm_3kTq9ZrW1xYb7LmN", name: "Riverside Chamber of Commerce", website: "https://riversidechamber.example" },
+    key: { name: "Zapier", prefix: "cck_4fT9aQ2m", scopes: ["members:read", "members:write"], can_write: true },
+    label: "Riverside Chamber of Commerce (Zapier)"
+  }]
+})
 
 export class MeGroup extends HttpApiGroup.make("me")
-  .add(HttpApiEndpoint.get("me", "/api/v1/me", { success: ConnectionInfo }))
-  .middleware(Authentication) {}
+  .add(
+    HttpApiEndpoint.get("me", "/api/v1/me", { success: ConnectionInfo }).pipe(operation({
+      access: AnyValidKey,
+      summary: "Check the connection",
+      description: "Which chamber the key belongs to, the key's name, prefix and exact scopes, and whether it can write."
+    }))
+  )
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ description: "The connection check (spec 2.13, 4.8)." })) {}

@@ -1,47 +1,67 @@
 /** The members endpoints of spec 4.1: the contract only. */
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
-import { Fields, ListOf, Member, MemberCreate, MemberStatuses, MemberUpdate } from "@chamber/core"
-import { Authentication, RequiredScope } from "../shared/Authentication.ts"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Field, ListOf, Member, MemberCreate, MemberStatuses, MemberUpdate } from "@chamber/core"
+import { Authentication } from "../shared/Access.ts"
 import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
-import { idParam, PageQuery, SortQuery } from "../shared/Params.ts"
+import { operation } from "../shared/Operation.ts"
+import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
 
 export const MemberResponse = Schema.Struct({ data: Member })
 export const MemberList = ListOf(Member).annotate({ identifier: "MemberList" })
 
+const sortDoc = "`sort`: name, -name, created_at or -created_at (default: by name); anything else means the default."
+
 export class MembersGroup extends HttpApiGroup.make("members")
   .add(
     HttpApiEndpoint.get("list", "/", {
-      query: { status: Schema.optionalKey(Fields.oneOf("status", MemberStatuses)), sort: SortQuery, page: PageQuery },
+      query: { status: Schema.optionalKey(Field.oneOf(MemberStatuses, "active").schema), sort: SortQuery, page: PageQuery },
       success: MemberList,
       error: ValidationError
-    }).annotate(RequiredScope, "members:read"),
+    }).pipe(operation({
+      access: "members:read",
+      summary: "List members",
+      description: `The chamber's members, 100 a page, optionally of one \`status\`. ${sortDoc}`
+    })),
     HttpApiEndpoint.post("create", "/", {
       payload: MemberCreate,
       success: MemberResponse.pipe(HttpApiSchema.status(201)),
       error: ValidationError
-    }).annotate(RequiredScope, "members:write"),
+    }).pipe(operation({
+      access: "members:write",
+      summary: "Create a member",
+      description: "`name` and `status` are required. A slug is generated from the name when none is given. Fires `member.created`."
+    })),
     HttpApiEndpoint.get("search", "/search", {
       query: {
-        email: Schema.optionalKey(Fields.email("email")),
-        name: Schema.optionalKey(Fields.string("name")),
+        email: Schema.optionalKey(Field.email(255, "hello@acme.example").schema),
+        name: Schema.optionalKey(Field.text(undefined, "acme").schema),
         sort: SortQuery,
         page: PageQuery
       },
       success: MemberList,
       error: ValidationError
-    }).annotate(RequiredScope, "members:read"),
+    }).pipe(operation({
+      access: "members:read",
+      summary: "Search members",
+      description: `By \`email\` (exact, case-insensitive) or \`name\` (substring); at least one is required. ${sortDoc}`
+    })),
     HttpApiEndpoint.get("get", "/:member", {
-      params: idParam("member"),
+      params: { member: RowId },
       success: MemberResponse,
       error: NotFoundError
-    }).annotate(RequiredScope, "members:read"),
+    }).pipe(operation({ access: "members:read", summary: "Get a member", description: "One member of the chamber." })),
     HttpApiEndpoint.patch("update", "/:member", {
-      params: idParam("member"),
+      params: { member: RowId },
       payload: MemberUpdate,
       success: MemberResponse,
       error: [NotFoundError, ValidationError]
-    }).annotate(RequiredScope, "members:write")
+    }).pipe(operation({
+      access: "members:write",
+      summary: "Update a member",
+      description: "Only the fields sent change. Fires `member.updated` when something actually changed."
+    }))
   )
   .middleware(Authentication)
-  .prefix("/api/v1/members") {}
+  .prefix("/api/v1/members")
+  .annotateMerge(OpenApi.annotations({ description: "The chamber's member businesses (spec 2.2, 4.1)." })) {}

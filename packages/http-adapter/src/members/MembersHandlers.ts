@@ -1,45 +1,17 @@
-/** Members handlers: decode is done by the contract; these map core results to the envelopes. */
+/** Members handlers: each endpoint of MembersGroup as one call of the core service. */
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Members, pageMeta } from "@chamber/core"
+import { Members } from "@chamber/core"
 import { Api } from "../Api.ts"
-import { CurrentKey } from "../shared/Authentication.ts"
-import { fromDomain } from "../shared/domainErrors.ts"
-import { jsonBody } from "../shared/JsonBody.ts"
-import { parseId } from "../shared/Params.ts"
+import * as Kit from "../server/Kit.ts"
+import { MemberList } from "./MembersGroup.ts"
 
 export const MembersHandlers = HttpApiBuilder.group(Api, "members", Effect.fn(function*(handlers) {
   const members = yield* Members
   return handlers
-    .handle("list", ({ query }) =>
-      Effect.gen(function*() {
-        const key = yield* CurrentKey
-        const page = query.page ?? 1
-        const result = yield* members.list(key.tenantId, { ...query, page })
-        return jsonBody({ data: result.rows, meta: pageMeta(page, result.total) })
-      }))
-    .handle("search", ({ query }) =>
-      Effect.gen(function*() {
-        const key = yield* CurrentKey
-        const page = query.page ?? 1
-        const result = yield* members.search(key.tenantId, { ...query, page }).pipe(fromDomain)
-        return jsonBody({ data: result.rows, meta: pageMeta(page, result.total) })
-      }))
-    .handle("get", ({ params }) =>
-      Effect.gen(function*() {
-        const key = yield* CurrentKey
-        const id = yield* parseId(params.member)
-        return { data: yield* members.get(key.tenantId, id).pipe(fromDomain) }
-      }))
-    .handle("create", ({ payload }) =>
-      Effect.gen(function*() {
-        const key = yield* CurrentKey
-        return { data: yield* members.create(key.tenantId, payload).pipe(fromDomain) }
-      }))
-    .handle("update", ({ params, payload }) =>
-      Effect.gen(function*() {
-        const key = yield* CurrentKey
-        const id = yield* parseId(params.member)
-        return { data: yield* members.update(key.tenantId, id, payload).pipe(fromDomain) }
-      }))
+    .handle("list", ({ query }) => Kit.page(MemberList, query.page, (tenant, page) => members.list(tenant, { ...query, page })))
+    .handle("search", ({ query }) => Kit.page(MemberList, query.page, (tenant, page) => members.search(tenant, { ...query, page })))
+    .handle("get", ({ params }) => Kit.single((tenant) => members.get(tenant, params.member)))
+    .handle("create", ({ payload }) => Kit.single((tenant) => members.create(tenant, payload)))
+    .handle("update", ({ params, payload }) => Kit.single((tenant) => members.update(tenant, params.member, payload)))
 }))

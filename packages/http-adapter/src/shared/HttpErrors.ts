@@ -1,5 +1,6 @@
 /** The error bodies of spec section 7 and rulings 5-7. Each encodes to exactly the fields shown. */
-import { Schema } from "effect"
+import { Schema, SchemaAST } from "effect"
+import { summarize } from "@chamber/core"
 
 export class Unauthenticated extends Schema.Error<Unauthenticated>("Unauthenticated")(
   { message: Schema.String },
@@ -27,31 +28,25 @@ export class NotFoundError extends Schema.Error<NotFoundError>("NotFound")(
 
 export class ValidationError extends Schema.Error<ValidationError>("ValidationError")(
   { message: Schema.String, errors: Schema.Record(Schema.String, Schema.Array(Schema.String)) },
-  { httpApiStatus: 422, description: "Request validation failed" }
+  { httpApiStatus: 422, description: "Request validation failed: `errors` names each failing field" }
 ) {
   readonly _tag = "ValidationError" as const
 
   /** Ruling 7: the first message, plus ` (and N more errors)` when there are more. */
-  static readonly of = (errors: Readonly<Record<string, ReadonlyArray<string>>>) => {
-    const all = Object.values(errors).flat()
-    const rest = all.length - 1
-    const message = (all[0] ?? "The given data was invalid.") + (rest > 0 ? ` (and ${rest} more errors)` : "")
-    return new ValidationError({ message, errors: errors as Record<string, Array<string>> })
-  }
+  static readonly of = (errors: Readonly<Record<string, ReadonlyArray<string>>>) =>
+    new ValidationError({ message: summarize(errors), errors })
 }
 
+/**
+ * A well-formed request that breaks a business rule: `{message}` with no `errors` (spec 7).
+ * Where an endpoint may answer both 422s, ValidationError is declared first, so a client tries
+ * the shape with `errors` before this one (server/ContractCheck.ts keeps that order).
+ */
 export class BusinessRuleError extends Schema.Error<BusinessRuleError>("BusinessRuleError")(
   { message: Schema.String },
   { httpApiStatus: 422, description: "A well-formed request that breaks a business rule" }
 ) {
   readonly _tag = "BusinessRuleError" as const
-}
-
-export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyRequests")(
-  { message: Schema.String },
-  { httpApiStatus: 429, description: "Rate limit exceeded; back off" }
-) {
-  readonly _tag = "TooManyRequests" as const
 }
 
 /** Plain messages for statuses answered outside an endpoint (ruling 5). */
@@ -63,4 +58,10 @@ export const statusMessages: Record<number, string> = {
   413: "The request body is larger than 1 MiB.",
   415: "Unsupported media type: send the body as application/json.",
   500: "Server error."
+}
+
+/** Where `error` stands among an endpoint's declared errors (-1: not declared). Endpoints hold JSON codecs of the classes, so they are matched by identifier. */
+export const declaredAt = (declared: Iterable<Schema.Top>, error: Schema.Top): number => {
+  const id = SchemaAST.resolveIdentifier(error.ast)
+  return [...declared].findIndex((s) => SchemaAST.resolveIdentifier(s.ast) === id)
 }

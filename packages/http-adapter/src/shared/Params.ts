@@ -1,24 +1,28 @@
 /** Path and query parameters shared by every group (spec 4 common rules, rulings 1-3). */
-import { Effect, Schema } from "effect"
-import { NotFoundError } from "./HttpErrors.ts"
+import { Schema, SchemaTransformation } from "effect"
 
-/** `page`: integer >= 1, default 1 (ruling 2). */
+const ID = /^[1-9][0-9]{0,15}$/
+
+/**
+ * A path id (ruling 1). Text that is not a positive integer names no row, so it decodes to 0,
+ * an id no row has: the lookup answers 404 like any missing row, never a 422.
+ */
+export const RowId = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.Int,
+    SchemaTransformation.transform({ decode: (s) => (ID.test(s) ? Number(s) : 0), encode: (n) => String(n) })
+  )
+)
+
+const PAGE = "The page field must be an integer of at least 1."
+
+/** `page`: plain decimal digits, at least 1, default 1 (ruling 2). */
 export const PageQuery = Schema.optionalKey(
-  Schema.Int.annotate({ message: "The page field must be an integer of at least 1." }).check(
-    Schema.isGreaterThanOrEqualTo(1, { message: "The page field must be an integer of at least 1." })
+  Schema.String.annotate({ message: PAGE }).pipe(
+    Schema.check(Schema.makeFilter((s: string) => /^[1-9][0-9]*$/.test(s) && Number.isSafeInteger(Number(s)), { message: PAGE })),
+    Schema.decodeTo(Schema.Int, SchemaTransformation.transform({ decode: Number, encode: String }))
   )
 )
 
 /** `sort`: any string; an unknown value means the default order. */
 export const SortQuery = Schema.optionalKey(Schema.String)
-
-/**
- * A path id named as the spec names it (`{member}`), kept as text so that a non-integer is a
- * 404 like a missing row (ruling 1).
- */
-export const idParam = <const N extends string>(name: N) => ({ [name]: Schema.String }) as { readonly [K in N]: Schema.String }
-
-const ID = /^[1-9][0-9]{0,15}$/
-
-export const parseId = (raw: string): Effect.Effect<number, NotFoundError> =>
-  ID.test(raw) ? Effect.succeed(Number(raw)) : Effect.fail(NotFoundError.body)

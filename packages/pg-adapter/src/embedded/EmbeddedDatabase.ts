@@ -25,7 +25,10 @@ export class EmbeddedInUse extends Error {
   readonly dataDir: string
   readonly pid: number
   constructor(dataDir: string, pid: number) {
-    super(`The embedded database at ${dataDir} is in use by process ${pid}.`)
+    super(
+      `The embedded database at ${dataDir} is in use by process ${pid}. A second \`chamber serve\` cannot share it: ` +
+        "stop the other one, or set DATABASE_URL to use PostgreSQL."
+    )
     this.dataDir = dataDir
     this.pid = pid
   }

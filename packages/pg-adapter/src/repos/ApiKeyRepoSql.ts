@@ -1,18 +1,42 @@
 /** API keys in SQL: looked up by SHA-256 hash only; the plaintext is never stored. */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { type ApiKey, ApiKeyRepo } from "@chamber/core"
-import { iso, isoRequired, num, numOrNull } from "./rows.ts"
+import { type ApiKey, ApiKeyRepo, type Scope } from "@chamber/core"
+import { type Int8, iso } from "./rows.ts"
 
-const toKey = (r: any): ApiKey => ({
-  id: num(r.id),
-  tenant_id: num(r.tenant_id),
-  name: r.name,
-  prefix: r.prefix,
-  scopes: r.scopes,
-  daily_limit: num(r.daily_limit),
-  created_by: numOrNull(r.created_by),
-  created_at: isoRequired(r.created_at),
+interface KeyRow {
+  readonly id: Int8
+  readonly tenant_id: Int8
+  readonly name: string
+  readonly prefix: string
+  readonly scopes: ReadonlyArray<Scope>
+  readonly daily_limit: number
+  readonly created_by: Int8 | null
+  readonly created_at: Date
+  readonly last_used_at: Date | null
+  readonly revoked_at: Date | null
+}
+
+interface KeyContextRow {
+  readonly id: Int8
+  readonly tenant_id: Int8
+  readonly name: string
+  readonly prefix: string
+  readonly scopes: ReadonlyArray<Scope>
+  readonly daily_limit: number
+  readonly chamber_id: string
+  readonly chamber_name: string
+  readonly chamber_website: string | null
+}
+
+const KEY_COLUMNS = "id, tenant_id, name, prefix, scopes, daily_limit, created_by, created_at, last_used_at, revoked_at"
+
+const toKey = (r: KeyRow): ApiKey => ({
+  ...r,
+  id: Number(r.id),
+  tenant_id: Number(r.tenant_id),
+  created_by: r.created_by === null ? null : Number(r.created_by),
+  created_at: r.created_at.toISOString(),
   last_used_at: iso(r.last_used_at),
   revoked_at: iso(r.revoked_at)
 })
@@ -22,33 +46,36 @@ export const ApiKeyRepoSql = Layer.effect(ApiKeyRepo, Effect.gen(function*() {
 
   return ApiKeyRepo.of({
     insert: (k) =>
-      sql`INSERT INTO api_keys (tenant_id, name, prefix, key_hash, scopes, daily_limit, created_by)
+      sql<KeyRow>`INSERT INTO api_keys (tenant_id, name, prefix, key_hash, scopes, daily_limit, created_by)
           VALUES (${k.tenant_id}, ${k.name}, ${k.prefix}, ${k.key_hash}, ${JSON.stringify(k.scopes)}::jsonb, ${k.daily_limit}, ${k.created_by})
-          RETURNING *`.pipe(Effect.map((rows) => toKey(rows[0])), Effect.orDie),
+          RETURNING ${sql.literal(KEY_COLUMNS)}`.pipe(Effect.map((rows) => toKey(rows[0]!)), Effect.orDie),
     findActiveByHash: (hash) =>
-      sql`SELECT k.id, k.tenant_id, k.name, k.prefix, k.scopes, k.daily_limit,
+      sql<KeyContextRow>`SELECT k.id, k.tenant_id, k.name, k.prefix, k.scopes, k.daily_limit,
                  t.public_id AS chamber_id, t.name AS chamber_name, t.website AS chamber_website
           FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
           WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(
         Effect.map((rows) => {
-          const r: any = rows[0]
+          const r = rows[0]
           if (r === undefined) return undefined
           return {
-            keyId: num(r.id),
-            tenantId: num(r.tenant_id),
+            keyId: Number(r.id),
+            tenantId: Number(r.tenant_id),
             name: r.name,
             prefix: r.prefix,
             scopes: r.scopes,
-            dailyLimit: num(r.daily_limit),
+            dailyLimit: r.daily_limit,
             chamber: { id: r.chamber_id, name: r.chamber_name, website: r.chamber_website }
           }
         }),
         Effect.orDie
       ),
     list: (tenantId) =>
-      sql`SELECT * FROM api_keys WHERE tenant_id = ${tenantId} ORDER BY id`.pipe(Effect.map((rows) => rows.map(toKey)), Effect.orDie),
+      sql<KeyRow>`SELECT ${sql.literal(KEY_COLUMNS)} FROM api_keys WHERE tenant_id = ${tenantId} ORDER BY id`.pipe(
+        Effect.map((rows) => rows.map(toKey)),
+        Effect.orDie
+      ),
     revokeByPrefix: (prefix) =>
-      sql`UPDATE api_keys SET revoked_at = now() WHERE prefix = ${prefix} AND revoked_at IS NULL RETURNING *`.pipe(
+      sql<KeyRow>`UPDATE api_keys SET revoked_at = now() WHERE prefix = ${prefix} AND revoked_at IS NULL RETURNING ${sql.literal(KEY_COLUMNS)}`.pipe(
         Effect.map((rows) => rows.map(toKey)),
         Effect.orDie
       ),

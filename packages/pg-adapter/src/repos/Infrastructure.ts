@@ -7,10 +7,8 @@ import { KeyHasher, Transactor } from "@chamber/core"
 export const TransactorSql = Layer.effect(Transactor, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return Transactor.of({
-    withTransaction: (self) =>
-      sql.withTransaction(self).pipe(
-        Effect.catchIf((e): e is any => (e as any)?._tag === "SqlError", (e) => Effect.die(e))
-      ) as any
+    // A failure to begin or commit is infrastructure: a defect, not an error of the caller's.
+    withTransaction: (self) => sql.withTransaction(self).pipe(Effect.catchTag("SqlError", Effect.die))
   })
 }))
 

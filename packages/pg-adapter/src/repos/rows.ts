@@ -1,12 +1,10 @@
-/** Row helpers shared by the repositories: timestamps to ISO strings, counts to numbers. */
-export const iso = (value: unknown): string | null =>
-  value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString()
+/** Row helpers shared by the repositories. */
 
-export const isoRequired = (value: unknown): string => iso(value)!
-
-export const num = (value: unknown): number => (typeof value === "number" ? value : Number(value))
-
-export const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : num(value))
+/** A timestamp column (the driver gives a Date) as ISO 8601. */
+export const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString())
 
 /** Escapes LIKE wildcards so user text matches literally. */
 export const likeEscape = (text: string) => text.replace(/[\\%_]/g, "\\$&")
+
+/** An `id` or count column: int8 arrives as a bigint. */
+export type Int8 = bigint | number

@@ -1,0 +1,184 @@
+/**
+ * The kinds of attribute a resource can have, each with its rules and the 422 messages
+ * integrators see (docs/api.md "Errors"). A message names its field as `{field}`; the issue
+ * formatter (Issues.ts) puts in the field as the API spells it, so a kind is written once
+ * and used under any name. Lengths count characters (Unicode code points).
+ */
+import { Schema } from "effect"
+
+/** How a field is stored: as it is, a `date` column, a `jsonb` column, or the custom field map. */
+export type Column = "value" | "date" | "json" | { readonly customFields: "member" | "contact" }
+
+/** What a test needs to know of a kind's rules to derive valid and invalid values from it. */
+export interface Bounds {
+  readonly maxLength?: number
+  readonly min?: number
+  readonly max?: number
+  readonly maxItems?: number
+  readonly values?: ReadonlyArray<string>
+}
+
+export interface Kind<S extends Schema.Top> {
+  readonly schema: S
+  /** Completes "The {field} field must be ..." when the value has the wrong type. */
+  readonly expected: string
+  readonly column: Column
+  /** A realistic valid value: the OpenAPI example and the test fixtures use it. */
+  readonly example: S["Type"]
+  readonly bounds: Bounds
+}
+
+const mustBe = (expected: string) => `The {field} field must be ${expected}.`
+
+const codePoints = (s: string) => {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+const noNul = Schema.makeFilter((s: string) => !s.includes("\u0000"), {
+  message: "The {field} field must not contain NUL characters."
+})
+
+const maxChars = (max: number) =>
+  Schema.makeFilter((s: string) => s.length <= max || codePoints(s) <= max, {
+    message: `The {field} field must not be greater than ${max} characters.`,
+    toJsonSchema: () => ({ maxLength: max })
+  })
+
+const StringType = Schema.String.annotate({ message: mustBe("a string") })
+
+/** A string of at most `max` characters (any length without one). */
+export const text = (max: number | undefined, example: string) => ({
+  schema: max === undefined ? StringType.check(noNul) : StringType.check(noNul, maxChars(max)),
+  expected: "a string",
+  column: "value",
+  example,
+  bounds: max === undefined ? {} : { maxLength: max }
+}) satisfies Kind<Schema.Top>
+
+/** A required string must not be blank (empty or only white space). */
+export const filledText = (max: number, example: string) => {
+  const base = text(max, example)
+  return {
+    ...base,
+    schema: base.schema.check(Schema.makeFilter((s: string) => s.trim() !== "", { message: "The {field} field is required." }))
+  }
+}
+
+/** A string matching `pattern`, described for people by `rule`. */
+export const patterned = (max: number, pattern: RegExp, rule: string, example: string) => {
+  const base = text(max, example)
+  return { ...base, schema: base.schema.check(Schema.isPattern(pattern, { message: `The {field} field must be ${rule}.` })) }
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+export const email = (max: number, example: string) => {
+  const base = text(max, example)
+  return {
+    ...base,
+    schema: base.schema
+      .check(Schema.makeFilter((s: string) => EMAIL.test(s), { message: mustBe("a valid email address") }))
+      .annotate({ format: "email" }),
+    expected: "a valid email address"
+  }
+}
+
+const validDate = (s: string) => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
+  if (m === null) return false
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])))
+  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])
+}
+
+/** A calendar date, `YYYY-MM-DD`, stored in a `date` column. */
+export const date = (example: string) => ({
+  schema: Schema.String.annotate({ message: mustBe("a valid date (YYYY-MM-DD)"), format: "date" }).check(
+    Schema.makeFilter(validDate, { message: mustBe("a valid date (YYYY-MM-DD)") })
+  ),
+  expected: "a valid date (YYYY-MM-DD)",
+  column: "date",
+  example,
+  bounds: {}
+}) satisfies Kind<Schema.Top>
+
+/** A whole number from `min` to `max`. */
+export const integer = (min: number, max: number, example: number) => ({
+  schema: Schema.Number.annotate({ message: mustBe("an integer") }).check(
+    Schema.isInt({ message: mustBe("an integer") }),
+    Schema.isGreaterThanOrEqualTo(min, { message: `The {field} field must be at least ${min}.` }),
+    Schema.isLessThanOrEqualTo(max, { message: `The {field} field must not be greater than ${max}.` })
+  ),
+  expected: "an integer",
+  column: "value",
+  example,
+  bounds: { min, max }
+}) satisfies Kind<Schema.Top>
+
+export const boolean = (example: boolean) => ({
+  schema: Schema.Boolean.annotate({ message: mustBe("true or false") }),
+  expected: "true or false",
+  column: "value",
+  example,
+  bounds: {}
+}) satisfies Kind<Schema.Top>
+
+/** One of a fixed set of strings. */
+export const oneOf = <const L extends ReadonlyArray<string>>(values: L, example: L[number]) => {
+  const invalid = `The selected {field} is invalid (expected one of: ${values.join(", ")}).`
+  return {
+    schema: Schema.Literals(values).annotate({ message: invalid }),
+    expected: `one of: ${values.join(", ")}`,
+    column: "value",
+    example,
+    bounds: { values }
+  } satisfies Kind<Schema.Top>
+}
+
+/** At most `maxItems` items, each checked by `item`; stored as `jsonb`. */
+export const list = <S extends Schema.Top>(item: Kind<S>, maxItems: number, example: ReadonlyArray<S["Type"]>) => ({
+  schema: Schema.Array(item.schema).annotate({ message: mustBe("an array") }).check(
+    Schema.makeFilter((xs: ReadonlyArray<unknown>) => xs.length <= maxItems, {
+      message: `The {field} field must not have more than ${maxItems} items.`,
+      toJsonSchema: () => ({ maxItems })
+    })
+  ),
+  expected: "an array",
+  column: "json" as Column,
+  example,
+  bounds: { ...item.bounds, maxItems }
+})
+
+/** The tenant-defined custom fields of a member or contact (spec 2.2): only API-visible ones are shown. */
+export const customFields = (resource: "member" | "contact", example: Readonly<Record<string, unknown>>) => ({
+  schema: Schema.Record(Schema.String, Schema.Unknown),
+  expected: "an object",
+  column: { customFields: resource } as Column,
+  example,
+  bounds: {}
+})
+
+/**
+ * How a field takes part in writes:
+ * - `required`: never null; required on create, optional on update;
+ * - `nullable`: may be null; optional, null when omitted on create;
+ * - `defaulted`: never null; optional, and on create an omitted or null value takes the default;
+ *   on update a null leaves it as it is;
+ * - `readOnly`: shown, never written through the API.
+ */
+export type Presence = "required" | "nullable" | "defaulted" | "readOnly"
+
+export interface Field<S extends Schema.Top = Schema.Top, P extends Presence = Presence> {
+  readonly kind: Kind<S>
+  readonly presence: P
+  readonly default?: S["Type"] | undefined
+}
+
+export const required = <S extends Schema.Top>(kind: Kind<S>): Field<S, "required"> => ({ kind, presence: "required" })
+export const nullable = <S extends Schema.Top>(kind: Kind<S>): Field<S, "nullable"> => ({ kind, presence: "nullable" })
+export const defaulted = <S extends Schema.Top>(kind: Kind<S>, value: S["Type"]): Field<S, "defaulted"> => ({
+  kind,
+  presence: "defaulted",
+  default: value
+})
+export const readOnly = <S extends Schema.Top>(kind: Kind<S>): Field<S, "readOnly"> => ({ kind, presence: "readOnly" })

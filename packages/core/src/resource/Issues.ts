@@ -1,0 +1,39 @@
+/**
+ * Schema issues as the `errors` map of a 422 (spec 7, ruling 7): each failing field, by its
+ * dotted path (`lines.0.unit`), with our messages. A message's `{field}` becomes the field's
+ * name with spaces for underscores ("The employee count field ...", "The unit field ...").
+ */
+import { SchemaIssue } from "effect"
+
+export type FieldErrors = Readonly<Record<string, ReadonlyArray<string>>>
+
+const format = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** How a message names a field: its last name, not an index (`lines.0.unit` -> "unit"), with spaces for underscores. */
+const label = (path: string) => (path.split(".").filter((p) => !/^\d+$/.test(p)).pop() ?? path).replace(/_/g, " ")
+
+const segment = (p: PropertyKey | { readonly key: PropertyKey }) => String(typeof p === "object" && p !== null ? p.key : p)
+
+/** `root` names the value itself when the issue is not about one of its fields (`body`, `query`). */
+export const fieldErrors = (issue: SchemaIssue.Issue, root: string): FieldErrors => {
+  const errors: Record<string, Array<string>> = {}
+  for (const i of format(issue).issues) {
+    const path = (i.path ?? []).map(segment).join(".")
+    const field = path === "" ? root : path
+    let message = i.message
+    if (message === "Missing key") message = "The {field} field is required."
+    else if (message === "Expected a valid JSON body") message = "The body must be valid JSON."
+    else if (path === "" && /^Expected/.test(message)) message = `The ${root} must be a JSON object.`
+    message = message.replace(/\{field\}/g, label(field))
+    const list = (errors[field] ??= [])
+    if (!list.includes(message)) list.push(message)
+  }
+  return errors
+}
+
+/** Ruling 7: the first message, plus ` (and N more errors)` when there are more. */
+export const summarize = (errors: Readonly<Record<string, ReadonlyArray<string>>>): string => {
+  const all = Object.values(errors).flat()
+  const rest = all.length - 1
+  return (all[0] ?? "The given data was invalid.") + (rest > 0 ? ` (and ${rest} more errors)` : "")
+}

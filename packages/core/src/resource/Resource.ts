@@ -1,0 +1,129 @@
+/**
+ * One declaration per resource: its fields, written once, give the attribute schema, the
+ * resource envelope of spec 2.1, the create and update payloads, the create defaults, change
+ * detection and a full example. Storage derives its column list from the same fields
+ * (packages/pg-adapter ResourceSql.ts); tests derive their fixtures from them.
+ */
+import { Schema } from "effect"
+import type { Field, Presence } from "./Field.ts"
+
+export type Fields = Readonly<Record<string, Field>>
+
+type SchemaOf<F> = F extends Field<infer S, Presence> ? S : never
+type PresenceOf<F> = F extends Field<Schema.Top, infer P> ? P : never
+
+type ReadSchema<F> = PresenceOf<F> extends "nullable" ? Schema.NullOr<SchemaOf<F>> : SchemaOf<F>
+type CreateSchema<F> = PresenceOf<F> extends "required" ? SchemaOf<F> : Schema.optionalKey<Schema.NullOr<SchemaOf<F>>>
+type UpdateSchema<F> = PresenceOf<F> extends "required" ? Schema.optionalKey<SchemaOf<F>>
+  : Schema.optionalKey<Schema.NullOr<SchemaOf<F>>>
+
+/** The fields a client may write (all but `readOnly`). */
+export type WritableKeys<D extends Fields> = { [K in keyof D]: PresenceOf<D[K]> extends "readOnly" ? never : K }[keyof D]
+
+export type AttributesStruct<D extends Fields> = Schema.Struct<{ readonly [K in keyof D]: ReadSchema<D[K]> }>
+export type CreateStruct<D extends Fields> = Schema.Struct<{ readonly [K in WritableKeys<D>]: CreateSchema<D[K]> }>
+export type UpdateStruct<D extends Fields> = Schema.Struct<{ readonly [K in WritableKeys<D>]: UpdateSchema<D[K]> }>
+
+const Timestamp = Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
+
+export type EnvelopeStruct<D extends Fields> = Schema.Struct<{
+  readonly id: Schema.Int
+  readonly attributes: AttributesStruct<D>
+  readonly created_at: typeof Timestamp
+  readonly updated_at: typeof Timestamp
+}>
+
+export interface Resource<Name extends string, D extends Fields> {
+  readonly name: Name
+  readonly fields: D
+  /** Every attribute name, in declaration order (the spec's order). */
+  readonly keys: ReadonlyArray<keyof D & string>
+  readonly Attributes: AttributesStruct<D>
+  /** `{id, attributes, created_at, updated_at}` (spec 2.1). */
+  readonly Envelope: EnvelopeStruct<D>
+  readonly Create: CreateStruct<D>
+  readonly Update: UpdateStruct<D>
+  /** A complete, valid set of attributes. */
+  readonly example: AttributesStruct<D>["Type"]
+  /** The stored values of a new row: what the input gives, else each field's default (null for nullable fields). */
+  readonly defaults: (input: Partial<Record<keyof D, unknown>>) => AttributesStruct<D>["Type"]
+  /**
+   * What an update would change: the given fields whose value differs from the stored one.
+   * A null for a `defaulted` field leaves it; a map field (custom fields) is merged key by key.
+   */
+  readonly changes: (
+    current: AttributesStruct<D>["Type"],
+    input: Partial<Record<keyof D, unknown>>
+  ) => Partial<AttributesStruct<D>["Type"]>
+}
+
+const sameValue = (a: unknown, b: unknown): boolean =>
+  a === b || (typeof a === "object" && a !== null && typeof b === "object" && b !== null && JSON.stringify(a) === JSON.stringify(b))
+
+const isMap = (field: Field) => typeof field.kind.column === "object"
+
+const requiredMessage = { messageMissingKey: "The {field} field is required." }
+
+const nullableOf = (field: Field) =>
+  Schema.NullOr(field.kind.schema).annotate({ message: `The {field} field must be ${field.kind.expected}.` })
+
+const readSchema = (field: Field): Schema.Top => (field.presence === "nullable" ? nullableOf(field) : field.kind.schema)
+
+const createSchema = (field: Field): Schema.Top =>
+  field.presence === "required"
+    ? field.kind.schema.pipe(Schema.annotateKey(requiredMessage))
+    : Schema.optionalKey(nullableOf(field))
+
+const updateSchema = (field: Field): Schema.Top =>
+  field.presence === "required" ? Schema.optionalKey(field.kind.schema) : Schema.optionalKey(nullableOf(field))
+
+const mapFields = (fields: Fields, keep: (f: Field) => boolean, to: (f: Field) => Schema.Top) =>
+  Object.fromEntries(Object.entries(fields).filter(([, f]) => keep(f)).map(([k, f]) => [k, to(f)]))
+
+const writable = (f: Field) => f.presence !== "readOnly"
+
+export const defineResource = <const Name extends string, const D extends Fields>(name: Name, fields: D): Resource<Name, D> => {
+  type Attributes = AttributesStruct<D>["Type"]
+  const keys = Object.keys(fields) as Array<keyof D & string>
+  const example = Object.fromEntries(keys.map((k) => [k, fields[k]!.kind.example])) as Attributes
+
+  // The mapped types above state what these build; TypeScript cannot follow Object.fromEntries.
+  const Attributes = Schema.Struct(mapFields(fields, () => true, readSchema)).annotate({
+    identifier: `${name}Attributes`
+  }) as unknown as AttributesStruct<D>
+  const Envelope = Schema.Struct({ id: Schema.Int, attributes: Attributes, created_at: Timestamp, updated_at: Timestamp }).annotate({
+    identifier: name,
+    examples: [{ id: 1, attributes: example, created_at: "2026-01-15T09:30:00.000Z", updated_at: "2026-03-02T16:05:00.000Z" }]
+  }) as unknown as EnvelopeStruct<D>
+  const Create = Schema.Struct(mapFields(fields, writable, createSchema)).annotate({
+    identifier: `${name}Create`
+  }) as unknown as CreateStruct<D>
+  const Update = Schema.Struct(mapFields(fields, writable, updateSchema)).annotate({
+    identifier: `${name}Update`
+  }) as unknown as UpdateStruct<D>
+
+  const defaults = (input: Partial<Record<keyof D, unknown>>): Attributes => {
+    const out: Record<string, unknown> = {}
+    for (const key of keys) {
+      const field = fields[key]!
+      const given = input[key]
+      out[key] = given !== undefined && given !== null ? given : field.default ?? (isMap(field) ? {} : null)
+    }
+    return out as Attributes
+  }
+
+  const changes = (current: Attributes, input: Partial<Record<keyof D, unknown>>): Partial<Attributes> => {
+    const out: Record<string, unknown> = {}
+    const stored = current as Record<string, unknown>
+    for (const key of keys) {
+      const field = fields[key]!
+      let value = input[key]
+      if (value === undefined || (value === null && field.presence === "defaulted")) continue
+      if (isMap(field)) value = { ...(stored[key] as object), ...(value as object) }
+      if (!sameValue(value, stored[key])) out[key] = value
+    }
+    return out as Partial<Attributes>
+  }
+
+  return { name, fields, keys, Attributes, Envelope, Create, Update, example, defaults, changes }
+}

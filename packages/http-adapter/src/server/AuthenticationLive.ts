@@ -1,0 +1,38 @@
+/**
+ * Bearer authentication and the access check, before anything else about the request is read:
+ * a bad key is a 401 even when the body is bad too; a missing scope is a 403 before any 422
+ * (docs/api.md "Authentication"). An endpoint that states no access is refused (fail closed).
+ */
+import { Context, Effect, Layer, Redacted } from "effect"
+import { ApiKeyRepo, type KeyContext, Keys } from "@chamber/core"
+import { AnyValidKey, Authentication, CurrentKey, RequiredAccess } from "../shared/Access.ts"
+import { Forbidden, Unauthenticated } from "../shared/HttpErrors.ts"
+
+const TOUCH_EVERY_MS = 60_000
+
+const undeclared = new Forbidden({ message: "This endpoint states no scope, so no key may call it." })
+
+export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(function*() {
+  const keys = yield* Keys
+  const repo = yield* ApiKeyRepo
+  // last_used_at is written at most once a minute per key and per process, off the request path.
+  const touched = new Map<number, number>()
+  const touch = (key: KeyContext) => {
+    const now = Date.now()
+    if (now - (touched.get(key.keyId) ?? 0) < TOUCH_EVERY_MS) return Effect.void
+    touched.set(key.keyId, now)
+    return Effect.forkDetach(repo.touch(key.keyId)).pipe(Effect.asVoid)
+  }
+  return Authentication.of({
+    bearer: (httpEffect, { credential, endpoint }) =>
+      Effect.gen(function*() {
+        const key = yield* keys.authenticate(Redacted.value(credential))
+        if (key === undefined) return yield* Effect.fail(Unauthenticated.body)
+        yield* touch(key)
+        const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
+        if (access === undefined) return yield* Effect.fail(undeclared)
+        if (access !== AnyValidKey && !key.scopes.includes(access)) return yield* Effect.fail(Forbidden.lacking(access))
+        return yield* Effect.provideService(httpEffect, CurrentKey, key)
+      })
+  })
+}))

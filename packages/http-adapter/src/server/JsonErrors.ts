@@ -1,0 +1,73 @@
+/**
+ * One global router middleware that keeps every error JSON (ruling 5) whatever part of the
+ * stack answered: an unknown path 404, a wrong method 405 (with Allow), a body over 1 MiB 413,
+ * another content type 415; and the 1 MiB limit itself.
+ */
+import { ByteSize, Cause, Effect, type Layer, type Types } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import { statusMessages } from "../shared/HttpErrors.ts"
+
+export const MAX_BODY_BYTES = 1024 * 1024
+
+const errorResponse = (status: number, headers?: Record<string, string>) =>
+  HttpServerResponse.jsonUnsafe({ message: statusMessages[status] ?? "Error." }, { status, headers })
+
+const isJson = (response: HttpServerResponse.HttpServerResponse) =>
+  (response.headers["content-type"] ?? ("contentType" in response.body ? response.body.contentType ?? "" : "")).includes("json")
+
+/** Method and path pattern of every endpoint of `api`, to tell a 405 from a 404. */
+const routesOf = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
+  const routes: Array<{ readonly method: string; readonly pattern: RegExp }> = []
+  HttpApi.reflect(api, {
+    onGroup() {},
+    onEndpoint({ endpoint }) {
+      const pattern = endpoint.path.replace(/:[A-Za-z_]+/g, "[^/]+").replace(/\/$/, "")
+      routes.push({ method: endpoint.method, pattern: new RegExp(`^${pattern}/?$`) })
+    }
+  })
+  return routes
+}
+
+/** The 1 MiB limit tripped while the body was read (a chunked body has no content-length to check first). */
+const tooLarge = (error: unknown) =>
+  error instanceof HttpServerError.HttpServerError && error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
+
+const routeNotFound = (error: unknown) =>
+  error instanceof HttpServerError.HttpServerError && error.reason._tag === "RouteNotFound"
+
+export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+  const routes = routesOf(api)
+  const notFoundOrWrongMethod = (request: HttpServerRequest.HttpServerRequest) => {
+    const path = request.url.split("?")[0] ?? "/"
+    const methods = routes.filter((r) => r.pattern.test(path)).map((r) => r.method)
+    return methods.length > 0 && !methods.includes(request.method)
+      ? errorResponse(405, { allow: [...new Set(methods)].join(", ") })
+      : errorResponse(404)
+  }
+  const maxBodySize = ByteSize.bytes(MAX_BODY_BYTES)
+  // It answers every failure itself; its error type says "passes the rest on" (none are left).
+  type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+  return HttpRouter.middleware(
+    (app): Handled =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return errorResponse(413, { connection: "close" })
+        const response = yield* app.pipe(
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+          Effect.catchCause((cause) => {
+            // A client that went away: nobody to answer and nothing to report.
+            if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
+            const failure = Cause.squash(cause)
+            if (routeNotFound(failure)) return Effect.succeed(notFoundOrWrongMethod(request))
+            if (tooLarge(failure)) return Effect.succeed(errorResponse(413, { connection: "close" }))
+            return Effect.logError("unhandled request failure", cause).pipe(Effect.as(errorResponse(500)))
+          })
+        )
+        if (response.status < 400 || isJson(response)) return response
+        if (response.status === 404) return notFoundOrWrongMethod(request)
+        return errorResponse(response.status, response.status === 413 ? { connection: "close" } : undefined)
+      }),
+    { global: true }
+  )
+}

@@ -1,0 +1,13 @@
+/** Every request decode failure becomes the 422 of spec 7, its fields named as the API names them. */
+import { Effect } from "effect"
+import { HttpApiMiddleware } from "effect/http-api"
+import { fieldErrors } from "@chamber/core"
+import { ValidationError } from "../shared/HttpErrors.ts"
+import { ValidationErrors } from "../shared/ValidationErrors.ts"
+
+export const ValidationErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(ValidationErrors, (error) => {
+  // A response of ours that does not fit the contract stays a server error.
+  if (error.kind === "Body" || error.kind === "ResponseHeaders") return Effect.fail(error)
+  const root = error.kind === "Payload" ? "body" : error.kind.toLowerCase()
+  return Effect.fail(ValidationError.of(fieldErrors(error.cause.issue, root)))
+})

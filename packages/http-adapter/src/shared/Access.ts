@@ -1,0 +1,29 @@
+/**
+ * Who may call an endpoint (spec 5, docs/api.md "Scopes"): each endpoint states the scope it
+ * requires, or `AnyValidKey` (GET /me). This module is the contract side, shared with clients:
+ * the bearer middleware's declaration, the key a request carries, and the access annotation.
+ * The implementation is server/AuthenticationLive.ts.
+ */
+import { Context } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import type { KeyContext, Scope } from "@chamber/core"
+import { Forbidden, Unauthenticated } from "./HttpErrors.ts"
+
+/** The access of an endpoint that needs a valid key and no scope. */
+export const AnyValidKey: unique symbol = Symbol("AnyValidKey")
+
+export type Access = Scope | typeof AnyValidKey
+
+/** What an endpoint requires; one with none is refused at server start (server/ContractCheck.ts). */
+export class RequiredAccess extends Context.Service<RequiredAccess, Access>()("chamber/http/RequiredAccess") {}
+
+/** The key a request authenticated with. */
+export class CurrentKey extends Context.Service<CurrentKey, KeyContext>()("chamber/http/CurrentKey") {}
+
+export const describeAccess = (access: Access): string =>
+  access === AnyValidKey ? "Any valid key; no scope is needed." : `Requires the \`${access}\` scope.`
+
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentKey }>()(
+  "chamber/http/Authentication",
+  { security: { bearer: HttpApiSecurity.bearer }, error: [Unauthenticated, Forbidden], requiredForClient: true }
+) {}

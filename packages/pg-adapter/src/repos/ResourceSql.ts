@@ -1,0 +1,77 @@
+/**
+ * SQL derived from a resource's one declaration (core `defineResource`): the column list a
+ * read selects, the values a write stores, and the mapping of a row to the API's envelope.
+ * A resource's table has one column per attribute, named as the API names it, plus `id`,
+ * `tenant_id`, `created_at` and `updated_at`.
+ */
+import type { Fields, Resource } from "@chamber/core"
+
+const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
+
+/** A timestamp column as the API shows it (ISO 8601, UTC, milliseconds), formatted by the database. */
+export const isoColumn = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${ISO})`
+
+/** The custom field values the tenant marked API-visible (spec 2.2), as one jsonb object. */
+const visibleCustomFields = (alias: string, resource: string) =>
+  `(SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
+     FROM jsonb_each(${alias}.custom_fields) e
+     JOIN custom_field_definitions d
+       ON d.tenant_id = ${alias}.tenant_id AND d.resource = '${resource}' AND d.api_visible AND d.key = e.key)`
+
+/**
+ * The select list of a resource read through `alias`: `id`, every attribute, and the two
+ * timestamps. `stored` reads custom fields whole (hidden ones too), for change detection.
+ */
+export const selectList = <D extends Fields>(resource: Resource<string, D>, alias: string, options?: { readonly stored?: boolean }) =>
+  [
+    `${alias}.id`,
+    ...resource.keys.map((key) => {
+      const column = resource.fields[key]!.kind.column
+      if (column === "date") return `${alias}.${key}::text AS ${key}`
+      if (typeof column === "object" && options?.stored !== true) return `${visibleCustomFields(alias, column.customFields)} AS ${key}`
+      return `${alias}.${key}`
+    }),
+    `${isoColumn(`${alias}.created_at`)} AS created_at`,
+    `${isoColumn(`${alias}.updated_at`)} AS updated_at`
+  ].join(",\n  ")
+
+/** A row as the select list reads it. */
+export type ResourceRow<D extends Fields> = Resource<string, D>["Attributes"]["Type"] & {
+  readonly id: bigint | number
+  readonly created_at: string | null
+  readonly updated_at: string | null
+}
+
+/** The attributes of a row. */
+export const toAttributes = <D extends Fields>(resource: Resource<string, D>) => {
+  const keys = resource.keys
+  return (row: ResourceRow<D>): Resource<string, D>["Attributes"]["Type"] => {
+    const attributes: Record<string, unknown> = {}
+    const columns: Readonly<Record<string, unknown>> = row
+    for (const key of keys) attributes[key] = columns[key]
+    return attributes as Resource<string, D>["Attributes"]["Type"]
+  }
+}
+
+/** The envelope `{id, attributes, created_at, updated_at}` of a row. */
+export const toEnvelope = <D extends Fields>(resource: Resource<string, D>) => {
+  const attributesOf = toAttributes(resource)
+  return (row: ResourceRow<D>): Resource<string, D>["Envelope"]["Type"] => ({
+    id: Number(row.id),
+    attributes: attributesOf(row),
+    created_at: row.created_at,
+    updated_at: row.updated_at
+  })
+}
+
+/** Column values for an insert or update: `jsonb` columns are sent as JSON text. */
+export const columnValues = <D extends Fields>(resource: Resource<string, D>, values: Partial<Record<keyof D, unknown>>) => {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(values)) {
+    const field = resource.fields[key]
+    if (field === undefined || value === undefined) continue
+    const column = field.kind.column
+    out[key] = column === "json" || typeof column === "object" ? (value === null ? null : JSON.stringify(value)) : value
+  }
+  return out
+}
