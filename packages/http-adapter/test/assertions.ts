@@ -1,13 +1,10 @@
 /** Assertions on replies shared by the HTTP suites: the envelopes of spec 2.1 and the errors of spec 7. */
 import { assert } from "@effect/vitest"
+import { MemberResource } from "@chamber/core"
 import type { Reply } from "./fixture.ts"
 
-/** The member attributes of spec 2.2, in its order. */
-export const ATTRIBUTE_KEYS = [
-  "name", "slug", "status", "industry", "secondary_industries", "slogan", "about", "website", "email", "phone",
-  "address_line1", "address_line2", "city", "state", "zip", "member_since", "employee_count", "directory_visible",
-  "custom_fields"
-]
+/** The member attributes, in the declaration's order (spec 2.2's). */
+export const ATTRIBUTE_KEYS: Array<string> = [...MemberResource.keys]
 
 export const assertJson = (reply: Reply) =>
   assert.match(reply.headers["content-type"] ?? "", /^application\/json/, `content-type of a ${reply.status}`)

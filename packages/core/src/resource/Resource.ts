@@ -5,6 +5,7 @@
  * (packages/pg-adapter ResourceSql.ts); tests derive their fixtures from them.
  */
 import { Schema } from "effect"
+import { ListOf, PER_PAGE } from "../Pagination.ts"
 import type { Field, Presence } from "./Field.ts"
 
 export type Fields = Readonly<Record<string, Field>>
@@ -41,6 +42,8 @@ export interface Resource<Name extends string, D extends Fields> {
   readonly Attributes: AttributesStruct<D>
   /** `{id, attributes, created_at, updated_at}` (spec 2.1). */
   readonly Envelope: EnvelopeStruct<D>
+  /** A page of them, `{data, meta}` (spec 2.1). */
+  readonly List: ReturnType<typeof ListOf<EnvelopeStruct<D>>>
   readonly Create: CreateStruct<D>
   readonly Update: UpdateStruct<D>
   /** A complete, valid set of attributes. */
@@ -91,15 +94,23 @@ export const defineResource = <const Name extends string, const D extends Fields
   const Attributes = Schema.Struct(mapFields(fields, () => true, readSchema)).annotate({
     identifier: `${name}Attributes`
   }) as unknown as AttributesStruct<D>
+  const one = { id: 1, attributes: example, created_at: "2026-01-15T09:30:00.000Z", updated_at: "2026-03-02T16:05:00.000Z" }
   const Envelope = Schema.Struct({ id: Schema.Int, attributes: Attributes, created_at: Timestamp, updated_at: Timestamp }).annotate({
     identifier: name,
-    examples: [{ id: 1, attributes: example, created_at: "2026-01-15T09:30:00.000Z", updated_at: "2026-03-02T16:05:00.000Z" }]
+    examples: [one]
   }) as unknown as EnvelopeStruct<D>
+  const List = ListOf(Envelope).annotate({
+    identifier: `${name}List`,
+    examples: [{ data: [one], meta: { current_page: 1, per_page: PER_PAGE, total: 1, last_page: 1 } }]
+  })
+  const writableExample = Object.fromEntries(keys.filter((k) => writable(fields[k]!)).map((k) => [k, fields[k]!.kind.example]))
   const Create = Schema.Struct(mapFields(fields, writable, createSchema)).annotate({
-    identifier: `${name}Create`
+    identifier: `${name}Create`,
+    examples: [writableExample]
   }) as unknown as CreateStruct<D>
   const Update = Schema.Struct(mapFields(fields, writable, updateSchema)).annotate({
-    identifier: `${name}Update`
+    identifier: `${name}Update`,
+    examples: [writableExample]
   }) as unknown as UpdateStruct<D>
 
   const defaults = (input: Partial<Record<keyof D, unknown>>): Attributes => {
@@ -125,5 +136,5 @@ export const defineResource = <const Name extends string, const D extends Fields
     return out as Partial<Attributes>
   }
 
-  return { name, fields, keys, Attributes, Envelope, Create, Update, example, defaults, changes }
+  return { name, fields, keys, Attributes, Envelope, List, Create, Update, example, defaults, changes }
 }

@@ -1,14 +1,14 @@
 /** The members endpoints of spec 4.1: the contract only. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Field, ListOf, Member, MemberCreate, MemberStatuses, MemberUpdate } from "@chamber/core"
+import { Field, Member, MemberCreate, MemberResource, MemberStatuses, MemberUpdate } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
 import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
 
 export const MemberResponse = Schema.Struct({ data: Member })
-export const MemberList = ListOf(Member).annotate({ identifier: "MemberList" })
+export const MemberList = MemberResource.List
 
 const sortDoc = "`sort`: name, -name, created_at or -created_at (default: by name); anything else means the default."
 

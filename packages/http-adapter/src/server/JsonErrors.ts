@@ -18,12 +18,13 @@ const isJson = (response: HttpServerResponse.HttpServerResponse) =>
 
 /** Method and path pattern of every endpoint of `api`, to tell a 405 from a 404. */
 const routesOf = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
-  const routes: Array<{ readonly method: string; readonly pattern: RegExp }> = []
+  const routes: Array<{ readonly method: string; readonly pattern: RegExp; readonly literals: number }> = []
   HttpApi.reflect(api, {
     onGroup() {},
     onEndpoint({ endpoint }) {
       const pattern = endpoint.path.replace(/:[A-Za-z_]+/g, "[^/]+").replace(/\/$/, "")
-      routes.push({ method: endpoint.method, pattern: new RegExp(`^${pattern}/?$`) })
+      const literals = endpoint.path.split("/").filter((s) => s !== "" && !s.startsWith(":")).length
+      routes.push({ method: endpoint.method, pattern: new RegExp(`^${pattern}/?$`), literals })
     }
   })
   return routes
@@ -38,12 +39,16 @@ const routeNotFound = (error: unknown) =>
 
 export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const routes = routesOf(api)
+  /** The methods of the endpoints `path` names; as the router does, a literal segment wins over a path id. */
+  const methodsOf = (path: string) => {
+    const matching = routes.filter((r) => r.pattern.test(path))
+    const best = Math.max(...matching.map((r) => r.literals))
+    return matching.filter((r) => r.literals === best).map((r) => r.method)
+  }
+  const wrongMethod = (methods: ReadonlyArray<string>) => errorResponse(405, { allow: [...new Set(methods)].join(", ") })
   const notFoundOrWrongMethod = (request: HttpServerRequest.HttpServerRequest) => {
-    const path = request.url.split("?")[0] ?? "/"
-    const methods = routes.filter((r) => r.pattern.test(path)).map((r) => r.method)
-    return methods.length > 0 && !methods.includes(request.method)
-      ? errorResponse(405, { allow: [...new Set(methods)].join(", ") })
-      : errorResponse(404)
+    const methods = methodsOf(request.url.split("?")[0] ?? "/")
+    return methods.length > 0 && !methods.includes(request.method) ? wrongMethod(methods) : errorResponse(404)
   }
   const maxBodySize = ByteSize.bytes(MAX_BODY_BYTES)
   // It answers every failure itself; its error type says "passes the rest on" (none are left).
@@ -52,6 +57,9 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
     (app): Handled =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
+        // A known path with another method is a 405 even where a path id would match (PATCH /members/search).
+        const methods = methodsOf(request.url.split("?")[0] ?? "/")
+        if (methods.length > 0 && !methods.includes(request.method)) return wrongMethod(methods)
         if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return errorResponse(413, { connection: "close" })
         const response = yield* app.pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),

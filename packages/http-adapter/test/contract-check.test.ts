@@ -1,0 +1,132 @@
+/**
+ * The contract's own guarantees: a server whose contract has an endpoint without access refuses
+ * to start; the typed client tells the two 422s of spec 7 apart; the published OpenAPI document
+ * states each operation's scope as the spec's tables do and lists only the errors it can answer.
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer, Schema } from "effect"
+import { HttpClientRequest, HttpRouter } from "effect/http"
+import { HttpApi, HttpApiBuilder, HttpApiClient, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
+import { NodeHttpServer } from "@effect/platform-node"
+import {
+  Api,
+  Authentication,
+  BusinessRuleError,
+  ContractViolation,
+  CurrentKey,
+  operation,
+  serveApi,
+  ValidationError
+} from "../src/index.ts"
+import { ValidationErrors } from "../src/shared/ValidationErrors.ts"
+import { ValidationErrorsLive } from "../src/server/ValidationErrorsLive.ts"
+
+/** Lets every request in as one key: these tests are about the contract, not about keys. */
+const AnyKeyLive = Layer.succeed(Authentication)({
+  bearer: (effect) =>
+    Effect.provideService(effect, CurrentKey, {
+      keyId: 1,
+      tenantId: 1,
+      name: "probe",
+      prefix: "cck_probe000",
+      scopes: ["invoices:write"],
+      dailyLimit: 25_000,
+      chamber: { id: "chm_probe", name: "Probe", website: null }
+    })
+})
+
+const rules = HttpApiEndpoint.post("issue", "/probe/issue", {
+  payload: Schema.Struct({ amount: Schema.String }),
+  success: Schema.Struct({ ok: Schema.Boolean }),
+  error: [ValidationError, BusinessRuleError]
+}).pipe(operation({ access: "invoices:write", summary: "Probe", description: "Answers either 422." }))
+
+class ProbeGroup extends HttpApiGroup.make("probe").add(rules).middleware(Authentication) {}
+class ProbeApi extends HttpApi.make("probe").add(ProbeGroup).middleware(ValidationErrors) {}
+
+/** The same group with one endpoint that never says who may call it. */
+class OpenGroup extends HttpApiGroup.make("probe")
+  .add(rules, HttpApiEndpoint.get("open", "/probe/open", { success: Schema.String }))
+  .middleware(Authentication) {}
+class OpenApiContract extends HttpApi.make("probe").add(OpenGroup).middleware(ValidationErrors) {}
+
+const serve = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  handlers: Layer.Layer<HttpApiGroup.ToService<Id, Groups>, E, R>
+) =>
+  HttpRouter.serve(serveApi(api, handlers), { disableLogger: true, disableListenLog: true }).pipe(
+    Layer.provideMerge(NodeHttpServer.layerTest)
+  )
+
+const ProbeHandlers = HttpApiBuilder.group(ProbeApi, "probe", (handlers) =>
+  handlers.handle("issue", ({ payload }) =>
+    payload.amount === "rule"
+      ? Effect.fail(new BusinessRuleError({ message: "Only a draft invoice can be issued; this one is open." }))
+      : Effect.fail(ValidationError.of({ amount: ["The amount must be a dollar amount such as 12.50."] }))))
+  .pipe(Layer.provide([AnyKeyLive, ValidationErrorsLive]))
+
+describe("the contract", () => {
+  it.effect("a server whose contract has an endpoint without access refuses to start, naming it", () =>
+    Effect.gen(function*() {
+      const openHandlers = HttpApiBuilder.group(OpenApiContract, "probe", (handlers) =>
+        handlers.handle("issue", () => Effect.succeed({ ok: true })).handle("open", () => Effect.succeed("open to all")))
+        .pipe(Layer.provide([AnyKeyLive, ValidationErrorsLive]))
+      const exit = yield* Layer.build(serve(OpenApiContract, openHandlers)).pipe(Effect.scoped, Effect.exit)
+      assert.isTrue(Exit.isFailure(exit))
+      const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+      assert.instanceOf(defect, ContractViolation)
+      assert.deepStrictEqual((defect as ContractViolation).problems, [
+        "GET /probe/open (probe.open) states no access: describe it with operation({ access, summary, description })"
+      ])
+    }))
+
+  layer(serve(ProbeApi, ProbeHandlers))((it) => {
+    it.effect("the typed client decodes the validation 422 with its errors and the business-rule 422 without", () =>
+      Effect.gen(function*() {
+        const client = yield* HttpApiClient.make(ProbeApi)
+        const field = yield* client.probe.issue({ payload: { amount: "12.5.0" } }).pipe(Effect.flip)
+        assert.instanceOf(field, ValidationError)
+        assert.deepStrictEqual((field as ValidationError).errors, { amount: ["The amount must be a dollar amount such as 12.50."] })
+        const rule = yield* client.probe.issue({ payload: { amount: "rule" } }).pipe(Effect.flip)
+        assert.instanceOf(rule, BusinessRuleError)
+        assert.strictEqual(rule.message, "Only a draft invoice can be issued; this one is open.")
+      }).pipe(
+        Effect.provide(HttpApiMiddleware.layerClient(Authentication, ({ next, request }) => next(HttpClientRequest.bearerToken(request, "cck_x"))))
+      ))
+  })
+
+  it("the OpenAPI document states each operation's scope as the spec's tables do (4.1, 4.8) and only its real errors", () => {
+    const doc = OpenApi.fromApi(Api)
+    const spec: Record<string, { readonly scope: string | null; readonly errors: ReadonlyArray<string> }> = {
+      "get /api/v1/me": { scope: null, errors: ["401"] },
+      "get /api/v1/members": { scope: "members:read", errors: ["401", "403", "422"] },
+      "post /api/v1/members": { scope: "members:write", errors: ["401", "403", "422"] },
+      "get /api/v1/members/search": { scope: "members:read", errors: ["401", "403", "422"] },
+      "get /api/v1/members/{member}": { scope: "members:read", errors: ["401", "403", "404"] },
+      "patch /api/v1/members/{member}": { scope: "members:write", errors: ["401", "403", "404", "422"] }
+    }
+    const seen: Array<string> = []
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item as Record<string, OpenApi.OpenAPISpecOperation>)) {
+        const name = `${method} ${path}`
+        seen.push(name)
+        const expected = spec[name]
+        assert.isDefined(expected, `${name} is not in the spec's tables`)
+        assert.deepStrictEqual(op.security, [{ bearer: expected!.scope === null ? [] : [expected!.scope] }], name)
+        assert.include(op.description, expected!.scope === null ? "Any valid key" : `Requires the \`${expected!.scope}\` scope.`, name)
+        assert.isString(op.summary, name)
+        assert.deepStrictEqual(Object.keys(op.responses).filter((s) => s >= "400").sort(), expected!.errors, name)
+        for (const parameter of op.parameters) {
+          if (parameter.in === "path" || parameter.name === "page") assert.strictEqual((parameter.schema as { readonly type?: string }).type, "integer", `${name} ${parameter.name}`)
+        }
+      }
+    }
+    assert.sameMembers(seen, Object.keys(spec))
+    assert.deepStrictEqual(doc.components.securitySchemes.bearer, {
+      type: "http",
+      scheme: "bearer",
+      bearerFormat: "cck_ + 40 characters",
+      description: "An API key minted by a chamber admin."
+    })
+  })
+})

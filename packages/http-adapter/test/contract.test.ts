@@ -1,0 +1,178 @@
+/**
+ * The cross-cutting rules of spec 4, 5 and 7 and rulings 1, 5 and 6, checked on every endpoint
+ * of the contract, on every storage runtime. The endpoints, their access, path ids and example
+ * bodies come from the contract itself: a new endpoint is checked by being in it.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Context, Effect, SchemaAST } from "effect"
+import { HttpApi } from "effect/http-api"
+import { ALL_SCOPES, Keys } from "@chamber/core"
+import { runtimes } from "@chamber/pg-adapter/testing"
+import { type Access, AnyValidKey, Api, RequiredAccess } from "../src/index.ts"
+import { assertError, assertMessageOnly } from "./assertions.ts"
+import { anotherKey, call, chamberWithKey, serverOn } from "./fixture.ts"
+
+type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE"
+
+interface Endpoint {
+  readonly label: string
+  readonly method: Method
+  readonly path: string
+  readonly access: Access
+  /** The names of its path ids (`member` for `/members/:member`). */
+  readonly ids: ReadonlyArray<string>
+  /** The example body of its payload schema; undefined when it takes no body. */
+  readonly body: unknown
+}
+
+const endpoints: Array<Endpoint> = []
+HttpApi.reflect(Api, {
+  onGroup() {},
+  onEndpoint({ endpoint }) {
+    const schemas = [...endpoint.payload.values()].flatMap((p) => p.schemas)
+    const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
+    if (access === undefined) throw new Error(`${endpoint.method} ${endpoint.path} states no access`)
+    const examples = schemas[0] === undefined ? undefined : SchemaAST.resolve(schemas[0].ast)?.examples as ReadonlyArray<unknown> | undefined
+    endpoints.push({
+      label: `${endpoint.method} ${endpoint.path}`,
+      method: endpoint.method as Method,
+      path: endpoint.path,
+      access,
+      ids: [...endpoint.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!),
+      body: schemas.length === 0 ? undefined : examples?.[0] ?? {}
+    })
+  }
+})
+
+const METHODS: ReadonlyArray<Method> = ["GET", "POST", "PATCH", "PUT", "DELETE"]
+const UNAUTHENTICATED = { message: "Unauthenticated." }
+const NOT_FOUND = { message: "Not found." }
+
+/** The endpoint that creates the rows a path id names: POST on the collection before `/:id`. */
+const creatorOf = (endpoint: Endpoint, id: string) => {
+  const collection = endpoint.path.slice(0, endpoint.path.indexOf(`/:${id}`))
+  const creator = endpoints.find((e) => e.method === "POST" && e.path === collection && e.body !== undefined)
+  if (creator === undefined) throw new Error(`${endpoint.label}: no POST ${collection} in the contract makes the rows :${id} names`)
+  return creator
+}
+
+/** A chamber with a key holding every scope and one row for each id of `endpoint`. */
+const chamberFor = (endpoint: Endpoint) =>
+  Effect.gen(function*() {
+    const chamber = yield* chamberWithKey("all")
+    const rows: Record<string, number> = {}
+    for (const id of endpoint.ids) {
+      const creator = creatorOf(endpoint, id)
+      const created = yield* call(creator.method, creator.path, { key: chamber.key, body: creator.body })
+      assert.strictEqual(created.status, 201, `${creator.label} with its example: ${JSON.stringify(created.body)}`)
+      rows[id] = created.body.data.id
+    }
+    const pathWith = (ids: Record<string, string | number>) => endpoint.path.replace(/:([A-Za-z_]+)/g, (_, id: string) => String(ids[id]))
+    return { ...chamber, rows, path: pathWith(rows), pathWith }
+  })
+
+const scopeOf = (access: Access) => (access === AnyValidKey ? undefined : access)
+
+for (const rt of runtimes()) {
+  describe(`every endpoint of the contract on ${rt.name}`, () => {
+    layer(serverOn(rt), { timeout: 120_000 })((it) => {
+      it("the contract has endpoints to check", () => {
+        assert.isAtLeast(endpoints.length, 6)
+      })
+
+      for (const endpoint of endpoints) {
+        const scope = scopeOf(endpoint.access)
+
+        it.effect(`${endpoint.label}: 401 without a key and with a revoked key`, () =>
+          Effect.gen(function*() {
+            const a = yield* chamberFor(endpoint)
+            const revoked = yield* anotherKey(a.tenant.id, "all")
+            yield* (yield* Keys).revoke(revoked.slice(0, 12)).pipe(Effect.orDie)
+            for (const key of [undefined, revoked]) {
+              const reply = yield* call(endpoint.method, a.path, { key, body: endpoint.body })
+              assertError(reply, 401, UNAUTHENTICATED)
+            }
+          }))
+
+        it.effect(
+          scope === undefined
+            ? `${endpoint.label}: any valid key, even one with no scope, is let in`
+            : `${endpoint.label}: 403 naming ${scope} for a key with every other scope; that scope alone is let in`,
+          () =>
+            Effect.gen(function*() {
+              const a = yield* chamberFor(endpoint)
+              if (scope === undefined) {
+                const none = yield* anotherKey(a.tenant.id, "")
+                const reply = yield* call(endpoint.method, a.path, { key: none, body: endpoint.body })
+                assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+                return
+              }
+              const others = yield* anotherKey(a.tenant.id, ALL_SCOPES.filter((s) => s !== scope).join(","))
+              assertError(
+                yield* call(endpoint.method, a.path, { key: others, body: endpoint.body }),
+                403,
+                { message: `This key lacks the ${scope} scope.` }
+              )
+              const only = yield* anotherKey(a.tenant.id, scope)
+              const reply = yield* call(endpoint.method, a.path, { key: only, body: endpoint.body })
+              assert.notInclude([401, 403], reply.status, JSON.stringify(reply.body))
+            })
+        )
+
+        if (endpoint.ids.length > 0) {
+          it.effect(`${endpoint.label}: 404 for another chamber's id and for ids that are not positive integers`, () =>
+            Effect.gen(function*() {
+              const a = yield* chamberFor(endpoint)
+              const b = yield* chamberFor(endpoint)
+              const read = call("GET", b.path, { key: b.key }).pipe(Effect.map((r) => [r.status, r.body]))
+              const before = yield* read
+              assertError(yield* call(endpoint.method, b.path, { key: a.key, body: endpoint.body }), 404, NOT_FOUND)
+              for (const bad of ["abc", "0", "-1", "1.5", "1e3", "99999999999999999999"]) {
+                const path = a.pathWith(Object.fromEntries(endpoint.ids.map((id) => [id, bad])))
+                assertError(yield* call(endpoint.method, path, { key: a.key, body: endpoint.body }), 404, NOT_FOUND)
+              }
+              // The other chamber's row is as it was.
+              assert.deepStrictEqual(yield* read, before)
+            }))
+        }
+
+        if (endpoint.body !== undefined) {
+          it.effect(`${endpoint.label}: 422 for malformed JSON and a JSON array, 415 for another content type, 413 over 1 MiB`, () =>
+            Effect.gen(function*() {
+              const a = yield* chamberFor(endpoint)
+              const send = (body: string, contentType?: string) =>
+                call(endpoint.method, a.path, contentType === undefined ? { key: a.key, body } : { key: a.key, body, contentType })
+              assertError(yield* send("{not json"), 422, {
+                message: "The body must be valid JSON.",
+                errors: { body: ["The body must be valid JSON."] }
+              })
+              assertError(yield* send(JSON.stringify([endpoint.body])), 422, {
+                message: "The body must be a JSON object.",
+                errors: { body: ["The body must be a JSON object."] }
+              })
+              const text = yield* send(JSON.stringify(endpoint.body), "text/plain")
+              assertMessageOnly(text, 415)
+              const big = yield* send(JSON.stringify({ ...(endpoint.body as object), padding: "x".repeat(1024 * 1024) }))
+              assertMessageOnly(big, 413)
+            }))
+        }
+
+        const samePath = endpoints.filter((e) => e.path === endpoint.path)
+        if (samePath[0] === endpoint) {
+          it.effect(`${endpoint.path}: 405 with Allow for every other method`, () =>
+            Effect.gen(function*() {
+              const a = yield* chamberFor(endpoint)
+              const allowed = samePath.map((e) => e.method)
+              for (const method of METHODS.filter((m) => !allowed.includes(m))) {
+                for (const key of [a.key, undefined]) {
+                  const reply = yield* call(method, a.path, { key })
+                  assertError(reply, 405, { message: "Method not allowed." })
+                  assert.sameMembers((reply.headers["allow"] ?? "").split(/,\s*/), allowed, `${method} ${endpoint.path}`)
+                }
+              }
+            }))
+        }
+      }
+    })
+  })
+}
