@@ -2,11 +2,12 @@
 import { Command } from "commander"
 
 /** Commands load their modules on use, so `--help` and typos answer at once. */
-const admin = (name: keyof typeof import("./commands/admin.ts")) => async (...args: Array<any>): Promise<void> => {
-  await ((await import("./commands/admin.ts"))[name] as (...a: Array<any>) => unknown)(...args)
+// commander hands an action its arguments and options untyped; each command declares what it reads.
+const admin = (name: keyof typeof import("./commands/admin.ts")) => async (...args: Array<unknown>): Promise<void> => {
+  await ((await import("./commands/admin.ts"))[name] as (...a: Array<unknown>) => unknown)(...args)
 }
-const serve = async (...args: Array<any>): Promise<void> => {
-  ;(await import("./commands/serve.ts")).serve(args[0])
+const serve = async (options: unknown): Promise<void> => {
+  ;(await import("./commands/serve.ts")).serve(options as import("./commands/serve.ts").ServeOptions)
 }
 
 export const program = () => {

@@ -107,17 +107,12 @@ for (const rt of runtimes()) {
         Effect.gen(function*() {
           const { key, rows } = yield* Hundred
           const expected = ids([...rows].sort(byName))
-          const byDefault = yield* bothPages("/api/v1/members", key)
-          assert.deepStrictEqual(byDefault, expected)
-          assert.strictEqual(new Set(byDefault).size, 105)
+          // The fixture's premise: rows 100 and 101 share a name, so the two-page order below also
+          // proves that equal names keep id order across the page boundary.
+          const named = [...rows].sort(byName)
+          assert.strictEqual(named[99]!.name, named[100]!.name)
+          assert.deepStrictEqual(yield* bothPages("/api/v1/members", key), expected)
           assert.deepStrictEqual(yield* bothPages("/api/v1/members?sort=name", key), expected)
-          // Equal names keep id order, across the page boundary too (rows 100 and 101 share a name).
-          const page1 = yield* call("GET", "/api/v1/members?sort=name", { key })
-          const page2 = yield* call("GET", "/api/v1/members?sort=name&page=2", { key })
-          const last = page1.body.data[99]
-          const next = page2.body.data[0]
-          assert.strictEqual(last.attributes.name, next.attributes.name)
-          assert.isBelow(last.id, next.id)
         }))
 
       it.effect("sort=-name, sort=created_at and sort=-created_at, with id as tie-breaker", () =>
@@ -223,10 +218,10 @@ for (const rt of runtimes()) {
           const make = (name: string, email?: string) =>
             call("POST", "/api/v1/members", { key, body: { name, status: "active", ...(email ? { email } : {}) } }).pipe(
               Effect.tap((r) => Effect.sync(() => assert.strictEqual(r.status, 201, JSON.stringify(r.body)))),
-              Effect.map((r) => r.body.data.id as number)
+              Effect.map((r) => r.body.data)
             )
           const widgets = yield* make("Acme Widgets", "Sales@Acme.example")
-          const tools = yield* make("Acme Tools", "info@acmetools.example")
+          yield* make("Acme Tools", "info@acmetools.example")
           yield* make("Other Co", "sales@acme.example.org")
           yield* make("Pure Widget Co", "xsales@acme.example")
           const search = (query: string) => call("GET", `/api/v1/members/search?${query}`, { key })
@@ -237,14 +232,14 @@ for (const rt of runtimes()) {
 
           assert.deepStrictEqual(found(yield* search("email=sales%40acme.example")), ["Acme Widgets"])
           assert.deepStrictEqual(found(yield* search("email=SALES%40ACME.EXAMPLE")), ["Acme Widgets"])
-          assert.deepStrictEqual((yield* search("email=sales%40acme.example")).body.data[0].id, widgets)
+          // A hit is the whole member exactly as it was created, its email as stored.
+          assert.deepStrictEqual((yield* search("email=sales%40acme.example")).body.data, [widgets])
           assert.deepStrictEqual(found(yield* search("email=ales%40acme.example")), [])
           assert.deepStrictEqual(found(yield* search("email=sales%40acme.exampl")), [])
           assert.deepStrictEqual(found(yield* search("email=info%40acmetools.example")), ["Acme Tools"])
 
           const acme = yield* search("name=aCmE")
           assert.deepStrictEqual(found(acme), ["Acme Tools", "Acme Widgets"])
-          assert.deepStrictEqual(acme.body.data.map((m: any) => m.id), [tools, widgets])
           assert.deepStrictEqual(acme.body.meta, { current_page: 1, per_page: 100, total: 2, last_page: 1 })
           assert.deepStrictEqual(found(yield* search("name=WIDGET")), ["Acme Widgets", "Pure Widget Co"])
           assert.deepStrictEqual(found(yield* search("name=me%20to")), ["Acme Tools"])

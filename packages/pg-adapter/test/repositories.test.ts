@@ -1,8 +1,9 @@
 /** The repository contract: the same cases on embedded PGlite and on PostgreSQL. */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { createHash } from "node:crypto"
 import { SqlClient } from "effect/sql"
-import { ApiKeyRepo, KeyHasher, Keys, MemberRepo, Members, Outbox, Tenants } from "@chamber/core"
+import { Keys, MemberRepo, Members, Outbox, Tenants } from "@chamber/core"
 import { StorageLive } from "../src/index.ts"
 import { onDatabase, runtimes } from "./harness.ts"
 
@@ -26,7 +27,7 @@ for (const rt of runtimes()) {
           const members = yield* Members
           const m = yield* members.create(a, member("Acme & Sons, LLC"))
           assert.strictEqual(m.attributes.slug, "acme-sons-llc")
-          assert.deepStrictEqual((yield* repo.find(a, m.id))?.id, m.id)
+          assert.deepStrictEqual(yield* repo.find(a, m.id), m)
           assert.strictEqual(yield* repo.find(b, m.id), undefined)
           assert.strictEqual((yield* repo.list(b, {}, undefined, 1)).total, 0)
           const err = yield* members.update(b, m.id, { name: "Hijack" }).pipe(Effect.flip)
@@ -140,15 +141,20 @@ for (const rt of runtimes()) {
           assert.strictEqual(minted.prefix, minted.key.slice(0, 12))
           assert.isFalse(minted.scopes.includes("bookings:read"))
           const sql = yield* SqlClient.SqlClient
-          const stored = yield* sql`SELECT key_hash FROM api_keys WHERE id = ${minted.id}`
-          assert.strictEqual((stored[0] as any).key_hash, (yield* KeyHasher).hash(minted.key))
-          assert.notInclude(JSON.stringify(stored), minted.key)
+          // Ruling 23: only the SHA-256 of the plaintext (hex, so keys minted earlier still match) and no plaintext column.
+          const stored = yield* sql`SELECT * FROM api_keys WHERE id = ${minted.id}`
+          assert.strictEqual((stored[0] as any).key_hash, createHash("sha256").update(minted.key, "utf8").digest("hex"))
+          assert.notInclude(JSON.stringify(stored, (_, v) => (typeof v === "bigint" ? String(v) : v)), minted.key)
           assert.strictEqual((yield* keys.authenticate(minted.key))?.tenantId, a)
           const refused = yield* keys.mint({ tenant: a, asEmail: "staff@example.com", name: "x", scopes: "all" }).pipe(Effect.flip)
           assert.strictEqual(refused._tag, "NotChamberAdmin")
           yield* keys.revoke(minted.prefix)
           assert.strictEqual(yield* keys.authenticate(minted.key), undefined)
-          assert.strictEqual(yield* (yield* ApiKeyRepo).findActiveByHash((yield* KeyHasher).hash(minted.key)), undefined)
+          // The revoked key stays listed, marked revoked; it cannot be revoked twice.
+          const listed = yield* keys.list(a)
+          assert.deepStrictEqual(listed.map((k) => [k.prefix, k.revoked_at !== null]), [[minted.prefix, true]])
+          const again = yield* keys.revoke(minted.prefix).pipe(Effect.flip)
+          assert.strictEqual(again._tag, "KeyNotFound")
         }))
     })
   })

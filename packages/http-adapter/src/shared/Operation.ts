@@ -16,7 +16,6 @@ export interface OperationDoc {
 }
 
 // OpenAPI objects, typed as Effect's Transform annotation hands them over (plain JSON).
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Operation = Record<string, any>
 
 const VALIDATION_REF = "#/components/schemas/ValidationErrorEncoded"
