@@ -1,4 +1,4 @@
-/** The `chamber` command line (../shared/design/interfaces.md): names here are a contract. */
+/** The `chamber` command line (docs/cli.md): names here are a contract. */
 import { Command } from "commander"
 
 /** Commands load their modules on use, so `--help` and typos answer at once. */

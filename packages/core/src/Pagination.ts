@@ -1,4 +1,4 @@
-/** Fixed-size paging shared by every list (spec 4, ruling 2). */
+/** Fixed-size paging shared by every list (docs/api.md "Lists, paging, sorting"). */
 import { Schema } from "effect"
 
 export const PER_PAGE = 100

@@ -1,4 +1,4 @@
-/** API key scopes (spec section 5) and the shorthands the CLI accepts. */
+/** API key scopes (docs/api.md "Authentication and scopes") and the shorthands the CLI accepts. */
 export const ALL_SCOPES = [
   "members:read", "members:write",
   "contacts:read", "contacts:write",

@@ -198,6 +198,19 @@ for (const rt of runtimes()) {
           }
         }))
 
+      it.effect("concurrent creates with the same name all succeed, each with its own slug", () =>
+        Effect.gen(function*() {
+          const { key } = yield* writer
+          const replies = yield* Effect.forEach(
+            Array.from({ length: 16 }, () => ({ name: "Same Moment Co", status: "active" })),
+            (body) => call("POST", "/api/v1/members", { key, body }),
+            { concurrency: "unbounded" }
+          )
+          assert.deepStrictEqual(replies.map((r) => r.status), replies.map(() => 201), JSON.stringify(replies.find((r) => r.status !== 201)?.body))
+          const slugs = replies.map((r) => r.body.data.attributes.slug as string).sort()
+          assert.deepStrictEqual(slugs, ["same-moment-co", ...Array.from({ length: 15 }, (_, i) => `same-moment-co-${i + 2}`)].sort())
+        }))
+
       it.effect("slugs are unique per chamber, not globally: the same slug is fine in another chamber", () =>
         Effect.gen(function*() {
           const a = yield* writer

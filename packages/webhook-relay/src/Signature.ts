@@ -1,5 +1,5 @@
 /**
- * Signing a delivery (spec 6.2, rulings 20 and 23): `X-CC-Signature` is the lower-case hex
+ * Signing a delivery: `X-CC-Signature` is the lower-case hex
  * HMAC-SHA256 of the exact raw body, keyed with the whole secret string's UTF-8 bytes.
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
@@ -14,7 +14,7 @@ export const verify = (secret: string, rawBody: string, signature: string): bool
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
-/** The delivery body of ruling 20, serialized once: the bytes that are signed are the bytes sent. */
+/** The delivery body, `data` being the resource as GET returns it, serialized once: the bytes that are signed are the bytes sent. */
 export const deliveryBody = (event: OutboxEvent): string =>
   JSON.stringify({ id: event.id, type: event.type, created_at: event.created_at, data: event.data })
 

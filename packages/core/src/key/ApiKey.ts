@@ -1,4 +1,4 @@
-/** API keys (spec 5, ruling 23): `cck_` + 40 base62; only a SHA-256 hash and the display prefix are kept. */
+/** API keys (docs/api.md "Authentication and scopes"): `cck_` + 40 base62; only a SHA-256 hash and the display prefix are kept. */
 import { randomBase62 } from "../shared/Ids.ts"
 import type { Scope } from "../Scopes.ts"
 

@@ -9,7 +9,7 @@ import { Tenants } from "../tenant/Tenants.ts"
 import { ApiKeyRepo } from "./ApiKeyRepo.ts"
 import { type ApiKey, DEFAULT_DAILY_LIMIT, MAX_DAILY_LIMIT, displayPrefix, generateKey, type KeyContext, looksLikeKey } from "./ApiKey.ts"
 
-/** Only a chamber_admin of the tenant may mint (spec 5.3). */
+/** Only a chamber_admin of the tenant may mint (docs/api.md "Authentication and scopes"). */
 export class NotChamberAdmin extends Schema.TaggedError<NotChamberAdmin>()("NotChamberAdmin", {
   email: Schema.String,
   tenant: Schema.String

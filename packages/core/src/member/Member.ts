@@ -1,4 +1,4 @@
-/** Members (spec 2.2, 4.1, rulings 17 and 25): the one declaration of a member's fields. */
+/** Members (docs/api.md "Members"): the one declaration of a member's fields. */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
 
@@ -43,7 +43,7 @@ export type MemberCreate = typeof MemberCreate.Type
 export const MemberUpdate = MemberResource.Update
 export type MemberUpdate = typeof MemberUpdate.Type
 
-/** Ruling 17: `"Acme & Sons, LLC"` -> `acme-sons-llc`. */
+/** A slug from a name: `"Acme & Sons, LLC"` -> `acme-sons-llc` (docs/api.md "Members"). */
 export const slugify = (name: string): string => {
   const base = name
     .normalize("NFKD")

@@ -9,7 +9,7 @@ export class MemberNotFound extends Schema.TaggedError<MemberNotFound>()("Member
   }
 }
 
-/** Ruling 17: an explicit slug another member of the tenant has. */
+/** An explicit slug another member of the tenant has: a 422 on `slug` (docs/api.md "Members"). */
 export class SlugTaken extends Schema.TaggedError<SlugTaken>()("SlugTaken", { slug: Schema.String }) {
   readonly kind = "Invalid" as const
   override get message() {

@@ -26,8 +26,11 @@ type CustomFieldValues = { readonly custom_fields?: Readonly<Record<string, unkn
 export type MemberCreateInput = MemberCreate & CustomFieldValues
 export type MemberUpdateInput = MemberUpdate & CustomFieldValues
 
-/** Auto slugs race with other writers; a few fresh tries always settle it. */
-const SLUG_ATTEMPTS = 6
+/**
+ * Generated slugs race with other writers of the same name: each conflict means another member
+ * took that slug, so the next number is tried; the bound only stops a runaway loop.
+ */
+const SLUG_ATTEMPTS = 100
 
 export class Members extends Context.Service<Members, {
   readonly list: (tenantId: number, query: MemberListQuery) => Effect.Effect<Page<Member>>
@@ -58,16 +61,18 @@ export class Members extends Context.Service<Members, {
       return member
     })
 
-    /** Ruling 17: an explicit slug must be free; a generated one takes the next free number. */
+    /** An explicit slug must be free; a generated one takes the next free number (docs/api.md "Members"). */
     const insertWithSlug = Effect.fn("Members.insertWithSlug")(function*(tenantId: number, input: MemberCreateInput) {
       const values = MemberResource.defaults(input)
       if (values.slug !== null) return yield* repo.insert(tenantId, values)
       const base = slugify(values.name)
+      const taken = new Set(yield* repo.slugsLike(tenantId, base))
       for (let attempt = 1; ; attempt++) {
-        const slug = uniqueSlug(base, yield* repo.slugsLike(tenantId, base))
+        const slug = uniqueSlug(base, taken)
         const inserted = yield* Effect.result(repo.insert(tenantId, { ...values, slug }))
         if (inserted._tag === "Success") return inserted.success
         if (attempt === SLUG_ATTEMPTS) return yield* Effect.die(new Error(`no free slug for ${values.name} after ${attempt} tries`))
+        taken.add(slug)
       }
     })
 

@@ -20,7 +20,7 @@ export interface OutboxEvent {
   readonly tenant_id: number
   readonly type: EventKind
   readonly created_at: string
-  /** The resource exactly as GET returns it inside `data` (ruling 20). */
+  /** The resource exactly as GET returns it inside `data`. */
   readonly data: unknown
 }
 

@@ -149,7 +149,7 @@ export const list = <S extends Schema.Top>(item: Kind<S>, maxItems: number, exam
   bounds: { ...item.bounds, maxItems }
 })
 
-/** The tenant-defined custom fields of a member or contact (spec 2.2): only API-visible ones are shown. */
+/** The tenant-defined custom fields of a member or contact: only API-visible ones are shown. */
 export const customFields = (resource: "member" | "contact", example: Readonly<Record<string, unknown>>) => ({
   schema: Schema.Record(Schema.String, Schema.Unknown),
   expected: "an object",

@@ -1,5 +1,5 @@
 /**
- * Schema issues as the `errors` map of a 422 (spec 7, ruling 7): each failing field, by its
+ * Schema issues as the `errors` map of a 422 (docs/api.md "Errors"): each failing field, by its
  * dotted path (`lines.0.unit`), with our messages. A message's `{field}` becomes the field's
  * name with spaces for underscores ("The employee count field ...", "The unit field ...").
  */
@@ -31,7 +31,7 @@ export const fieldErrors = (issue: SchemaIssue.Issue, root: string): FieldErrors
   return errors
 }
 
-/** Ruling 7: the first message, plus ` (and N more errors)` when there are more. */
+/** The first message, plus ` (and N more errors)` when there are more. */
 export const summarize = (errors: Readonly<Record<string, ReadonlyArray<string>>>): string => {
   const all = Object.values(errors).flat()
   const rest = all.length - 1

@@ -1,6 +1,6 @@
 /**
  * One declaration per resource: its fields, written once, give the attribute schema, the
- * resource envelope of spec 2.1, the create and update payloads, the create defaults, change
+ * resource envelope (docs/api.md "Lists, paging, sorting"), the create and update payloads, the create defaults, change
  * detection and a full example. Storage derives its column list from the same fields
  * (packages/pg-adapter ResourceSql.ts); tests derive their fixtures from them.
  */
@@ -37,12 +37,12 @@ export type EnvelopeStruct<D extends Fields> = Schema.Struct<{
 export interface Resource<Name extends string, D extends Fields> {
   readonly name: Name
   readonly fields: D
-  /** Every attribute name, in declaration order (the spec's order). */
+  /** Every attribute name, in declaration order. */
   readonly keys: ReadonlyArray<keyof D & string>
   readonly Attributes: AttributesStruct<D>
-  /** `{id, attributes, created_at, updated_at}` (spec 2.1). */
+  /** `{id, attributes, created_at, updated_at}`. */
   readonly Envelope: EnvelopeStruct<D>
-  /** A page of them, `{data, meta}` (spec 2.1). */
+  /** A page of them, `{data, meta}`. */
   readonly List: ReturnType<typeof ListOf<EnvelopeStruct<D>>>
   readonly Create: CreateStruct<D>
   readonly Update: UpdateStruct<D>

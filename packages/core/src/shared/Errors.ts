@@ -19,7 +19,7 @@ export interface InvalidKind {
   readonly errors: FieldErrors
 }
 
-/** A well-formed request that breaks a business rule: a 422 `{message}` (spec 7). */
+/** A well-formed request that breaks a business rule: a 422 `{message}` (docs/api.md "Errors"). */
 export interface BusinessRuleKind {
   readonly kind: "BusinessRule"
   readonly message: string

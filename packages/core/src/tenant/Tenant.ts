@@ -4,7 +4,7 @@ import { Schema } from "effect"
 export class Tenant extends Schema.Class<Tenant>("Tenant")({
   /** Internal key; never leaves the service. */
   id: Schema.Int,
-  /** Public id, `chm_` + random (ruling 9). */
+  /** Public id, `chm_` + random; the `chamber.id` of GET /me (docs/api.md "Connection check"). */
   public_id: Schema.String,
   name: Schema.String,
   website: Schema.NullOr(Schema.String),

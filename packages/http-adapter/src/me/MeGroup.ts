@@ -1,4 +1,4 @@
-/** GET /api/v1/me (spec 2.13, 4.8): the connection check. Any valid key; never 403. */
+/** GET /api/v1/me (docs/api.md "Connection check"): the connection check. Any valid key; never 403. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ALL_SCOPES } from "@chamber/core"
@@ -36,4 +36,4 @@ export class MeGroup extends HttpApiGroup.make("me")
     }))
   )
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ description: "The connection check (spec 2.13, 4.8)." })) {}
+  .annotateMerge(OpenApi.annotations({ description: "The connection check." })) {}

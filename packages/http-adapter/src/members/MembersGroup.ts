@@ -1,4 +1,4 @@
-/** The members endpoints of spec 4.1: the contract only. */
+/** The members endpoints (docs/api.md "Members"): the contract only. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Field, Member, MemberCreate, MemberResource, MemberStatuses, MemberUpdate } from "@chamber/core"
@@ -64,4 +64,4 @@ export class MembersGroup extends HttpApiGroup.make("members")
   )
   .middleware(Authentication)
   .prefix("/api/v1/members")
-  .annotateMerge(OpenApi.annotations({ description: "The chamber's member businesses (spec 2.2, 4.1)." })) {}
+  .annotateMerge(OpenApi.annotations({ description: "The chamber's member businesses." })) {}

@@ -1,5 +1,5 @@
 /**
- * One global router middleware that keeps every error JSON (ruling 5) whatever part of the
+ * One global router middleware that keeps every error JSON (docs/api.md "Errors") whatever part of the
  * stack answered: an unknown path 404, a wrong method 405 (with Allow), a body over 1 MiB 413,
  * another content type 415; and the 1 MiB limit itself.
  */

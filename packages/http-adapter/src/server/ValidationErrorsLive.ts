@@ -1,4 +1,4 @@
-/** Every request decode failure becomes the 422 of spec 7, its fields named as the API names them. */
+/** Every request decode failure becomes the validation 422 (docs/api.md "Errors"), its fields named as the API names them. */
 import { Effect } from "effect"
 import { HttpApiMiddleware } from "effect/http-api"
 import { fieldErrors } from "@chamber/core"

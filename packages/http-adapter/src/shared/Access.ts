@@ -1,5 +1,5 @@
 /**
- * Who may call an endpoint (spec 5, docs/api.md "Scopes"): each endpoint states the scope it
+ * Who may call an endpoint (docs/api.md "Authentication and scopes"): each endpoint states the scope it
  * requires, or `AnyValidKey` (GET /me). This module is the contract side, shared with clients:
  * the bearer middleware's declaration, the key a request carries, and the access annotation.
  * The implementation is server/AuthenticationLive.ts.

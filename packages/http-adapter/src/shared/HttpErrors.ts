@@ -1,4 +1,4 @@
-/** The error bodies of spec section 7 and rulings 5-7. Each encodes to exactly the fields shown. */
+/** The error bodies (docs/api.md "Errors"). Each encodes to exactly the fields shown. */
 import { Schema, SchemaAST } from "effect"
 import { summarize } from "@chamber/core"
 
@@ -32,13 +32,13 @@ export class ValidationError extends Schema.Error<ValidationError>("ValidationEr
 ) {
   readonly _tag = "ValidationError" as const
 
-  /** Ruling 7: the first message, plus ` (and N more errors)` when there are more. */
+  /** The first message, plus ` (and N more errors)` when there are more. */
   static readonly of = (errors: Readonly<Record<string, ReadonlyArray<string>>>) =>
     new ValidationError({ message: summarize(errors), errors })
 }
 
 /**
- * A well-formed request that breaks a business rule: `{message}` with no `errors` (spec 7).
+ * A well-formed request that breaks a business rule: `{message}` with no `errors`.
  * Where an endpoint may answer both 422s, ValidationError is declared first, so a client tries
  * the shape with `errors` before this one (server/ContractCheck.ts keeps that order).
  */
@@ -49,7 +49,7 @@ export class BusinessRuleError extends Schema.Error<BusinessRuleError>("Business
   readonly _tag = "BusinessRuleError" as const
 }
 
-/** Plain messages for statuses answered outside an endpoint (ruling 5). */
+/** Plain messages for statuses answered outside an endpoint. */
 export const statusMessages: Record<number, string> = {
   400: "Bad request.",
   401: "Unauthenticated.",

@@ -1,10 +1,10 @@
-/** Path and query parameters shared by every group (spec 4 common rules, rulings 1-3). */
+/** Path and query parameters shared by every group (docs/api.md "Lists, paging, sorting"). */
 import { Schema, SchemaTransformation } from "effect"
 
 const ID = /^[1-9][0-9]{0,15}$/
 
 /**
- * A path id (ruling 1). Text that is not a positive integer names no row, so it decodes to 0,
+ * A path id. Text that is not a positive integer names no row, so it decodes to 0,
  * an id no row has: the lookup answers 404 like any missing row, never a 422.
  */
 export const RowId = Schema.String.pipe(
@@ -16,7 +16,7 @@ export const RowId = Schema.String.pipe(
 
 const PAGE = "The page field must be an integer of at least 1."
 
-/** `page`: plain decimal digits, at least 1, default 1 (ruling 2). */
+/** `page`: plain decimal digits, at least 1, default 1. */
 export const PageQuery = Schema.optionalKey(
   Schema.String.annotate({ message: PAGE }).pipe(
     Schema.check(Schema.makeFilter((s: string) => /^[1-9][0-9]*$/.test(s) && Number.isSafeInteger(Number(s)), { message: PAGE })),

@@ -1,6 +1,6 @@
 /**
  * The contract's 422 for every request that fails to decode (path, query, body, malformed
- * JSON): `{message, errors}` (spec 7). The transform is server/ValidationErrorsLive.ts.
+ * JSON): `{message, errors}` (docs/api.md "Errors"). The transform is server/ValidationErrorsLive.ts.
  */
 import { HttpApiMiddleware } from "effect/http-api"
 import { ValidationError } from "./HttpErrors.ts"

@@ -15,7 +15,7 @@ const STORED_COLUMNS = selectList(MemberResource, "m", { stored: true })
 const toMember = toEnvelope(MemberResource)
 const toStored = toAttributes(MemberResource)
 
-/** Each sort column; every order ends with the id (ruling 3). */
+/** Each sort column; every order ends with the id, so pages never overlap. */
 const ORDER: Record<MemberSort["column"], string> = { name: `lower(m.name) COLLATE "C"`, created_at: "m.created_at" }
 
 const orderOf = ({ column, descending }: MemberSort = { column: "name", descending: false }) => {

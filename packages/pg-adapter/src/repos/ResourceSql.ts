@@ -11,7 +11,7 @@ const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
 /** A timestamp column as the API shows it (ISO 8601, UTC, milliseconds), formatted by the database. */
 export const isoColumn = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${ISO})`
 
-/** The custom field values the tenant marked API-visible (spec 2.2), as one jsonb object. */
+/** The custom field values the tenant marked API-visible, as one jsonb object. */
 const visibleCustomFields = (alias: string, resource: string) =>
   `(SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
      FROM jsonb_each(${alias}.custom_fields) e
