@@ -1,6 +1,16 @@
-/** The numbered migrations, in order. Add a file, then a line here. */
-import foundation from "./0001_foundation.ts"
+/**
+ * The migrations: every numbered file of this folder (`0002_member_fax.ts`), in order. Adding a
+ * migration is adding its file; its id is the number and its name the rest (`2_member_fax`).
+ */
+import type { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+import { readdirSync } from "node:fs"
 
-export const migrations = {
-  "1_foundation": foundation
-}
+const folder = new URL("./", import.meta.url)
+const files = readdirSync(folder).filter((file) => /^\d{4}_\w+\.ts$/.test(file)).sort()
+
+export const migrations: Record<string, Effect.Effect<unknown, unknown, SqlClient.SqlClient>> = Object.fromEntries(
+  await Promise.all(
+    files.map(async (file) => [`${Number(file.slice(0, 4))}_${file.slice(5, -3)}`, (await import(new URL(file, folder).href)).default])
+  )
+)
