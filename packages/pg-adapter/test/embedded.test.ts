@@ -1,19 +1,23 @@
 /**
  * The embedded database's one door (PgliteWire): many connections, one PGlite session. Two
  * transactions from different connections never interleave, a rollback undoes only its own
- * writes, and a connection that vanishes inside a transaction leaves nothing behind.
+ * writes, and a connection that vanishes inside a transaction leaves nothing behind. A request
+ * that makes PGlite throw ends only its own connection (its transaction rolled back); one that
+ * stops PGlite fails later requests instead of hanging the process.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Layer } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { PgClient } from "@effect/sql-pg"
+import { once } from "node:events"
 import { mkdtempSync, rmSync } from "node:fs"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type { Duplex } from "node:stream"
 import { PgliteWire } from "../src/embedded/PgliteWire.ts"
 
-const client = (connect: () => import("node:stream").Duplex) =>
+const client = (connect: () => Duplex) =>
   PgClient.layer({ stream: connect, username: "postgres", database: "postgres", prepare: false, maxConnections: 1 })
 
 /** Runs `f` with two independent clients (two connections) on one wire. */
@@ -29,6 +33,22 @@ const withTwoClients = <A, E>(
 
 const count = (sql: SqlClient.SqlClient) =>
   sql<{ n: number }>`SELECT count(*)::int AS n FROM t`.pipe(Effect.map((rows) => rows[0]!.n))
+
+const openWire = Effect.acquireRelease(Effect.promise(() => PgliteWire.open(undefined)), (w) => Effect.promise(() => w.close()))
+
+const build = (connect: () => Duplex) =>
+  Layer.build(client(connect)).pipe(Effect.map((context) => Context.get(context, SqlClient.SqlClient)))
+
+/** The process's unhandled rejections while the test's scope is open. */
+const unhandledRejections = Effect.acquireRelease(
+  Effect.sync(() => {
+    const seen: Array<unknown> = []
+    const record = (reason: unknown) => seen.push(reason)
+    process.on("unhandledRejection", record)
+    return { seen, record }
+  }),
+  ({ record }) => Effect.sync(() => process.off("unhandledRejection", record))
+).pipe(Effect.map(({ seen }) => seen))
 
 describe("PgliteWire", () => {
   // Live clock: the test waits real time to show that B is held back.
@@ -120,5 +140,69 @@ describe("PgliteWire", () => {
         return yield* count(yield* SqlClient.SqlClient)
       }).pipe(Effect.provide(local))
       assert.strictEqual(n, 0)
+    }))
+
+  // Live clock in the next two: the clients' pools run timers when a connection ends.
+  it.live("a request that makes PGlite throw ends only its own connection and rolls back its transaction", () =>
+    Effect.gen(function*() {
+      const rejections = yield* unhandledRejections
+      const wire = yield* openWire
+      // PGlite throws, deterministically, on any message carrying this marker.
+      const execute = wire.db.execProtocolRawStream.bind(wire.db)
+      wire.db.execProtocolRawStream = (message, options) =>
+        Buffer.from(message).includes("explode")
+          ? Promise.reject(new Error("simulated PGlite failure"))
+          : execute(message, options)
+      // A's first connection, and what the wire sent on it (A's pool reconnects after it ends).
+      let streamA: Duplex | undefined
+      const receivedByA: Array<Buffer> = []
+      const a = yield* build(() => {
+        const stream = wire.connect()
+        if (streamA === undefined) {
+          streamA = stream
+          stream.on("data", (chunk: Buffer) => receivedByA.push(chunk))
+        }
+        return stream
+      })
+      const b = yield* build(() => wire.connect())
+      yield* b`CREATE TABLE t (v text)`
+      const inserted = yield* Deferred.make<void>()
+      const txA = yield* a.withTransaction(Effect.gen(function*() {
+        yield* a`INSERT INTO t VALUES ('uncommitted')`
+        yield* Deferred.succeed(inserted, undefined)
+        yield* a`SELECT 'explode'`
+      })).pipe(Effect.exit, Effect.forkChild)
+      yield* Deferred.await(inserted)
+      // B waits behind A's transaction, then goes on without A's write.
+      const readB = yield* count(b).pipe(Effect.forkChild)
+      assert.isTrue(Exit.isFailure(yield* Fiber.join(txA)))
+      assert.strictEqual(yield* Fiber.join(readB), 0)
+      // A's connection got a FATAL ErrorResponse with SQLSTATE XX000 and was closed.
+      assert.isTrue(Buffer.concat(receivedByA).includes("CXX000\0Membedded database: simulated PGlite failure"))
+      if (!streamA!.closed) yield* Effect.promise(() => once(streamA!, "close"))
+      // Connections opened afterwards work; the session is idle, outside any transaction.
+      const c = yield* build(() => wire.connect())
+      yield* c`INSERT INTO t VALUES ('after')`
+      assert.strictEqual(yield* count(c), 1)
+      assert.isFalse(wire.db.isInTransaction())
+      assert.deepStrictEqual(rejections, [])
+    }))
+
+  it.live("a statement that stops PGlite fails every later request instead of hanging the process", () =>
+    Effect.gen(function*() {
+      const rejections = yield* unhandledRejections
+      const wire = yield* openWire
+      const a = yield* build(() => wire.connect())
+      const b = yield* build(() => wire.connect())
+      yield* a`CREATE TABLE t (v text)`
+      yield* b`SELECT 1` // B is connected before PGlite stops
+      // PGlite cannot take COPY data over the wire: its backend exits (a FATAL error).
+      assert.isTrue(Exit.isFailure(yield* Effect.exit(a`COPY t FROM STDIN`)))
+      // B's next request would make PGlite spin forever, freezing this process (a regression
+      // hangs here rather than fails); the wire ends B's connection instead.
+      assert.isTrue(Exit.isFailure(yield* Effect.exit(b`SELECT 1`)))
+      const c = yield* build(() => wire.connect())
+      assert.isTrue(Exit.isFailure(yield* Effect.exit(c`SELECT 1`)))
+      assert.deepStrictEqual(rejections, [])
     }))
 })

@@ -7,6 +7,12 @@
  * frontend messages up to a Sync or a simple Query (a complete request); units never
  * interleave. While the session is inside a transaction only the connection that opened it
  * runs; when a connection goes away inside its transaction, that transaction is rolled back.
+ *
+ * A unit whose execution throws ends its own connection with a FATAL ErrorResponse (SQLSTATE
+ * XX000), the session is rolled back to idle, and the other connections go on; nothing is left
+ * to reject unhandled. A session that cannot be brought back is broken for good: every later
+ * unit ends its connection the same way instead of running. (When PGlite's backend exits, e.g.
+ * on COPY FROM STDIN, its next query spins forever and would freeze the process.)
  */
 import { PGlite } from "@electric-sql/pglite"
 import { Duplex } from "node:stream"
@@ -29,6 +35,7 @@ export class PgliteWire {
   private readonly queue: Array<Unit> = []
   private owner: WireConnection | null = null
   private running = false
+  private broken = false
   private closed = false
   private server: net.Server | null = null
   private readonly connections = new Set<WireConnection>()
@@ -110,14 +117,35 @@ export class PgliteWire {
           unit.done()
           continue
         }
-        for (const message of unit.messages) {
-          await this.db.execProtocolRawStream(message, { onRawData: (data) => unit.conn.write(data) })
+        try {
+          if (this.broken) throw new Error("stopped after an earlier failure; restart the process")
+          for (const message of unit.messages) {
+            await this.db.execProtocolRawStream(message, { onRawData: (data) => unit.conn.write(data) })
+          }
+          this.owner = this.db.isInTransaction() ? unit.conn : null
+        } catch (error) {
+          unit.conn.fail(`embedded database: ${messageOf(error)}`)
+          this.owner = null
+          await this.recover(error)
         }
-        this.owner = this.db.isInTransaction() ? unit.conn : null
         unit.done()
       }
     } finally {
       this.running = false
+    }
+  }
+
+  /** Rolls back what a failed unit left open. If it cannot (PGlite's backend exited, or the
+   * rollback throws too), the session is broken. */
+  private async recover(error: unknown): Promise<void> {
+    if (this.broken) return
+    try {
+      if ((error as { name?: unknown } | null)?.name === "ExitStatus") throw error
+      if (this.db.isInTransaction()) {
+        await this.db.execProtocolRawStream(encodeQuery("ROLLBACK"), { onRawData: () => {} })
+      }
+    } catch {
+      this.broken = true
     }
   }
 
@@ -160,6 +188,13 @@ class WireConnection {
 
   destroy(): void {
     this.stream.destroy()
+  }
+
+  /** Ends this connection with a FATAL error; nothing more of it runs. */
+  fail(message: string): void {
+    if (!this.alive) return
+    this.alive = false
+    this.stream.end(frame(0x45, `SFATAL\0VFATAL\0CXX000\0M${message.replaceAll("\0", "")}\0\0`))
   }
 
   private receive(chunk: Buffer): void {
@@ -209,18 +244,26 @@ class WireConnection {
   }
 
   private enqueue(messages: ReadonlyArray<Uint8Array>): void {
-    this.chain = this.chain.then(() => this.wire.submit(this, messages))
+    // submit does not reject (a failing unit ends its connection); were it to, end the connection
+    // rather than leave the rejection unhandled.
+    this.chain = this.chain.then(() => this.wire.submit(this, messages)).catch(() => this.destroy())
   }
 }
 
-const encodeQuery = (text: string): Uint8Array => {
-  const body = Buffer.from(text + "\0", "utf8")
+/** A protocol message: type byte, length, body. */
+const frame = (type: number, text: string): Uint8Array => {
+  const body = Buffer.from(text, "utf8")
   const out = Buffer.alloc(5 + body.length)
-  out[0] = 0x51
+  out[0] = type
   out.writeInt32BE(4 + body.length, 1)
   body.copy(out, 5)
   return out
 }
+
+const encodeQuery = (text: string): Uint8Array => frame(0x51, text + "\0")
+
+const messageOf = (error: unknown): string =>
+  typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
 
 /** Two connected in-memory Duplex streams. */
 const duplexPair = (): [Duplex, Duplex] => {
