@@ -42,15 +42,22 @@ export type ResourceRow<D extends Fields> = Resource<string, D>["Attributes"]["T
   readonly updated_at: string | null
 }
 
-/** The attributes of a row. */
+const IDENTIFIER = /^[a-z][a-z0-9_]*$/
+
+/**
+ * The attributes of a row, copied by one object literal built from the field names (`{ name:
+ * row.name, ... }`). V8 gives such objects a fixed shape, and a page of them is serialized about a
+ * third faster than objects whose keys were added one by one (docs/architecture.md "A request's
+ * path"); list pages are this API's hot path. The names are the resource's own declared
+ * fields, refused here unless they are plain identifiers.
+ */
 export const toAttributes = <D extends Fields>(resource: Resource<string, D>) => {
   const keys = resource.keys
-  return (row: ResourceRow<D>): Resource<string, D>["Attributes"]["Type"] => {
-    const attributes: Record<string, unknown> = {}
-    const columns: Readonly<Record<string, unknown>> = row
-    for (const key of keys) attributes[key] = columns[key]
-    return attributes as Resource<string, D>["Attributes"]["Type"]
-  }
+  const bad = keys.find((key) => !IDENTIFIER.test(key))
+  if (bad !== undefined) throw new Error(`${resource.name} field ${JSON.stringify(bad)} is not a plain identifier`)
+  return new Function("row", `return { ${keys.map((key) => `${key}: row.${key}`).join(", ")} }`) as (
+    row: ResourceRow<D>
+  ) => Resource<string, D>["Attributes"]["Type"]
 }
 
 /** The envelope `{id, attributes, created_at, updated_at}` of a row. */
