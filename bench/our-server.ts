@@ -2,20 +2,19 @@
  * OUR server for the bench: the product's HttpLive over StorageLive (PostgreSQL at DATABASE_URL,
  * pool of BENCH_POOL_SIZE) on a free port of 127.0.0.1. Prints `BENCH_LISTENING <port>`.
  */
-import { createServer } from "node:http"
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
-import { HttpLive } from "../packages/http-adapter/src/index.ts"
+import { HttpLive, NodeServerLive } from "../packages/http-adapter/src/index.ts"
 import { importFromPackage, LISTENING, POOL_SIZE } from "./shared.ts"
 
-const { NodeHttpServer, NodeRuntime } = await importFromPackage("http-adapter", "@effect/platform-node")
+const { NodeRuntime } = await importFromPackage("http-adapter", "@effect/platform-node")
 
 const url = process.env.DATABASE_URL
 if (url === undefined || url === "") throw new Error("our-server: DATABASE_URL is required")
 
 const App = HttpLive.pipe(
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: Number(process.env.PORT ?? 0), host: "127.0.0.1" })),
+  Layer.provideMerge(NodeServerLive({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" })),
   Layer.provide(StorageLive({ _tag: "Postgres", url, maxConnections: POOL_SIZE }))
 ) as Layer.Layer<HttpServer.HttpServer>
 

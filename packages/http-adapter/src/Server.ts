@@ -38,5 +38,12 @@ export const serveApi = <Id extends string, Groups extends HttpApiGroup.Constrai
 /** The product's routes. Needs the core services. */
 export const ApiRoutes = serveApi(Api, HandlersLive)
 
-/** The served application (no listener): provide an HttpServer to run it. */
-export const HttpLive = HttpRouter.serve(ApiRoutes, { disableLogger: true, disableListenLog: true })
+/**
+ * The served application (no listener): provide an HttpServer (server/NodeServer.ts) to run it.
+ * Paths match exactly as written: case, trailing and doubled slashes count.
+ */
+export const HttpLive = HttpRouter.serve(ApiRoutes, {
+  disableLogger: true,
+  disableListenLog: true,
+  routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
+})

@@ -2,4 +2,5 @@
 export * from "./contract.ts"
 export { ApiRoutes, HandlersLive, HttpLive, MAX_BODY_BYTES, serveApi } from "./Server.ts"
 export { CurrentKey } from "./shared/Access.ts"
+export { createServer, NodeServerLive, NodeServerTest } from "./server/NodeServer.ts"
 export { checkContract, ContractViolation, contractProblems } from "./server/ContractCheck.ts"

@@ -4,57 +4,17 @@
  * bodies come from the contract itself: a new endpoint is checked by being in it.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Effect, SchemaAST } from "effect"
-import { HttpApi } from "effect/http-api"
+import { Effect } from "effect"
 import { ALL_SCOPES, Keys } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
-import { type Access, AnyValidKey, Api, RequiredAccess } from "../src/index.ts"
+import { type Access, AnyValidKey } from "../src/index.ts"
 import { assertError, assertMessageOnly } from "./assertions.ts"
+import { creatorOf, type Endpoint, endpoints, type Method } from "./endpoints.ts"
 import { anotherKey, call, chamberWithKey, serverOn } from "./fixture.ts"
-
-type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE"
-
-interface Endpoint {
-  readonly label: string
-  readonly method: Method
-  readonly path: string
-  readonly access: Access
-  /** The names of its path ids (`member` for `/members/:member`). */
-  readonly ids: ReadonlyArray<string>
-  /** The example body of its payload schema; undefined when it takes no body. */
-  readonly body: unknown
-}
-
-const endpoints: Array<Endpoint> = []
-HttpApi.reflect(Api, {
-  onGroup() {},
-  onEndpoint({ endpoint }) {
-    const schemas = [...endpoint.payload.values()].flatMap((p) => p.schemas)
-    const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
-    if (access === undefined) throw new Error(`${endpoint.method} ${endpoint.path} states no access`)
-    const examples = schemas[0] === undefined ? undefined : SchemaAST.resolve(schemas[0].ast)?.examples as ReadonlyArray<unknown> | undefined
-    endpoints.push({
-      label: `${endpoint.method} ${endpoint.path}`,
-      method: endpoint.method as Method,
-      path: endpoint.path,
-      access,
-      ids: [...endpoint.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!),
-      body: schemas.length === 0 ? undefined : examples?.[0] ?? {}
-    })
-  }
-})
 
 const METHODS: ReadonlyArray<Method> = ["GET", "POST", "PATCH", "PUT", "DELETE"]
 const UNAUTHENTICATED = { message: "Unauthenticated." }
 const NOT_FOUND = { message: "Not found." }
-
-/** The endpoint that creates the rows a path id names: POST on the collection before `/:id`. */
-const creatorOf = (endpoint: Endpoint, id: string) => {
-  const collection = endpoint.path.slice(0, endpoint.path.indexOf(`/:${id}`))
-  const creator = endpoints.find((e) => e.method === "POST" && e.path === collection && e.body !== undefined)
-  if (creator === undefined) throw new Error(`${endpoint.label}: no POST ${collection} in the contract makes the rows :${id} names`)
-  return creator
-}
 
 /** A chamber with a key holding every scope and one row for each id of `endpoint`. */
 const chamberFor = (endpoint: Endpoint) =>

@@ -4,15 +4,14 @@
  */
 import { Effect, Layer } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest, type HttpClientResponse, HttpServer } from "effect/http"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Keys, Tenants } from "@chamber/core"
 import { StorageLive } from "@chamber/pg-adapter"
 import { onDatabase, type Runtime } from "@chamber/pg-adapter/testing"
-import { HttpLive } from "../src/index.ts"
+import { HttpLive, NodeServerTest } from "../src/index.ts"
 
 export const serverOn = (rt: Runtime) =>
   HttpLive.pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(NodeServerTest),
     Layer.provideMerge(onDatabase(rt, (config) => StorageLive(config)))
   )
 

@@ -1,9 +1,8 @@
 /** `chamber serve`: migrate, then serve /api/v1 and the docs until SIGINT/SIGTERM. */
 import { Effect, Layer, LogLevel, References } from "effect"
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { createServer } from "node:http"
+import { NodeRuntime } from "@effect/platform-node"
 import { databaseConfigFromEnv } from "@chamber/pg-adapter"
-import { HttpLive } from "@chamber/http-adapter"
+import { HttpLive, NodeServerLive } from "@chamber/http-adapter"
 import { seedDemo } from "../demo/Demo.ts"
 import { bold, dim, fail } from "../Output.ts"
 import { causeError, storage } from "../Run.ts"
@@ -38,7 +37,7 @@ export const serve = (opts: ServeOptions) => {
   })
 
   const app = Layer.mergeAll(HttpLive, Layer.effectDiscard(announce)).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, { port, host })),
+    Layer.provide(NodeServerLive({ port, host })),
     Layer.provide(storage({ exclusive: true }))
   )
   return Layer.launch(app).pipe(

@@ -40,6 +40,11 @@ const noNul = Schema.makeFilter((s: string) => !s.includes("\u0000"), {
   message: "The {field} field must not contain NUL characters."
 })
 
+/** A lone UTF-16 surrogate (`"\ud800"` in JSON) is no character: it could only be stored as U+FFFD. */
+const wellFormed = Schema.makeFilter((s: string) => !/\p{Cs}/u.test(s), {
+  message: "The {field} field must be valid Unicode text."
+})
+
 const maxChars = (max: number) =>
   Schema.makeFilter((s: string) => s.length <= max || codePoints(s) <= max, {
     message: `The {field} field must not be greater than ${max} characters.`,
@@ -50,7 +55,7 @@ const StringType = Schema.String.annotate({ message: mustBe("a string") })
 
 /** A string of at most `max` characters (any length without one). */
 export const text = (max: number | undefined, example: string) => ({
-  schema: max === undefined ? StringType.check(noNul) : StringType.check(noNul, maxChars(max)),
+  schema: max === undefined ? StringType.check(noNul, wellFormed) : StringType.check(noNul, wellFormed, maxChars(max)),
   expected: "a string",
   column: "value",
   example,

@@ -1,12 +1,15 @@
 /**
  * Bearer authentication and the access check, before anything else about the request is read:
  * a bad key is a 401 even when the body is bad too; a missing scope is a 403 before any 422
- * (docs/api.md "Authentication"). An endpoint that states no access is refused (fail closed).
+ * (docs/api.md "Authentication and scopes"). An endpoint that states no access is refused (fail
+ * closed). A JSON body that is not UTF-8 is refused here too, once the key may send it.
  */
 import { Context, Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { ApiKeyRepo, type KeyContext, Keys } from "@chamber/core"
 import { AnyValidKey, Authentication, CurrentKey, RequiredAccess } from "../shared/Access.ts"
 import { Forbidden, Unauthenticated } from "../shared/HttpErrors.ts"
+import { authorizationHeaders, requireUtf8Body } from "./RawRequest.ts"
 
 const TOUCH_EVERY_MS = 60_000
 
@@ -26,12 +29,16 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
   return Authentication.of({
     bearer: (httpEffect, { credential, endpoint }) =>
       Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        // Two keys are no key: which one would count?
+        if (authorizationHeaders(request) > 1) return yield* Effect.fail(Unauthenticated.body)
         const key = yield* keys.authenticate(Redacted.value(credential))
         if (key === undefined) return yield* Effect.fail(Unauthenticated.body)
         yield* touch(key)
         const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
         if (access === undefined) return yield* Effect.fail(undeclared)
         if (access !== AnyValidKey && !key.scopes.includes(access)) return yield* Effect.fail(Forbidden.lacking(access))
+        yield* requireUtf8Body(request)
         return yield* Effect.provideService(httpEffect, CurrentKey, key)
       })
   })

@@ -22,9 +22,9 @@ const routesOf = <Id extends string, Groups extends HttpApiGroup.Constraint>(api
   HttpApi.reflect(api, {
     onGroup() {},
     onEndpoint({ endpoint }) {
-      const pattern = endpoint.path.replace(/:[A-Za-z_]+/g, "[^/]+").replace(/\/$/, "")
+      const pattern = endpoint.path.replace(/:[A-Za-z_]+/g, "[^/]+")
       const literals = endpoint.path.split("/").filter((s) => s !== "" && !s.startsWith(":")).length
-      routes.push({ method: endpoint.method, pattern: new RegExp(`^${pattern}/?$`), literals })
+      routes.push({ method: endpoint.method, pattern: new RegExp(`^${pattern}$`), literals })
     }
   })
   return routes
@@ -37,6 +37,15 @@ const tooLarge = (error: unknown) =>
 const routeNotFound = (error: unknown) =>
   error instanceof HttpServerError.HttpServerError && error.reason._tag === "RouteNotFound"
 
+/** The characters of a canonical path: an API path is ASCII letters, digits and `/._~-`. */
+const NOT_CANONICAL = /[^A-Za-z0-9/._~-]/
+
+/** The path of a request URL, as sent. */
+const pathOf = (url: string) => {
+  const end = url.indexOf("?")
+  return end === -1 ? url : url.slice(0, end)
+}
+
 export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const routes = routesOf(api)
   /** The methods of the endpoints `path` names; as the router does, a literal segment wins over a path id. */
@@ -47,7 +56,7 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
   }
   const wrongMethod = (methods: ReadonlyArray<string>) => errorResponse(405, { allow: [...new Set(methods)].join(", ") })
   const notFoundOrWrongMethod = (request: HttpServerRequest.HttpServerRequest) => {
-    const methods = methodsOf(request.url.split("?")[0] ?? "/")
+    const methods = methodsOf(pathOf(request.url))
     return methods.length > 0 && !methods.includes(request.method) ? wrongMethod(methods) : errorResponse(404)
   }
   const maxBodySize = ByteSize.bytes(MAX_BODY_BYTES)
@@ -57,8 +66,10 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
     (app): Handled =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
+        const path = pathOf(request.url)
+        if (NOT_CANONICAL.test(path)) return errorResponse(404)
         // A known path with another method is a 405 even where a path id would match (PATCH /members/search).
-        const methods = methodsOf(request.url.split("?")[0] ?? "/")
+        const methods = methodsOf(path)
         if (methods.length > 0 && !methods.includes(request.method)) return wrongMethod(methods)
         if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return errorResponse(413, { connection: "close" })
         const response = yield* app.pipe(

@@ -20,13 +20,15 @@ type Operation = Record<string, any>
 
 const VALIDATION_REF = "#/components/schemas/ValidationErrorEncoded"
 
-/** Spec 4: path ids are integers; so is `page` (its decoding is text on the wire, hence the fix-up). */
+/** Path ids and `page` are integers, `sort` a string (their decoders take text or repeats, hence the fix-up). */
 const integerParameters = (parameters: ReadonlyArray<Operation>) =>
   parameters.map((p) =>
     p.in === "path"
       ? { ...p, description: "The row's id (a positive integer).", schema: { type: "integer", minimum: 1 } }
       : p.in === "query" && p.name === "page"
       ? { ...p, description: "1-indexed page of 100 rows.", schema: { type: "integer", minimum: 1, default: 1 } }
+      : p.in === "query" && p.name === "sort"
+      ? { ...p, description: "A column, `-` for descending; anything else means the default order.", schema: { type: "string" } }
       : p
   )
 

@@ -24,5 +24,9 @@ export const PageQuery = Schema.optionalKey(
   )
 )
 
-/** `sort`: any string; an unknown value means the default order. */
-export const SortQuery = Schema.optionalKey(Schema.String)
+/** `sort`: a column, `-` for descending; anything else, a repeated `sort` included, means the default order. */
+export const SortQuery = Schema.optionalKey(
+  Schema.Union([Schema.String, Schema.Array(Schema.String)]).pipe(
+    Schema.decodeTo(Schema.String, SchemaTransformation.transform({ decode: (v) => (typeof v === "string" ? v : ""), encode: (s) => s }))
+  )
+)

@@ -1,0 +1,44 @@
+/**
+ * What the parsed request hides and the API still answers for (docs/api.md "Errors"): Node
+ * keeps only the first of several Authorization headers, and decodes a body's invalid UTF-8
+ * into U+FFFD without a word.
+ */
+import { Effect } from "effect"
+import type { HttpServerRequest } from "effect/http"
+import { IncomingMessage } from "node:http"
+import { ValidationError } from "../shared/HttpErrors.ts"
+
+/** How many Authorization headers the request carried. */
+export const authorizationHeaders = (request: HttpServerRequest.HttpServerRequest): number => {
+  const source = request.source
+  if (!(source instanceof IncomingMessage)) return request.headers["authorization"] === undefined ? 0 : 1
+  let count = 0
+  for (let i = 0; i < source.rawHeaders.length; i += 2) {
+    if (source.rawHeaders[i]!.toLowerCase() === "authorization") count++
+  }
+  return count
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+const notUtf8 = ValidationError.of({ body: ["The body must be valid UTF-8 text."] })
+
+const hasJsonBody = (request: HttpServerRequest.HttpServerRequest) =>
+  (request.headers["content-type"] ?? "").toLowerCase().includes("json") &&
+  (request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0)
+
+/**
+ * A 422 on `body` when a JSON body's bytes are not UTF-8. The body is read once and kept, so
+ * the decoding that follows reads it again for free; a failure to read it (over 1 MiB, say)
+ * is left to the global error handling.
+ */
+export const requireUtf8Body = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<void, ValidationError> =>
+  hasJsonBody(request)
+    ? Effect.flatMap(Effect.orDie(request.arrayBuffer), (bytes) => {
+      try {
+        utf8.decode(bytes)
+        return Effect.void
+      } catch {
+        return Effect.fail(notUtf8)
+      }
+    })
+    : Effect.void

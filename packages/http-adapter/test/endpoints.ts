@@ -1,0 +1,49 @@
+/**
+ * Every endpoint of the contract as the cross-cutting suites see it: method, path, access, the
+ * names of its path ids and the example body of its payload schema.
+ */
+import { Context, SchemaAST } from "effect"
+import { HttpApi } from "effect/http-api"
+import { type Access, Api, RequiredAccess } from "../src/index.ts"
+
+export type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE"
+
+export interface Endpoint {
+  readonly label: string
+  readonly method: Method
+  readonly path: string
+  readonly access: Access
+  /** The names of its path ids (`member` for `/members/:member`). */
+  readonly ids: ReadonlyArray<string>
+  /** The example body of its payload schema; undefined when it takes no body. */
+  readonly body: unknown
+}
+
+export const endpoints: Array<Endpoint> = []
+HttpApi.reflect(Api, {
+  onGroup() {},
+  onEndpoint({ endpoint }) {
+    const schemas = [...endpoint.payload.values()].flatMap((p) => p.schemas)
+    const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
+    if (access === undefined) throw new Error(`${endpoint.method} ${endpoint.path} states no access`)
+    const examples = schemas[0] === undefined ? undefined : SchemaAST.resolve(schemas[0].ast)?.examples as ReadonlyArray<unknown> | undefined
+    endpoints.push({
+      label: `${endpoint.method} ${endpoint.path}`,
+      method: endpoint.method as Method,
+      path: endpoint.path,
+      access,
+      ids: [...endpoint.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!),
+      body: schemas.length === 0 ? undefined : examples?.[0] ?? {}
+    })
+  }
+})
+
+
+/** The endpoint that creates the rows a path id names: POST on the collection before `/:id`. */
+export const creatorOf = (endpoint: Endpoint, id: string) => {
+  const collection = endpoint.path.slice(0, endpoint.path.indexOf(`/:${id}`))
+  const creator = endpoints.find((e) => e.method === "POST" && e.path === collection && e.body !== undefined)
+  if (creator === undefined) throw new Error(`${endpoint.label}: no POST ${collection} in the contract makes the rows :${id} names`)
+  return creator
+}
+
