@@ -132,6 +132,16 @@ for (const rt of runtimes()) {
           assert.strictEqual(stranger.code, 1)
           assert.match(JSON.parse(stranger.stderr).error, /nobody@x\.example is not a chamber_admin/)
 
+          // Numbers are checked before they reach the database: a clear message, not a driver error.
+          for (const limit of ["2147483648", "0", "-5", "1.5", "lots"]) {
+            const bad = yield* chamber(["key", "mint", "--tenant", tenant.id, "--as", "ann@lakeside.example", "--name", "x", "--scopes", "read", "--daily-limit", limit, "--json"])
+            assert.deepStrictEqual([bad.code, bad.stdout, JSON.parse(bad.stderr)], [1, "", {
+              error: "The daily limit must be a whole number from 1 to 2147483647."
+            }], `--daily-limit ${limit}`)
+          }
+          const terms = yield* chamber(["tenant", "create", "--name", "Odd Terms", "--net-terms", "99999999999", "--json"])
+          assert.deepStrictEqual([terms.code, JSON.parse(terms.stderr)], [1, { error: "The net terms must be a whole number of days between 0 and 365." }])
+
           const minted = json(yield* chamber(["key", "mint", "--tenant", tenant.id, "--as", "ann@lakeside.example", "--name", "Zapier", "--scopes", "read", "--json"]))
           assert.match(minted.key, /^cck_[0-9A-Za-z]{40}$/)
           assert.strictEqual(minted.prefix, minted.key.slice(0, 12))
