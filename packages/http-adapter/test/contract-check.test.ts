@@ -8,6 +8,9 @@ import { Cause, Effect, Exit, Layer, Schema } from "effect"
 import { HttpClientRequest, HttpRouter } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiClient, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { NodeHttpServer } from "@effect/platform-node"
+import { readFileSync } from "node:fs"
+import { dirname, join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
 import {
   Api,
   Authentication,
@@ -128,5 +131,24 @@ describe("the contract", () => {
       bearerFormat: "cck_ + 40 characters",
       description: "An API key minted by a chamber admin."
     })
+  })
+
+  it("the client-facing contract entry loads no server code: no handler, middleware implementation, storage or Node server", () => {
+    const src = join(dirname(fileURLToPath(import.meta.url)), "../src")
+    const seen = new Set<string>()
+    const packages = new Set<string>()
+    const visit = (file: string) => {
+      if (seen.has(file)) return
+      seen.add(file)
+      for (const [, spec] of readFileSync(file, "utf8").matchAll(/^(?:import|export)[^"']*from\s+["']([^"']+)["']/gm)) {
+        if (spec!.startsWith(".")) visit(join(dirname(file), spec!))
+        else packages.add(spec!)
+      }
+    }
+    visit(join(src, "contract.ts"))
+    const files = [...seen].map((f) => relative(src, f)).sort()
+    assert.deepStrictEqual(files.filter((f) => f.startsWith("server/") || f === "Server.ts" || /Handlers\.ts$/.test(f)), [])
+    assert.deepStrictEqual([...packages].filter((p) => !p.startsWith("effect") && p !== "@chamber/core"), [])
+    assert.include(files, "shared/Access.ts")
   })
 })
