@@ -1,5 +1,5 @@
 /**
- * The member's fields (spec 4.1, rulings 17 and 25) checked on the schemas directly: every bound
+ * The member's fields (docs/api.md "Members") checked on the schemas directly: every bound
  * of every field, derived from the one declaration, with the messages integrators see. The HTTP
  * suites check one case of each kind of rule over the wire.
  */
@@ -23,7 +23,7 @@ const errorsOf = (schema: Schema.Top, input: unknown) => {
 /** A valid create body with `field` set to `value`. */
 const withField = (field: string, value: unknown): Record<string, unknown> => ({ ...MemberResource.example, custom_fields: undefined, [field]: value })
 
-/** A string of `n` characters, each two UTF-16 units (lengths count characters, ruling 25). */
+/** A string of `n` characters, each two UTF-16 units (lengths count characters, docs/api.md "Members"). */
 const chars = (n: number) => "😀".repeat(n)
 
 describe("member fields", () => {
@@ -122,7 +122,7 @@ describe("member fields", () => {
     }
   })
 
-  it("slug: lower-case letters and digits in groups joined by single hyphens (ruling 17)", () => {
+  it("slug: lower-case letters and digits in groups joined by single hyphens", () => {
     for (const bad of ["Acme", "acme--sons", "-acme", "acme-", "acme sons", "acme_sons", "ACME-SONS", ""]) {
       assert.deepStrictEqual(errorsOf(MemberCreate, withField("slug", bad)), {
         slug: ["The slug field must be lower-case letters and digits in groups joined by single hyphens."]

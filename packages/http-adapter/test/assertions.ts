@@ -1,9 +1,12 @@
-/** Assertions on replies shared by the HTTP suites: the envelopes of spec 2.1 and the errors of spec 7. */
+/**
+ * Assertions on replies shared by the HTTP suites: the envelopes of docs/api.md "Lists, paging,
+ * sorting" and the errors of docs/api.md "Errors".
+ */
 import { assert } from "@effect/vitest"
 import { MemberResource } from "@chamber/core"
 import type { Reply } from "./fixture.ts"
 
-/** The member attributes, in the declaration's order (spec 2.2's). */
+/** The member attributes, in the order the resource declares them. */
 export const ATTRIBUTE_KEYS: Array<string> = [...MemberResource.keys]
 
 export const assertJson = (reply: Reply) =>
@@ -55,7 +58,7 @@ export const assertMessageOnly = (reply: Reply, status: number) => {
 
 /**
  * A validation 422 whose failing fields are exactly `fields`; its message is the first error,
- * plus ` (and N more errors)` when there are more (ruling 7).
+ * plus ` (and N more errors)` when there are more (docs/api.md "Errors").
  */
 export const assertInvalid = (reply: Reply, fields: ReadonlyArray<string>, label = "") => {
   assert.strictEqual(reply.status, 422, `${label} ${JSON.stringify(reply.body)}`)

@@ -1,7 +1,7 @@
 /**
- * The cross-cutting rules of spec 4, 5 and 7 and rulings 1, 5 and 6, checked on every endpoint
- * of the contract, on every storage runtime. The endpoints, their access, path ids and example
- * bodies come from the contract itself: a new endpoint is checked by being in it.
+ * The cross-cutting rules of docs/api.md ("Authentication and scopes", "Errors"), checked on
+ * every endpoint of the contract, on every storage runtime. The endpoints, their access, path ids
+ * and example bodies come from the contract itself: a new endpoint is checked by being in it.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"

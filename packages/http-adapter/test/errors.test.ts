@@ -1,6 +1,7 @@
 /**
- * The errors of spec 5 and 7 and rulings 1, 5 and 6 over HTTP, on every storage runtime: who
- * wins when several apply (401, then 403, then 404/422), and every error body JSON.
+ * The errors of docs/api.md "Authentication and scopes" and "Errors" over HTTP, on every
+ * storage runtime: who wins when several apply (401, then 403, then 404/422), and every error
+ * body JSON.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"

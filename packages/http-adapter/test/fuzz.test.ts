@@ -1,7 +1,8 @@
 /**
  * The fuzz suite in `pnpm test`: a fixed seed and a bounded count of generated hostile requests
  * against every endpoint of the contract, over a real socket, on every storage runtime. Never
- * a 5xx, never an empty body, every error in the spec's shape. `pnpm fuzz` runs many more.
+ * a 5xx, never an empty body, every error in its documented shape (docs/api.md "Errors").
+ * `pnpm fuzz` runs many more.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -15,7 +16,7 @@ const COUNT = 2500
 for (const rt of runtimes()) {
   describe(`fuzzing every endpoint on ${rt.name}`, () => {
     layer(serverOn(rt), { timeout: 120_000 })((it) => {
-      it.effect(`${COUNT} generated requests (seed ${SEED}): no 5xx, no empty body, every error in the spec's shape`, () =>
+      it.effect(`${COUNT} generated requests (seed ${SEED}): no 5xx, no empty body, every error in its documented shape`, () =>
         Effect.gen(function*() {
           const port = Number(new URL(yield* serverUrl).port)
           const report = yield* fuzz({ port, target: yield* fuzzTarget, seed: SEED, count: COUNT, concurrency: 4 })

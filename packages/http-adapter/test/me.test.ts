@@ -1,6 +1,6 @@
 /**
- * GET /api/v1/me (spec 2.13, 4.8, ruling 9) and the published contract (the OpenAPI document and
- * the docs page) over HTTP, on every storage runtime.
+ * GET /api/v1/me (docs/api.md "Connection check") and the published contract (the OpenAPI
+ * document and the docs page) over HTTP, on every storage runtime.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"

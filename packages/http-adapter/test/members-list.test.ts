@@ -1,8 +1,8 @@
 /**
- * GET /api/v1/members and GET /api/v1/members/search over HTTP (spec 4.1, rulings 2 and 3), on
- * every storage runtime. One chamber of 105 members is made once per suite: 35 names and 35
- * creation times, three members each, so that name order, creation order and id order all
- * differ and every page boundary cuts through ties.
+ * GET /api/v1/members and GET /api/v1/members/search over HTTP (docs/api.md "Members" and
+ * "Lists, paging, sorting"), on every storage runtime. One chamber of 105 members is made once
+ * per suite: 35 names and 35 creation times, three members each, so that name order, creation
+ * order and id order all differ and every page boundary cuts through ties.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"

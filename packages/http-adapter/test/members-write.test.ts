@@ -1,7 +1,7 @@
 /**
- * POST and PATCH /api/v1/members over HTTP (spec 4.1 MemberCreate / MemberUpdate bounds, rulings
- * 4, 7 and 17), on every storage runtime: every bound on both sides, what is stored and shown,
- * what is ignored, and slugs.
+ * POST and PATCH /api/v1/members over HTTP (docs/api.md "Members" and "Errors"), on every
+ * storage runtime: every bound on both sides, what is stored and shown, what is ignored, and
+ * slugs.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"

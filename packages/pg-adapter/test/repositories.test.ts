@@ -141,7 +141,7 @@ for (const rt of runtimes()) {
           assert.strictEqual(minted.prefix, minted.key.slice(0, 12))
           assert.isFalse(minted.scopes.includes("bookings:read"))
           const sql = yield* SqlClient.SqlClient
-          // Ruling 23: only the SHA-256 of the plaintext (hex, so keys minted earlier still match) and no plaintext column.
+          // Only the SHA-256 of the plaintext is stored (docs/api.md "Authentication and scopes"; hex, so keys minted earlier still match), no plaintext column.
           const stored = yield* sql`SELECT * FROM api_keys WHERE id = ${minted.id}`
           assert.strictEqual((stored[0] as any).key_hash, createHash("sha256").update(minted.key, "utf8").digest("hex"))
           assert.notInclude(JSON.stringify(stored, (_, v) => (typeof v === "bigint" ? String(v) : v)), minted.key)

@@ -10,10 +10,10 @@ const event: OutboxEvent = {
   created_at: "2026-11-22T10:00:00.000Z",
   data: { id: 7, attributes: { name: "Café Ünïcode" }, created_at: null, updated_at: null }
 }
-/** A secret of ruling 23's form: `whsec_` + the standard base64 of 32 bytes (here 0x00..0x1f). */
+/** A webhook secret, `whsec_` + 44 base64 characters: the standard base64 of 32 bytes (here 0x00..0x1f). */
 const secret = "whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
 
-/** The delivery body of `event`, byte for byte (ruling 20's key order). */
+/** The delivery body of `event`, byte for byte (keys in order: id, type, created_at, data). */
 const BODY =
   "{\"id\":\"evt_abc\",\"type\":\"member.created\",\"created_at\":\"2026-11-22T10:00:00.000Z\"," +
   "\"data\":{\"id\":7,\"attributes\":{\"name\":\"Café Ünïcode\"},\"created_at\":null,\"updated_at\":null}}"
@@ -40,7 +40,7 @@ describe("delivery signing", () => {
     assert.strictEqual(sign(secret, BODY), BODY_SIGNATURE)
   })
 
-  it("frames the body of ruling 20 and the headers of spec 6.2", () => {
+  it("frames the delivery body (id, type, created_at, data) and its headers (X-CC-Signature: hex HMAC-SHA256 of the raw body)", () => {
     const body = deliveryBody(event)
     assert.strictEqual(body, BODY)
     assert.deepStrictEqual(deliveryHeaders(event, secret, body), {

@@ -1,8 +1,8 @@
 /**
  * The fuzz run shared by the test suite (a fixed seed, a few thousand requests) and `pnpm fuzz`
  * (50,000 or more, a random seed): a chamber with a row for every path id, generated requests
- * over a real socket, and every answer checked against the spec's promises: never a 5xx, never
- * an empty body, every error JSON in its shape (docs/api.md "Errors").
+ * over a real socket, and every answer checked against docs/api.md "Hostile and odd requests":
+ * never a 5xx, never an empty body, every error JSON in its shape (docs/api.md "Errors").
  */
 import { Effect } from "effect"
 import { Keys, Tenants } from "@chamber/core"

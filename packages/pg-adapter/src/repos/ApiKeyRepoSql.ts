@@ -17,13 +17,8 @@ interface KeyRow {
   readonly revoked_at: Date | null
 }
 
-interface KeyContextRow {
-  readonly id: Int8
-  readonly tenant_id: Int8
-  readonly name: string
-  readonly prefix: string
-  readonly scopes: ReadonlyArray<Scope>
-  readonly daily_limit: number
+/** A live key with its chamber, as authentication reads it. */
+type KeyContextRow = Pick<KeyRow, "id" | "tenant_id" | "name" | "prefix" | "scopes" | "daily_limit"> & {
   readonly chamber_id: string
   readonly chamber_name: string
   readonly chamber_website: string | null
