@@ -3,15 +3,18 @@
  * (server/ContractCheck.ts), the OpenAPI document and docs page, and JSON for every error.
  * Adding a resource adds its handlers to `HandlersLive` (docs/architecture.md "Adding a resource").
  */
-import { Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import { type Effect, Layer, type Types } from "effect"
+import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar } from "effect/http-api"
 import { Api } from "./Api.ts"
 import { MeHandlers } from "./me/MeHandlers.ts"
 import { MembersHandlers } from "./members/MembersHandlers.ts"
 import { AuthenticationLive } from "./server/AuthenticationLive.ts"
 import { checkContract } from "./server/ContractCheck.ts"
+import { compressingDocs } from "./server/DocsCompression.ts"
+import { HealthRoutes } from "./server/Health.ts"
 import { jsonErrors } from "./server/JsonErrors.ts"
+import { withRequestLog } from "./server/RequestLog.ts"
 import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
 
 export { MAX_BODY_BYTES } from "./server/JsonErrors.ts"
@@ -22,6 +25,21 @@ export const HandlersLive = Layer.mergeAll(MeHandlers, MembersHandlers).pipe(
 )
 
 /**
+ * What every request passes first, outermost first: its id and access-log line, the compressed
+ * documentation, and JSON for every error.
+ */
+const frontDoor = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
+  const errors = jsonErrors(api)
+  const docs = compressingDocs([DOCS_PATH, OPENAPI_PATH])
+  // Failures are all answered inside; the error type says "passes the rest on" (none are left).
+  type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+  return HttpRouter.middleware((app): Handled => withRequestLog(docs(errors(app))), { global: true })
+}
+
+const DOCS_PATH = "/docs"
+const OPENAPI_PATH = "/api/v1/openapi.json"
+
+/**
  * The routes of `api` with its handlers, OpenAPI at /api/v1/openapi.json, docs at /docs, JSON
  * errors; refused at start when the contract is incomplete.
  */
@@ -30,13 +48,13 @@ export const serveApi = <Id extends string, Groups extends HttpApiGroup.Constrai
   handlers: Layer.Layer<HttpApiGroup.ToService<Id, Groups>, E, R>
 ) =>
   Layer.mergeAll(
-    HttpApiBuilder.layer(api, { openapiPath: "/api/v1/openapi.json" }).pipe(Layer.provide(handlers)),
-    HttpApiScalar.layer(api, { path: "/docs" }),
-    jsonErrors(api)
+    HttpApiBuilder.layer(api, { openapiPath: OPENAPI_PATH }).pipe(Layer.provide(handlers)),
+    HttpApiScalar.layer(api, { path: DOCS_PATH }),
+    frontDoor(api)
   ).pipe(Layer.provide(Layer.effectDiscard(checkContract(api))))
 
-/** The product's routes. Needs the core services. */
-export const ApiRoutes = serveApi(Api, HandlersLive)
+/** The product's routes and the health checks. Needs the core services. */
+export const ApiRoutes = Layer.mergeAll(serveApi(Api, HandlersLive), HealthRoutes)
 
 /**
  * The served application (no listener): provide an HttpServer (server/NodeServer.ts) to run it.

@@ -2,17 +2,19 @@
  * The HTTP suites' fixture: the real server on a real socket (port 0) over a fresh database of
  * each storage runtime, plus helpers to make chambers and keys through the core services.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, References } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest, type HttpClientResponse, HttpServer } from "effect/http"
 import { Keys, Tenants } from "@chamber/core"
 import { StorageLive } from "@chamber/pg-adapter"
 import { onDatabase, type Runtime } from "@chamber/pg-adapter/testing"
 import { HttpLive, NodeServerTest } from "../src/index.ts"
 
+/** The real server on a fresh database of `rt`; its access log (one Info line per request) is not printed. */
 export const serverOn = (rt: Runtime) =>
   HttpLive.pipe(
     Layer.provideMerge(NodeServerTest),
-    Layer.provideMerge(onDatabase(rt, (config) => StorageLive(config)))
+    Layer.provideMerge(onDatabase(rt, (config) => StorageLive(config))),
+    Layer.provide(Layer.succeed(References.MinimumLogLevel)("Warn"))
   )
 
 let counter = 0

@@ -6,7 +6,7 @@ import { Layer } from "effect"
 import { Keys, Members, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"
-import { KeyHasherNode, TransactorSql } from "./repos/Infrastructure.ts"
+import { KeyHasherNode, ReadinessSql, TransactorSql } from "./repos/Infrastructure.ts"
 import { MemberRepoSql } from "./repos/MemberRepoSql.ts"
 import { OutboxSql } from "./repos/OutboxSql.ts"
 import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
@@ -17,7 +17,7 @@ export type { PgliteWire } from "./embedded/PgliteWire.ts"
 export { ApiKeyRepoSql, KeyHasherNode, MemberRepoSql, OutboxSql, TenantRepoSql, TransactorSql }
 
 /** The ports every service may use. */
-const InfrastructureLive = Layer.mergeAll(OutboxSql, TransactorSql, KeyHasherNode)
+const InfrastructureLive = Layer.mergeAll(OutboxSql, TransactorSql, KeyHasherNode, ReadinessSql)
 
 const TenantsLive = Tenants.layer.pipe(Layer.provideMerge(TenantRepoSql))
 

@@ -10,3 +10,8 @@ export class Transactor extends Context.Service<Transactor, {
 export class KeyHasher extends Context.Service<KeyHasher, {
   readonly hash: (plaintext: string) => string
 }>()("chamber/KeyHasher") {}
+
+/** Whether the database answers, within a second (GET /readyz). */
+export class Readiness extends Context.Service<Readiness, {
+  readonly check: Effect.Effect<boolean>
+}>()("chamber/Readiness") {}

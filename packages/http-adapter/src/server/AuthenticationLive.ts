@@ -10,6 +10,7 @@ import { ApiKeyRepo, type KeyContext, Keys } from "@chamber/core"
 import { AnyValidKey, Authentication, CurrentKey, RequiredAccess } from "../shared/Access.ts"
 import { Forbidden, Unauthenticated } from "../shared/HttpErrors.ts"
 import { authorizationHeaders, requireUtf8Body } from "./RawRequest.ts"
+import { RequestFacts } from "./RequestLog.ts"
 
 const TOUCH_EVERY_MS = 60_000
 
@@ -34,6 +35,8 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         if (authorizationHeaders(request) > 1) return yield* Effect.fail(Unauthenticated.body)
         const key = yield* keys.authenticate(Redacted.value(credential))
         if (key === undefined) return yield* Effect.fail(Unauthenticated.body)
+        const facts = yield* Effect.serviceOption(RequestFacts)
+        if (facts._tag === "Some") facts.value.keyPrefix = key.prefix
         yield* touch(key)
         const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
         if (access === undefined) return yield* Effect.fail(undeclared)

@@ -1,10 +1,12 @@
 /**
- * One global router middleware that keeps every error JSON (docs/api.md "Errors") whatever part of the
- * stack answered: an unknown path 404, a wrong method 405 (with Allow), a body over 1 MiB 413,
- * another content type 415; and the 1 MiB limit itself.
+ * Every error JSON (docs/api.md "Errors"), whatever part of the stack answered: an unknown path
+ * 404, a wrong method 405 (with Allow), a body over 1 MiB 413, another content type 415; and the
+ * 1 MiB limit itself. Only canonical paths reach the router: it would decode `%` escapes and cut
+ * a segment at `;`, so a path with either, or any character an API path never has, is a 404
+ * (docs/api.md "Hostile and odd requests"). A 401 names its scheme (`WWW-Authenticate: Bearer`).
  */
-import { ByteSize, Cause, Effect, type Layer, type Types } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Cause, Effect } from "effect"
+import { HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { statusMessages } from "../shared/HttpErrors.ts"
 
@@ -46,7 +48,8 @@ const pathOf = (url: string) => {
   return end === -1 ? url : url.slice(0, end)
 }
 
-export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+/** Wraps the router's app: answers every failure itself, so nothing is left unhandled. */
+export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
   const routes = routesOf(api)
   /** The methods of the endpoints `path` names; as the router does, a literal segment wins over a path id. */
   const methodsOf = (path: string) => {
@@ -60,10 +63,7 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
     return methods.length > 0 && !methods.includes(request.method) ? wrongMethod(methods) : errorResponse(404)
   }
   const maxBodySize = ByteSize.bytes(MAX_BODY_BYTES)
-  // It answers every failure itself; its error type says "passes the rest on" (none are left).
-  type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
-  return HttpRouter.middleware(
-    (app): Handled =>
+  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const path = pathOf(request.url)
@@ -83,10 +83,9 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
             return Effect.logError("unhandled request failure", cause).pipe(Effect.as(errorResponse(500)))
           })
         )
+        if (response.status === 401) return HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
         if (response.status < 400 || isJson(response)) return response
         if (response.status === 404) return notFoundOrWrongMethod(request)
         return errorResponse(response.status, response.status === 413 ? { connection: "close" } : undefined)
-      }),
-    { global: true }
-  )
+      })
 }

@@ -1,8 +1,8 @@
-/** Adapters for the infrastructure ports: SQL transactions and the SHA-256 key hasher. */
+/** Adapters for the infrastructure ports: SQL transactions, readiness and the SHA-256 key hasher. */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHash } from "node:crypto"
-import { KeyHasher, Transactor } from "@chamber/core"
+import { KeyHasher, Readiness, Transactor } from "@chamber/core"
 
 export const TransactorSql = Layer.effect(Transactor, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -15,3 +15,14 @@ export const TransactorSql = Layer.effect(Transactor, Effect.gen(function*() {
 export const KeyHasherNode = Layer.succeed(KeyHasher)({
   hash: (plaintext) => createHash("sha256").update(plaintext).digest("hex")
 })
+
+export const ReadinessSql = Layer.effect(Readiness, Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return Readiness.of({
+    check: sql`SELECT 1`.pipe(
+      Effect.as(true),
+      Effect.timeoutOrElse({ duration: "1 second", orElse: () => Effect.succeed(false) }),
+      Effect.catchCause(() => Effect.succeed(false))
+    )
+  })
+}))

@@ -1,0 +1,63 @@
+/**
+ * The documentation the server publishes (`/docs`, a few MB of HTML and script, and the OpenAPI
+ * document) is the same for the life of the process: each is compressed once per encoding the
+ * client accepts (br, then gzip), carries a strong ETag, and a matching `If-None-Match` gets a
+ * 304 (docs/api.md "Documentation").
+ */
+import { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { createHash } from "node:crypto"
+import { brotliCompressSync, constants, gzipSync } from "node:zlib"
+
+interface Cached {
+  readonly etag: string
+  readonly contentType: string
+  readonly identity: Uint8Array
+  readonly encoded: Map<"br" | "gzip", Uint8Array>
+}
+
+const encode = (encoding: "br" | "gzip", bytes: Uint8Array): Uint8Array =>
+  encoding === "br"
+    ? brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } })
+    : gzipSync(bytes, { level: 9 })
+
+/** The first encoding of ours the client takes (no q-values weighing: a q=0 refuses). */
+const chosen = (accept: string | undefined): "br" | "gzip" | undefined => {
+  const offered = (accept ?? "").toLowerCase().split(",").map((part) => part.trim())
+  const takes = (name: string) => offered.some((o) => o.split(";")[0] === name && !/;\s*q=0(\.0*)?$/.test(o))
+  return takes("br") ? "br" : takes("gzip") ? "gzip" : undefined
+}
+
+export const compressingDocs = (paths: ReadonlyArray<string>) => {
+  const cache = new Map<string, Cached>()
+  const cached = (path: string, response: HttpServerResponse.HttpServerResponse): Cached | undefined => {
+    const known = cache.get(path)
+    if (known !== undefined) return known
+    if (response.status !== 200 || response.body._tag !== "Uint8Array") return undefined
+    const identity = response.body.body
+    const entry: Cached = {
+      etag: `"${createHash("sha256").update(identity).digest("base64url").slice(0, 27)}"`,
+      contentType: response.body.contentType,
+      identity,
+      encoded: new Map()
+    }
+    cache.set(path, entry)
+    return entry
+  }
+  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
+      const path = request.url.split("?")[0] ?? ""
+      if (request.method !== "GET" || !paths.includes(path)) return app
+      return Effect.map(app, (response) => {
+        const entry = cached(path, response)
+        if (entry === undefined) return response
+        const headers = { etag: entry.etag, vary: "Accept-Encoding", "cache-control": "public, max-age=0, must-revalidate" }
+        if (request.headers["if-none-match"] === entry.etag) return HttpServerResponse.empty({ status: 304, headers })
+        const encoding = chosen(request.headers["accept-encoding"])
+        if (encoding === undefined) return HttpServerResponse.uint8Array(entry.identity, { contentType: entry.contentType, headers })
+        let body = entry.encoded.get(encoding)
+        if (body === undefined) entry.encoded.set(encoding, body = encode(encoding, entry.identity))
+        return HttpServerResponse.uint8Array(body, { contentType: entry.contentType, headers: { ...headers, "content-encoding": encoding } })
+      })
+    })
+}

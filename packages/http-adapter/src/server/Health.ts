@@ -1,0 +1,22 @@
+/**
+ * `GET /healthz` (the process answers) and `GET /readyz` (the database answers within a second;
+ * 503 otherwise), without a key, outside /api/v1 (docs/api.md "Health").
+ */
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { Readiness } from "@chamber/core"
+
+export const HealthRoutes = Layer.mergeAll(
+  HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" })),
+  HttpRouter.add(
+    "GET",
+    "/readyz",
+    Effect.flatMap(Effect.service(Readiness), (readiness) => readiness.check).pipe(
+      Effect.map((ready) =>
+        ready
+          ? HttpServerResponse.jsonUnsafe({ status: "ready" })
+          : HttpServerResponse.jsonUnsafe({ message: "The database does not answer." }, { status: 503 })
+      )
+    )
+  )
+)

@@ -1,0 +1,56 @@
+/**
+ * Request ids and the access log (docs/api.md "Request ids and logs"): every response carries
+ * `X-Request-Id` (a well-formed incoming one is kept, otherwise a new one), every log line of a
+ * request is annotated with it, and each request ends with one line: method, path (the values
+ * of secret-looking query parameters replaced), status, duration, request id and key prefix.
+ * The key itself is never logged.
+ */
+import { Context, Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { randomUUID } from "node:crypto"
+
+/** What the log line learns during the request: the authenticating key's display prefix. */
+export class RequestFacts extends Context.Service<RequestFacts, { keyPrefix: string | null }>()("chamber/http/RequestFacts") {}
+
+const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/
+const SECRET = /key|token|secret|password|passwd|auth|signature|session/i
+
+/** The request's path and query, with the values of secret-looking parameters replaced. */
+export const loggedPath = (url: string): string => {
+  const at = url.indexOf("?")
+  if (at === -1) return url
+  const query = url.slice(at + 1).split("&").map((pair) => {
+    const eq = pair.indexOf("=")
+    const name = eq === -1 ? pair : pair.slice(0, eq)
+    let decoded = name
+    try {
+      decoded = decodeURIComponent(name)
+    } catch {
+      // a name that is not valid percent-encoding is logged as sent
+    }
+    return eq !== -1 && SECRET.test(decoded) ? `${name}=[redacted]` : pair
+  })
+  return `${url.slice(0, at)}?${query.join("&")}`
+}
+
+export const withRequestLog = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
+    const incoming = request.headers["x-request-id"]
+    const requestId = incoming !== undefined && WELL_FORMED.test(incoming) ? incoming : randomUUID()
+    const facts: RequestFacts["Service"] = { keyPrefix: null }
+    const started = performance.now()
+    return app.pipe(
+      Effect.provideService(RequestFacts, facts),
+      Effect.tap((response) =>
+        Effect.logInfo("request").pipe(Effect.annotateLogs({
+          method: request.method,
+          path: loggedPath(request.url),
+          status: response.status,
+          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+          key_prefix: facts.keyPrefix
+        }))
+      ),
+      Effect.map((response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)),
+      Effect.annotateLogs("request_id", requestId)
+    )
+  })
