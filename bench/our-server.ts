@@ -2,7 +2,8 @@
  * OUR server for the bench: the product's HttpLive over StorageLive (PostgreSQL at DATABASE_URL,
  * pool of BENCH_POOL_SIZE) on a free port of 127.0.0.1. Prints `BENCH_LISTENING <port>`.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Logger, References } from "effect"
+import { createWriteStream } from "node:fs"
 import { HttpServer } from "effect/http"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { HttpLive, NodeServerLive } from "../packages/http-adapter/src/index.ts"
@@ -13,9 +14,21 @@ const { NodeRuntime } = await importFromPackage("http-adapter", "@effect/platfor
 const url = process.env.DATABASE_URL
 if (url === undefined || url === "") throw new Error("our-server: DATABASE_URL is required")
 
+/**
+ * BENCH_ACCESS_LOG=<file>: the access log on, one JSON line per request appended to the file (as
+ * an operator's `LOG_FORMAT=json chamber serve > file` would); otherwise logging below warn is off.
+ */
+const toFile = (path: string) => {
+  const out = createWriteStream(path, { flags: "a" })
+  return Logger.layer([Logger.map(Logger.formatJson, (line) => void out.write(line + "\n"))])
+}
+const accessLog = process.env.BENCH_ACCESS_LOG || undefined
+const Logging = accessLog === undefined ? Layer.succeed(References.MinimumLogLevel)("Warn") : toFile(accessLog)
+
 const App = HttpLive.pipe(
   Layer.provideMerge(NodeServerLive({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" })),
-  Layer.provide(StorageLive({ _tag: "Postgres", url, maxConnections: POOL_SIZE }))
+  Layer.provide(StorageLive({ _tag: "Postgres", url, maxConnections: POOL_SIZE })),
+  Layer.provide(Logging)
 ) as Layer.Layer<HttpServer.HttpServer>
 
 Effect.gen(function*() {

@@ -22,7 +22,8 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync } from "node:fs"
-import { cpus } from "node:os"
+import { cpus, tmpdir } from "node:os"
+import { join } from "node:path"
 import { isDeepStrictEqual } from "node:util"
 import { fileURLToPath } from "node:url"
 import autocannon from "autocannon"
@@ -41,7 +42,7 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2))
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)
 const PROFILE = process.env.BENCH_PROFILE === "1"
 const ONLY = process.env.BENCH_ONLY || undefined
-const BAR = { throughput: 0.5, p99: 1.5 }
+const BAR = { throughput: 0.5, p99: 1.5, accessLogCost: 0.05 }
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 const log = (line: string) => console.log(line)
@@ -130,18 +131,19 @@ const seed = Effect.gen(function*() {
 // Servers as children.
 
 interface Server {
-  readonly name: "ours" | "baseline"
+  readonly name: "ours" | "ours+log" | "baseline"
   readonly child: ChildProcess
   readonly base: string
   /** What the server printed (logs, errors): kept out of the report, summarised at the end. */
   readonly output: { lines: number; first: Array<string> }
 }
 
-const startServer = (name: Server["name"], file: string, nodeArgs: ReadonlyArray<string> = []) =>
+const startServer = (name: Server["name"], file: string, nodeArgs: ReadonlyArray<string> = [], extraEnv: Record<string, string> = {}) =>
   new Promise<Server>((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeArgs, here(file)], {
       env: {
         ...process.env,
+        ...extraEnv,
         DATABASE_URL: dbUrl,
         BENCH_POOL_SIZE: String(POOL_SIZE),
         // Rate limiting is not implemented yet; when it is, it must not shape the measurement.
@@ -345,16 +347,20 @@ const verify = async (ours: Server, baseline: Server, key: string) => {
 const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a")
 const pad = (s: string, n: number) => s.padStart(n)
 
-const printTable = (endpoint: Endpoint, ours: Measured, baseline: Measured) => {
+const printTable = (endpoint: Endpoint, rows: ReadonlyArray<readonly [string, Measured]>) => {
   log(`\n${endpoint.name}`)
   log(`  ${"server".padEnd(9)}${pad("req/s", 9)}${pad("p50 ms", 9)}${pad("p99 ms", 9)}${pad("CPU ms/req", 12)}${pad("peak RSS MB", 13)}${pad("requests", 10)}${pad("non-2xx/err", 13)}${pad("KB/resp", 9)}`)
-  for (const [name, m] of [["ours", ours], ["baseline", baseline]] as const) {
+  for (const [name, m] of rows) {
     log(`  ${name.padEnd(9)}${pad(f(m.rps), 9)}${pad(f(m.p50), 9)}${pad(f(m.p99), 9)}${pad(f(m.cpuMsPerRequest, 3), 12)}${pad(f(m.peakRssMb), 13)}${pad(String(m.requests), 10)}${pad(String(m.bad), 13)}${pad(f(m.kbPerResponse), 9)}`)
   }
-  log(
-    `  ours/baseline: throughput ${f(ours.rps / baseline.rps, 2)}x, p50 ${f(ours.p50 / baseline.p50, 2)}x, p99 ${f(ours.p99 / baseline.p99, 2)}x, ` +
-      `CPU/req ${f(ours.cpuMsPerRequest / baseline.cpuMsPerRequest, 2)}x, peak RSS ${f(ours.peakRssMb / baseline.peakRssMb, 2)}x`
-  )
+  const ratio = (label: string, a: Measured, b: Measured) =>
+    log(
+      `  ${label}: throughput ${f(a.rps / b.rps, 2)}x, p50 ${f(a.p50 / b.p50, 2)}x, p99 ${f(a.p99 / b.p99, 2)}x, ` +
+        `CPU/req ${f(a.cpuMsPerRequest / b.cpuMsPerRequest, 2)}x, peak RSS ${f(a.peakRssMb / b.peakRssMb, 2)}x`
+    )
+  const [ours, withLog, baseline] = rows.map(([, m]) => m)
+  ratio("ours/baseline", ours!, baseline!)
+  ratio("ours+log/ours (access log on, to a file)", withLog!, ours!)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -381,19 +387,23 @@ const main = async () => {
     profileDir = here("./profiles")
     mkdirSync(profileDir, { recursive: true })
   }
-  const [ours, baseline] = await Promise.all([
+  const accessLog = join(tmpdir(), `${dbName}-access.log`)
+  const [ours, withLog, baseline] = await Promise.all([
     startServer("ours", "./our-server.ts", profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]),
+    startServer("ours+log", "./our-server.ts", [], { BENCH_ACCESS_LOG: accessLog }),
     startServer("baseline", "./baseline-server.ts")
   ])
-  log(`[${elapsed()}] servers up: ours ${ours.base} (pid ${ours.child.pid}), baseline ${baseline.base} (pid ${baseline.child.pid})`)
+  const servers = [ours, withLog, baseline] as const
+  log(`[${elapsed()}] servers up: ${servers.map((s) => `${s.name} ${s.base} (pid ${s.child.pid})`).join(", ")}`)
 
-  log("verifying both servers answer the same:")
+  log("verifying the servers answer the same:")
   await verify(ours, baseline, key)
+  await verify(withLog, baseline, key)
 
-  const results: Array<{ endpoint: Endpoint; ours: Measured; baseline: Measured }> = []
+  const results: Array<{ endpoint: Endpoint; ours: Measured; withLog: Measured; baseline: Measured }> = []
   for (const endpoint of ENDPOINTS) {
-    for (const server of [ours, baseline]) await fire(server.base + endpoint.path, key, WARMUP)
-    const tallies = [new Tally(ours), new Tally(baseline)] as const
+    for (const server of servers) await fire(server.base + endpoint.path, key, WARMUP)
+    const tallies = [new Tally(ours), new Tally(withLog), new Tally(baseline)] as const
     for (let round = 1; round <= ROUNDS; round++) {
       for (const tally of tallies) {
         const before = tally.ok
@@ -402,14 +412,16 @@ const main = async () => {
         log(`[${elapsed()}] ${endpoint.name} round ${round}/${ROUNDS} ${tally.server.name}: ${f((tally.ok - before) / (tally.seconds - secondsBefore))} req/s`)
       }
     }
-    results.push({ endpoint, ours: tallies[0].result(), baseline: tallies[1].result() })
+    results.push({ endpoint, ours: tallies[0].result(), withLog: tallies[1].result(), baseline: tallies[2].result() })
   }
   const hwm = { ours: procStatus(ours.child.pid!, "VmHWM"), baseline: procStatus(baseline.child.pid!, "VmHWM") }
+  const logged = readFileSync(accessLog, "utf8").split("\n").filter((l) => l !== "").length
 
   log(`\n=== results: ${CONNECTIONS} connections, ${DURATION} s measured per server (${ROUNDS} alternating rounds), ${cpus().length} CPUs shared by load generator, servers and PostgreSQL ===`)
   log("req/s = 2xx responses per second; p50/p99 = latency over every response of every round; CPU ms/req = server")
   log("process user+sys CPU / 2xx responses; peak RSS = max VmRSS sampled every 100 ms during the measured rounds")
-  for (const r of results) printTable(r.endpoint, r.ours, r.baseline)
+  for (const r of results) printTable(r.endpoint, [["ours", r.ours], ["ours+log", r.withLog], ["baseline", r.baseline]])
+  log(`\nthe ours+log server wrote ${logged} access-log lines (JSON) to ${accessLog}`)
   log(`\nserver peak RSS over the whole bench (VmHWM): ours ${f(hwm.ours)} MB, baseline ${f(hwm.baseline)} MB`)
 
   const members = results.find((r) => r.endpoint.path.startsWith("/api/v1/members"))
@@ -417,15 +429,17 @@ const main = async () => {
   else {
     const throughput = members.ours.rps / members.baseline.rps
     const p99 = members.ours.p99 / members.baseline.p99
-    const clean = results.every((r) => r.ours.bad === 0 && r.baseline.bad === 0)
+    const clean = results.every((r) => r.ours.bad === 0 && r.withLog.bad === 0 && r.baseline.bad === 0)
     const pass = throughput >= BAR.throughput && p99 <= BAR.p99 && clean
     log(
       `\n${pass ? "PASS" : "FAIL"}: members page throughput ${f(throughput, 2)}x baseline (bar >= ${BAR.throughput}x), ` +
         `p99 ${f(p99, 2)}x baseline (bar <= ${BAR.p99}x)` +
         (clean ? "" : " -- some requests failed (non-2xx/errors above), the run does not count")
     )
+    const logCost = 1 - members.withLog.rps / members.ours.rps
+    log(`${logCost <= BAR.accessLogCost ? "PASS" : "FAIL"}: the access log costs ${f(logCost * 100)}% of the members page's throughput (bar <= ${BAR.accessLogCost * 100}%)`)
   }
-  for (const server of [ours, baseline]) {
+  for (const server of servers) {
     if (server.output.lines === 0) continue
     log(`\nnote: the ${server.name} server printed ${server.output.lines} log line(s) during the bench (e.g. requests cut off when autocannon closes its connections at the end of a run); first lines:`)
     for (const line of server.output.first.slice(0, 4)) log(`  | ${line.slice(0, 160)}`)
