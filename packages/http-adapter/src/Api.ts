@@ -3,6 +3,7 @@
  * a resource adds one `.add(...)` here (docs/architecture.md "Adding a resource").
  */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { ContactsGroup } from "./contacts/ContactsGroup.ts"
 import { MeGroup } from "./me/MeGroup.ts"
 import { MembersGroup } from "./members/MembersGroup.ts"
 import { ValidationErrors } from "./shared/ValidationErrors.ts"
@@ -15,6 +16,7 @@ names the scope it requires; a key without it gets 403. Lists answer 100 rows a 
 export class Api extends HttpApi.make("chamber-data-api")
   .add(MeGroup)
   .add(MembersGroup)
+  .add(ContactsGroup)
   .middleware(ValidationErrors)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "ignore" })
   .annotateMerge(

@@ -7,6 +7,7 @@ import { type Effect, Layer, type Types } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar } from "effect/http-api"
 import { Api } from "./Api.ts"
+import { ContactsHandlers } from "./contacts/ContactsHandlers.ts"
 import { MeHandlers } from "./me/MeHandlers.ts"
 import { MembersHandlers } from "./members/MembersHandlers.ts"
 import { AuthenticationLive } from "./server/AuthenticationLive.ts"
@@ -20,7 +21,7 @@ import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
 export { MAX_BODY_BYTES } from "./server/JsonErrors.ts"
 
 /** Every group's handlers with the middleware they consume. */
-export const HandlersLive = Layer.mergeAll(MeHandlers, MembersHandlers).pipe(
+export const HandlersLive = Layer.mergeAll(MeHandlers, MembersHandlers, ContactsHandlers).pipe(
   Layer.provide([AuthenticationLive, ValidationErrorsLive])
 )
 

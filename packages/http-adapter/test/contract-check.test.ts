@@ -107,7 +107,12 @@ describe("the contract", () => {
       "post /api/v1/members": { scope: "members:write", errors: ["401", "403", "422"] },
       "get /api/v1/members/search": { scope: "members:read", errors: ["401", "403", "422"] },
       "get /api/v1/members/{member}": { scope: "members:read", errors: ["401", "403", "404"] },
-      "patch /api/v1/members/{member}": { scope: "members:write", errors: ["401", "403", "404", "422"] }
+      "patch /api/v1/members/{member}": { scope: "members:write", errors: ["401", "403", "404", "422"] },
+      "get /api/v1/contacts": { scope: "contacts:read", errors: ["401", "403", "422"] },
+      "post /api/v1/contacts": { scope: "contacts:write", errors: ["401", "403", "422"] },
+      "get /api/v1/contacts/search": { scope: "contacts:read", errors: ["401", "403", "422"] },
+      "patch /api/v1/contacts/{contact}": { scope: "contacts:write", errors: ["401", "403", "404", "422"] },
+      "post /api/v1/subscribers": { scope: "contacts:write", errors: ["401", "403", "422"] }
     }
     const seen: Array<string> = []
     for (const [path, item] of Object.entries(doc.paths)) {

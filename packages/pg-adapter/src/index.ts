@@ -3,9 +3,10 @@
  * resource adds one line to `ServicesLive`: its core service over its SQL repository.
  */
 import { Layer } from "effect"
-import { Keys, Members, Tenants } from "@chamber/core"
+import { Contacts, Keys, Members, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"
+import { ContactRepoSql } from "./repos/ContactRepoSql.ts"
 import { KeyHasherNode, ReadinessSql, TransactorSql } from "./repos/Infrastructure.ts"
 import { MemberRepoSql } from "./repos/MemberRepoSql.ts"
 import { OutboxSql } from "./repos/OutboxSql.ts"
@@ -14,7 +15,7 @@ import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
 export * from "./Database.ts"
 export { EmbeddedInUse, embeddedOwner, openEmbedded, socketPath } from "./embedded/EmbeddedDatabase.ts"
 export type { PgliteWire } from "./embedded/PgliteWire.ts"
-export { ApiKeyRepoSql, KeyHasherNode, MemberRepoSql, OutboxSql, TenantRepoSql, TransactorSql }
+export { ApiKeyRepoSql, ContactRepoSql, KeyHasherNode, MemberRepoSql, OutboxSql, TenantRepoSql, TransactorSql }
 
 /** The ports every service may use. */
 const InfrastructureLive = Layer.mergeAll(OutboxSql, TransactorSql, KeyHasherNode, ReadinessSql)
@@ -24,7 +25,8 @@ const TenantsLive = Tenants.layer.pipe(Layer.provideMerge(TenantRepoSql))
 /** Each core service over its repository; the repositories stay available too. */
 export const ServicesLive = Layer.mergeAll(
   Keys.layer.pipe(Layer.provideMerge(ApiKeyRepoSql)),
-  Members.layer.pipe(Layer.provideMerge(MemberRepoSql))
+  Members.layer.pipe(Layer.provideMerge(MemberRepoSql)),
+  Contacts.layer.pipe(Layer.provideMerge(ContactRepoSql))
 ).pipe(Layer.provideMerge(TenantsLive), Layer.provideMerge(InfrastructureLive))
 
 /** Core services plus the database they run on, migrated. */

@@ -10,6 +10,8 @@ export class TenantRepo extends Context.Service<TenantRepo, {
   readonly isEmpty: Effect.Effect<boolean>
   readonly insertUser: (tenantId: number, email: string, role: Role) => Effect.Effect<User | undefined>
   readonly findUser: (tenantId: number, email: string) => Effect.Effect<User | undefined>
+  /** A chamber's people, oldest first. */
+  readonly listUsers: (tenantId: number) => Effect.Effect<ReadonlyArray<User>>
   readonly insertField: (
     tenantId: number,
     field: { readonly resource: CustomFieldResource; readonly key: string; readonly label: string; readonly api_visible: boolean }

@@ -18,6 +18,7 @@ export class Tenants extends Context.Service<Tenants, {
   readonly list: Effect.Effect<ReadonlyArray<Tenant>>
   readonly get: (ref: string | number) => Effect.Effect<Tenant, TenantNotFound>
   readonly addUser: (tenantRef: string | number, email: string, role: Role) => Effect.Effect<User, TenantNotFound | InvalidInput>
+  readonly listUsers: (tenantRef: string | number) => Effect.Effect<ReadonlyArray<User>, TenantNotFound>
   readonly addField: (
     tenantRef: string | number,
     field: { readonly resource: CustomFieldResource; readonly key: string; readonly label: string; readonly api_visible: boolean }
@@ -63,6 +64,11 @@ export class Tenants extends Context.Service<Tenants, {
       return user
     })
 
+    const listUsers = Effect.fn("Tenants.listUsers")(function*(tenantRef: string | number) {
+      const tenant = yield* get(tenantRef)
+      return yield* repo.listUsers(tenant.id)
+    })
+
     const addField = Effect.fn("Tenants.addField")(function*(
       tenantRef: string | number,
       field: { readonly resource: CustomFieldResource; readonly key: string; readonly label: string; readonly api_visible: boolean }
@@ -84,6 +90,6 @@ export class Tenants extends Context.Service<Tenants, {
       return yield* repo.listFields(tenant.id)
     })
 
-    return Tenants.of({ create, list: repo.list, get, addUser, addField, listFields })
+    return Tenants.of({ create, list: repo.list, get, addUser, listUsers, addField, listFields })
   }))
 }

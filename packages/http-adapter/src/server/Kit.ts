@@ -57,3 +57,20 @@ export const page = <L extends Schema.Top, E extends DomainError, R>(
     ),
     toHttp
   )
+
+/**
+ * One resource whose status depends on what happened (a subscribe: 201 when it made or renewed
+ * something, 200 when it found it so); the body is checked against the response schema's type.
+ */
+export const withStatus = <S extends Schema.Top, A, E extends DomainError, R>(
+  _response: S,
+  run: (tenantId: number) => Effect.Effect<A, E, R>,
+  answer: (result: A) => readonly [status: 200 | 201, body: S["Encoded"]]
+) =>
+  forTenant(run).pipe(
+    Effect.map((result) => {
+      const [status, body] = answer(result)
+      return HttpServerResponse.text(JSON.stringify(body), { status, contentType: "application/json" })
+    }),
+    toHttp
+  )

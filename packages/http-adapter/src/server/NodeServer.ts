@@ -4,10 +4,11 @@
  * Content-Length with Transfer-Encoding, `Expect` other than 100-continue); here those answers
  * are JSON `{message}` too, with the right status (docs/api.md "Errors").
  */
-import { Layer } from "effect"
+import { Duration, Layer } from "effect"
 import { FetchHttpClient, HttpServer } from "effect/http"
 import { NodeHttpServer } from "@effect/platform-node"
 import * as http from "node:http"
+import * as net from "node:net"
 import type { Duplex } from "node:stream"
 
 const reasons: Record<number, string> = {
@@ -58,9 +59,92 @@ const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
   }
 }
 
-/** `http.createServer` with every answer of Node's own in JSON. */
-export const createServer = (): http.Server => {
-  const server = http.createServer()
+/** How a stop goes (docs/cli.md "Stopping"): how long it waits, and what it tells. */
+export interface StopOptions {
+  /** How long requests in flight may take to finish once the stop begins; default 30 s. */
+  readonly shutdownTimeout?: Duration.Input | undefined
+  /** The stop began: no new connections; `inFlight` requests are being finished. */
+  readonly onStopping?: ((inFlight: number) => void) | undefined
+  /** The timeout passed with `cut` requests unfinished: their connections were closed. */
+  readonly onCut?: ((cut: number) => void) | undefined
+}
+
+/**
+ * An HTTP server whose `close` is a graceful stop (docs/cli.md "Stopping"). Node's own `close`
+ * destroys every connection its parser deems idle, which includes one whose response has ended
+ * but is still being written (that response is cut), and one accepted whose request is not read
+ * yet (no response at all); it leaves busy keep-alive connections open, and serving, until their
+ * keep-alive timeout. Here: the listener closes once connections the kernel already accepted are
+ * taken, idle connections close at once, busy ones after their responses are written (with
+ * `Connection: close`), and at the timeout whatever is left is closed and counted.
+ */
+class GracefulServer extends http.Server {
+  /** Each connection's responses not yet written. */
+  readonly #inFlight = new Map<net.Socket, Set<http.ServerResponse>>()
+  readonly #options: StopOptions
+  #stopping = false
+
+  constructor(options: StopOptions) {
+    super()
+    this.#options = options
+    this.on("connection", (socket: net.Socket) => {
+      this.#inFlight.set(socket, new Set())
+      socket.once("close", () => this.#inFlight.delete(socket))
+    })
+    const track = (request: http.IncomingMessage, response: http.ServerResponse) => {
+      const socket = request.socket
+      const responses = this.#inFlight.get(socket) ?? new Set()
+      this.#inFlight.set(socket, responses)
+      if (this.#stopping) response.shouldKeepAlive = false
+      responses.add(response)
+      response.once("close", () => {
+        responses.delete(response)
+        // A response begun before the stop promised keep-alive: its connection ends once it is written.
+        if (this.#stopping && responses.size === 0) socket.destroySoon()
+      })
+    }
+    // Before the application's listeners, so a response is counted before any of it is written.
+    this.prependListener("request", track)
+    this.prependListener("checkContinue", track)
+  }
+
+  override close(callback?: (error?: Error) => void): this {
+    if (this.#stopping) return this
+    this.#stopping = true
+    // Two turns of the event loop first: connections the kernel has accepted are taken (closing
+    // the listener would reset them), and requests already sent on them are read.
+    setImmediate(() =>
+      setImmediate(() => {
+        net.Server.prototype.close.call(this, callback)
+        let inFlight = 0
+        for (const [socket, responses] of this.#inFlight) {
+          inFlight += responses.size
+          if (responses.size === 0) socket.destroySoon()
+          for (const response of responses) if (!response.headersSent) response.shouldKeepAlive = false
+        }
+        this.#options.onStopping?.(inFlight)
+        const timeout = Duration.toMillis(this.#options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT)
+        if (!Number.isFinite(timeout)) return
+        const deadline = setTimeout(() => {
+          let cut = 0
+          for (const [socket, responses] of this.#inFlight) {
+            cut += responses.size
+            socket.destroy()
+          }
+          if (cut > 0) this.#options.onCut?.(cut)
+        }, Math.min(timeout, 2 ** 31 - 1))
+        this.once("close", () => clearTimeout(deadline))
+      })
+    )
+    return this
+  }
+}
+
+const DEFAULT_SHUTDOWN_TIMEOUT = Duration.seconds(30)
+
+/** `http.createServer` with every answer of Node's own in JSON, and a graceful `close`. */
+export const createServer = (options: StopOptions = {}): http.Server => {
+  const server = new GracefulServer(options)
   server.on("clientError", onClientError)
   server.on("checkExpectation", (_request: http.IncomingMessage, response: http.ServerResponse) => {
     const body = JSON.stringify({ message: messages[417] })
@@ -70,14 +154,22 @@ export const createServer = (): http.Server => {
   return server
 }
 
-/** The API's listener on Node: `createServer` with the given port and host. */
-export const NodeServerLive = (options: { readonly port: number; readonly host?: string | undefined }) =>
-  NodeHttpServer.layer(createServer, options)
+/**
+ * The API's listener on Node: `createServer` with the given port and host. The platform's own
+ * stop timeout is a backstop only: the server's (`shutdownTimeout`) passes first, and it must,
+ * as the platform interrupts the requests still running when its own passes.
+ */
+export const NodeServerLive = (options: StopOptions & { readonly port: number; readonly host?: string | undefined }) =>
+  NodeHttpServer.layer(() => createServer(options), {
+    port: options.port,
+    host: options.host,
+    gracefulShutdownTimeout: Duration.sum(Duration.fromInputUnsafe(options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT), Duration.seconds(5))
+  })
 
 /** For tests: the listener on a free port of 127.0.0.1, with an HttpClient pointed at it. */
 export const NodeServerTest = HttpServer.layerTestClient.pipe(
   Layer.provide(
     Layer.fresh(FetchHttpClient.layer).pipe(Layer.provide(Layer.succeed(FetchHttpClient.RequestInit)({ keepalive: false })))
   ),
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+  Layer.provideMerge(NodeServerLive({ port: 0, host: "127.0.0.1" }))
 )

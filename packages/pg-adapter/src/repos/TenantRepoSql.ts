@@ -65,6 +65,8 @@ export const TenantRepoSql = Layer.effect(TenantRepo, Effect.gen(function*() {
               ON CONFLICT (tenant_id, email) DO NOTHING RETURNING *`.pipe(Effect.map(first(toUser)), Effect.orDie),
     findUser: (tenantId, email) =>
       sql<UserRow>`SELECT * FROM users WHERE tenant_id = ${tenantId} AND email = ${email}`.pipe(Effect.map(first(toUser)), Effect.orDie),
+    listUsers: (tenantId) =>
+      sql<UserRow>`SELECT * FROM users WHERE tenant_id = ${tenantId} ORDER BY id`.pipe(Effect.map((rows) => rows.map(toUser)), Effect.orDie),
     insertField: (tenantId, f) =>
       sql<FieldRow>`INSERT INTO custom_field_definitions (tenant_id, resource, key, label, api_visible)
               VALUES (${tenantId}, ${f.resource}, ${f.key}, ${f.label}, ${f.api_visible})

@@ -1,0 +1,33 @@
+/** Storage port for contacts and their newsletter subscription. Every method is scoped by tenant. */
+import { Context, type Effect } from "effect"
+import type { Page } from "../Pagination.ts"
+import type { SortOrder } from "../Sort.ts"
+import type { Contact, ContactAttributes, ContactSortColumns } from "./Contact.ts"
+
+export type ContactSort = SortOrder<(typeof ContactSortColumns)[number]>
+
+export interface ContactFilter {
+  /** Exact, case-insensitive. */
+  readonly email?: string | undefined
+}
+
+/** A contact matched by email, with whether it is subscribed now. */
+export interface Subscription {
+  readonly id: number
+  readonly subscribed: boolean
+}
+
+export class ContactRepo extends Context.Service<ContactRepo, {
+  readonly list: (tenantId: number, filter: ContactFilter, sort: ContactSort | undefined, page: number) => Effect.Effect<Page<Contact>>
+  readonly find: (tenantId: number, id: number) => Effect.Effect<Contact | undefined>
+  /** The stored attributes, hidden custom fields included, locked for an update in this transaction. */
+  readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<ContactAttributes | undefined>
+  readonly insert: (tenantId: number, values: ContactAttributes, subscribed: boolean) => Effect.Effect<Contact>
+  readonly update: (tenantId: number, id: number, changes: Partial<ContactAttributes>) => Effect.Effect<Contact>
+  /**
+   * Holds, until this transaction ends, the right to subscribe `email` in the tenant (two
+   * subscribes of one address take turns), and answers the oldest contact with that address.
+   */
+  readonly lockEmail: (tenantId: number, email: string) => Effect.Effect<Subscription | undefined>
+  readonly setSubscribed: (tenantId: number, id: number, subscribed: boolean) => Effect.Effect<boolean>
+}>()("chamber/ContactRepo") {}

@@ -1,0 +1,70 @@
+/** The contacts and subscribers endpoints (docs/api.md "Contacts and subscribers"): the contract only. */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Contact, ContactCreate, ContactResource, ContactUpdate, Field } from "@chamber/core"
+import { Authentication } from "../shared/Access.ts"
+import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
+import { operation } from "../shared/Operation.ts"
+import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
+
+export const ContactResponse = Schema.Struct({ data: Contact })
+export const ContactList = ContactResource.List
+
+const sortDoc = "`sort`: last_name, -last_name, created_at or -created_at (default: by last name); anything else means the default."
+
+export const SubscriberCreate = Schema.Struct({
+  email: Field.email(255, "ann.lee@acme.example").schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." })),
+  first_name: Schema.optionalKey(Schema.NullOr(Field.text(255, "Ann").schema).annotate({ message: "The {field} field must be a string." })),
+  last_name: Schema.optionalKey(Schema.NullOr(Field.text(255, "Lee").schema).annotate({ message: "The {field} field must be a string." }))
+}).annotate({ identifier: "SubscriberCreate", examples: [{ email: "ann.lee@acme.example", first_name: "Ann", last_name: "Lee" }] })
+
+export class ContactsGroup extends HttpApiGroup.make("contacts")
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/contacts", {
+      query: { sort: SortQuery, page: PageQuery },
+      success: ContactList,
+      error: ValidationError
+    }).pipe(operation({ access: "contacts:read", summary: "List contacts", description: `The chamber's contacts, 100 a page. ${sortDoc}` })),
+    HttpApiEndpoint.post("create", "/api/v1/contacts", {
+      payload: ContactCreate,
+      success: ContactResponse.pipe(HttpApiSchema.status(201)),
+      error: ValidationError
+    }).pipe(operation({
+      access: "contacts:write",
+      summary: "Create a contact",
+      description: "`first_name` and `last_name` are required. Fires `contact.created`."
+    })),
+    HttpApiEndpoint.get("search", "/api/v1/contacts/search", {
+      query: {
+        email: Field.email(255, "ann.lee@acme.example").schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." })),
+        sort: SortQuery,
+        page: PageQuery
+      },
+      success: ContactList,
+      error: ValidationError
+    }).pipe(operation({
+      access: "contacts:read",
+      summary: "Search contacts",
+      description: `By \`email\` (required; exact, case-insensitive). ${sortDoc}`
+    })),
+    HttpApiEndpoint.patch("update", "/api/v1/contacts/:contact", {
+      params: { contact: RowId },
+      payload: ContactUpdate,
+      success: ContactResponse,
+      error: [NotFoundError, ValidationError]
+    }).pipe(operation({ access: "contacts:write", summary: "Update a contact", description: "Only the fields sent change." })),
+    HttpApiEndpoint.post("subscribe", "/api/v1/subscribers", {
+      payload: SubscriberCreate,
+      success: [ContactResponse, ContactResponse.pipe(HttpApiSchema.status(201))],
+      error: ValidationError
+    }).pipe(operation({
+      access: "contacts:write",
+      summary: "Subscribe an address to the newsletter",
+      description:
+        "Idempotent on `email`, case-insensitively: 201 with a new contact (firing `contact.created`) or when an " +
+        "unsubscribed contact is subscribed again; 200 when the contact is already subscribed. Names are applied only " +
+        "to a new contact, never over stored ones."
+    }))
+  )
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ description: "The chamber's contacts and newsletter subscribers." })) {}

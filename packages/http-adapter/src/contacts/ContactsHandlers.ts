@@ -1,0 +1,18 @@
+/** Contacts handlers: each endpoint of ContactsGroup as one call of the core service. */
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Contacts } from "@chamber/core"
+import { Api } from "../Api.ts"
+import * as Kit from "../server/Kit.ts"
+import { ContactList, ContactResponse } from "./ContactsGroup.ts"
+
+export const ContactsHandlers = HttpApiBuilder.group(Api, "contacts", Effect.fn(function*(handlers) {
+  const contacts = yield* Contacts
+  return handlers
+    .handle("list", ({ query }) => Kit.page(ContactList, query.page, (tenant, page) => contacts.list(tenant, { ...query, page })))
+    .handle("search", ({ query }) => Kit.page(ContactList, query.page, (tenant, page) => contacts.search(tenant, { ...query, page })))
+    .handle("create", ({ payload }) => Kit.single((tenant) => contacts.create(tenant, payload)))
+    .handle("update", ({ params, payload }) => Kit.single((tenant) => contacts.update(tenant, params.contact, payload)))
+    .handle("subscribe", ({ payload }) =>
+      Kit.withStatus(ContactResponse, (tenant) => contacts.subscribe(tenant, payload), (r) => [r.outcome === "already" ? 200 : 201, { data: r.contact }]))
+}))

@@ -1,0 +1,80 @@
+/**
+ * Contacts in SQL. A page is one statement, as for members. A subscribe holds a transaction-level
+ * advisory lock on (tenant, address), which also holds on the embedded database
+ * (docs/architecture.md "What embedded connections share").
+ */
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { ContactRepo, ContactResource, type ContactSort, PER_PAGE, pageOffset } from "@chamber/core"
+import { columnValues, type ResourceRow, selectList, toAttributes, toEnvelope } from "./ResourceSql.ts"
+
+type ContactRow = ResourceRow<typeof ContactResource.fields>
+
+const COLUMNS = selectList(ContactResource, "c")
+const STORED_COLUMNS = selectList(ContactResource, "c", { stored: true })
+const toContact = toEnvelope(ContactResource)
+const toStored = toAttributes(ContactResource)
+
+/** Each sort column; every order ends with the id, so pages never overlap. */
+const ORDER: Record<ContactSort["column"], string> = { last_name: `lower(c.last_name) COLLATE "C"`, created_at: "c.created_at" }
+
+const orderOf = ({ column, descending }: ContactSort = { column: "last_name", descending: false }) => {
+  const direction = descending ? "DESC" : "ASC"
+  return `${ORDER[column]} ${direction}, c.id ${direction}`
+}
+
+/** The advisory-lock namespace of subscribes (the second key is the address's hash). */
+const SUBSCRIBE_LOCK = 5_102_026
+
+export const ContactRepoSql = Layer.effect(ContactRepo, Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const find = (tenantId: number, id: number) =>
+    sql<ContactRow>`SELECT ${sql.literal(COLUMNS)} FROM contacts c WHERE c.tenant_id = ${tenantId} AND c.id = ${id}`.pipe(
+      Effect.map((rows) => (rows[0] === undefined ? undefined : toContact(rows[0]))),
+      Effect.orDie
+    )
+
+  const found = (tenantId: number) => (rows: ReadonlyArray<{ readonly id: bigint | number }>) =>
+    find(tenantId, Number(rows[0]!.id)).pipe(Effect.map((c) => c!))
+
+  return ContactRepo.of({
+    list: Effect.fn("ContactRepo.list")(function*(tenantId, filter, sort, page) {
+      const clauses = [sql`c.tenant_id = ${tenantId}`]
+      if (filter.email !== undefined) clauses.push(sql`lower(c.email) = lower(${filter.email})`)
+      const where = sql.and(clauses)
+      const rows = yield* sql<ContactRow & { readonly total_count: bigint }>`
+        SELECT ${sql.literal(COLUMNS)}, count(*) OVER () AS total_count
+        FROM contacts c WHERE ${where}
+        ORDER BY ${sql.literal(orderOf(sort))}
+        LIMIT ${PER_PAGE} OFFSET ${pageOffset(page)}`.pipe(Effect.orDie)
+      if (rows.length > 0) return { rows: rows.map(toContact), total: Number(rows[0]!.total_count) }
+      const counted = yield* sql<{ readonly n: bigint }>`SELECT count(*) AS n FROM contacts c WHERE ${where}`.pipe(Effect.orDie)
+      return { rows: [], total: Number(counted[0]!.n) }
+    }),
+    find,
+    findForUpdate: (tenantId, id) =>
+      sql<ContactRow>`SELECT ${sql.literal(STORED_COLUMNS)} FROM contacts c WHERE c.tenant_id = ${tenantId} AND c.id = ${id} FOR UPDATE`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : toStored(rows[0]))),
+        Effect.orDie
+      ),
+    insert: (tenantId, values, subscribed) =>
+      sql<{ readonly id: bigint }>`INSERT INTO contacts ${
+        sql.insert({ tenant_id: tenantId, ...columnValues(ContactResource, values), subscribed_at: subscribed ? new Date() : null })
+      } RETURNING id`.pipe(Effect.orDie, Effect.flatMap(found(tenantId))),
+    update: (tenantId, id, changes) =>
+      sql<{ readonly id: bigint }>`UPDATE contacts SET ${sql.update({ ...columnValues(ContactResource, changes), updated_at: new Date() })}
+          WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(Effect.orDie, Effect.flatMap(found(tenantId))),
+    lockEmail: (tenantId, email) =>
+      Effect.gen(function*() {
+        yield* sql`SELECT pg_advisory_xact_lock(${SUBSCRIBE_LOCK}, hashtext(${`${tenantId}:${email.toLowerCase()}`}))`
+        const rows = yield* sql<{ readonly id: bigint; readonly subscribed: boolean }>`
+          SELECT id, subscribed_at IS NOT NULL AS subscribed FROM contacts
+          WHERE tenant_id = ${tenantId} AND lower(email) = lower(${email}) ORDER BY id LIMIT 1`
+        return rows[0] === undefined ? undefined : { id: Number(rows[0].id), subscribed: rows[0].subscribed }
+      }).pipe(Effect.orDie),
+    setSubscribed: (tenantId, id, subscribed) =>
+      sql<{ readonly id: bigint }>`UPDATE contacts SET subscribed_at = ${subscribed ? new Date() : null}, updated_at = now()
+          WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
+  })
+}))
