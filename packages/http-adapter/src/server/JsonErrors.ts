@@ -36,6 +36,10 @@ const routesOf = <Id extends string, Groups extends HttpApiGroup.Constraint>(api
 const tooLarge = (error: unknown) =>
   error instanceof HttpServerError.HttpServerError && error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
 
+/** The body could not be read as sent (a broken chunk, a connection cut mid-body): the client's fault. */
+const unreadable = (error: unknown) =>
+  error instanceof HttpServerError.HttpServerError && error.reason._tag === "RequestParseError"
+
 const routeNotFound = (error: unknown) =>
   error instanceof HttpServerError.HttpServerError && error.reason._tag === "RouteNotFound"
 
@@ -80,6 +84,7 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
             const failure = Cause.squash(cause)
             if (routeNotFound(failure)) return Effect.succeed(notFoundOrWrongMethod(request))
             if (tooLarge(failure)) return Effect.succeed(errorResponse(413, { connection: "close" }))
+            if (unreadable(failure)) return Effect.succeed(errorResponse(400, { connection: "close" }))
             return Effect.logError("unhandled request failure", cause).pipe(Effect.as(errorResponse(500)))
           })
         )

@@ -1,0 +1,66 @@
+/**
+ * README's machine-readable CLI: `pnpm chamber <command> --json | jq .`. Run through the pnpm on
+ * PATH, from the repository root, stdout is the command's JSON document and nothing else (no pnpm
+ * banner before it), on an empty embedded database.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url))
+
+/**
+ * The environment of a shell someone types into: what a surrounding `pnpm test` hands its scripts
+ * (npm_config_*, npm_lifecycle_*, pnpm_config_*, ...) is dropped, since it would configure the
+ * pnpm under test, e.g. an inherited reporter setting could hide a banner.
+ */
+const INHERITED_FROM_PNPM =
+  /^(npm_config_|npm_lifecycle_|npm_package_|pnpm_config_)|^(npm_command|npm_execpath|npm_node_execpath|INIT_CWD|PNPM_SCRIPT_SRC_DIR)$/
+
+const shellEnv = (extra: Record<string, string>) => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !INHERITED_FROM_PNPM.test(k)) env[k] = v
+  }
+  return { ...env, ...extra }
+}
+
+const pnpm = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.promise(() =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn("pnpm", args, { cwd: ROOT, env: shellEnv(env) })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (d) => (stdout += d))
+      child.stderr.on("data", (d) => (stderr += d))
+      child.on("error", (e) => resolve({ code: null, stdout, stderr: `${stderr}${e.message} (is pnpm on PATH?)` }))
+      child.on("close", (code) => resolve({ code, stdout, stderr }))
+    })
+  )
+
+describe("pnpm chamber through the pnpm on PATH", () => {
+  it.effect("`pnpm chamber tenant list --json` prints nothing but the JSON document on stdout", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "chamber-pnpm-"))),
+        (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
+      )
+      const r = yield* pnpm(["chamber", "tenant", "list", "--json"], {
+        CHAMBER_DATA_DIR: join(dir, "data"),
+        DATABASE_URL: "",
+        NO_COLOR: "1"
+      })
+      assert.strictEqual(r.code, 0, `exit ${r.code}: ${r.stderr}`)
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(r.stdout)
+      } catch {
+        assert.fail(`stdout is not one JSON document:\n${r.stdout}`)
+      }
+      assert.deepStrictEqual(parsed, [])
+    }), 60_000)
+})
