@@ -1,12 +1,12 @@
 /**
- * Contacts in SQL. A page is one statement, as for members. A subscribe holds a transaction-level
- * advisory lock on (tenant, address), which also holds on the embedded database
- * (docs/architecture.md "What embedded connections share").
+ * Contacts in SQL, every statement scoped by tenant; a page is one statement (`listPage`). A
+ * subscribe holds a transaction-level advisory lock on (tenant, address), which holds on the
+ * embedded database too (docs/architecture.md "What embedded connections share").
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { ContactRepo, ContactResource, type ContactSort, PER_PAGE, pageOffset } from "@chamber/core"
-import { columnValues, type ResourceRow, selectList, toAttributes, toEnvelope } from "./ResourceSql.ts"
+import { ContactRepo, ContactResource, type ContactSort } from "@chamber/core"
+import { columnValues, listPage, type ResourceRow, selectList, toAttributes, toEnvelope } from "./ResourceSql.ts"
 
 type ContactRow = ResourceRow<typeof ContactResource.fields>
 
@@ -42,15 +42,7 @@ export const ContactRepoSql = Layer.effect(ContactRepo, Effect.gen(function*() {
     list: Effect.fn("ContactRepo.list")(function*(tenantId, filter, sort, page) {
       const clauses = [sql`c.tenant_id = ${tenantId}`]
       if (filter.email !== undefined) clauses.push(sql`lower(c.email) = lower(${filter.email})`)
-      const where = sql.and(clauses)
-      const rows = yield* sql<ContactRow & { readonly total_count: bigint }>`
-        SELECT ${sql.literal(COLUMNS)}, count(*) OVER () AS total_count
-        FROM contacts c WHERE ${where}
-        ORDER BY ${sql.literal(orderOf(sort))}
-        LIMIT ${PER_PAGE} OFFSET ${pageOffset(page)}`.pipe(Effect.orDie)
-      if (rows.length > 0) return { rows: rows.map(toContact), total: Number(rows[0]!.total_count) }
-      const counted = yield* sql<{ readonly n: bigint }>`SELECT count(*) AS n FROM contacts c WHERE ${where}`.pipe(Effect.orDie)
-      return { rows: [], total: Number(counted[0]!.n) }
+      return yield* listPage(sql, { select: COLUMNS, from: "contacts c", where: sql.and(clauses), orderBy: orderOf(sort), page, map: toContact })
     }),
     find,
     findForUpdate: (tenantId, id) =>

@@ -1,12 +1,9 @@
-/**
- * Members in SQL. A page is one statement: the rows, their API-visible custom fields and the
- * filtered total (a window count); only a page past the end needs a second count.
- */
+/** Members in SQL: every statement scoped by tenant; a page is one statement (`listPage`). */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { MemberRepo, MemberResource, type MemberSort, PER_PAGE, pageOffset, SlugTaken } from "@chamber/core"
+import { MemberRepo, MemberResource, type MemberSort, SlugTaken } from "@chamber/core"
 import { likeEscape } from "./rows.ts"
-import { columnValues, type ResourceRow, selectList, toAttributes, toEnvelope } from "./ResourceSql.ts"
+import { columnValues, listPage, type ResourceRow, selectList, toAttributes, toEnvelope } from "./ResourceSql.ts"
 
 type MemberRow = ResourceRow<typeof MemberResource.fields>
 
@@ -44,15 +41,7 @@ export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
       if (filter.status !== undefined) clauses.push(sql`m.status = ${filter.status}`)
       if (filter.email !== undefined) clauses.push(sql`lower(m.email) = lower(${filter.email})`)
       if (filter.name !== undefined) clauses.push(sql`m.name ILIKE ${"%" + likeEscape(filter.name) + "%"}`)
-      const where = sql.and(clauses)
-      const rows = yield* sql<MemberRow & { readonly total_count: bigint }>`
-        SELECT ${sql.literal(COLUMNS)}, count(*) OVER () AS total_count
-        FROM members m WHERE ${where}
-        ORDER BY ${sql.literal(orderOf(sort))}
-        LIMIT ${PER_PAGE} OFFSET ${pageOffset(page)}`.pipe(Effect.orDie)
-      if (rows.length > 0) return { rows: rows.map(toMember), total: Number(rows[0]!.total_count) }
-      const counted = yield* sql<{ readonly n: bigint }>`SELECT count(*) AS n FROM members m WHERE ${where}`.pipe(Effect.orDie)
-      return { rows: [], total: Number(counted[0]!.n) }
+      return yield* listPage(sql, { select: COLUMNS, from: "members m", where: sql.and(clauses), orderBy: orderOf(sort), page, map: toMember })
     }),
     find,
     findForUpdate: (tenantId, id) =>

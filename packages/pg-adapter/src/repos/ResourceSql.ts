@@ -4,7 +4,9 @@
  * A resource's table has one column per attribute, named as the API names it, plus `id`,
  * `tenant_id`, `created_at` and `updated_at`.
  */
-import type { Fields, Resource } from "@chamber/core"
+import { Effect } from "effect"
+import type { SqlClient, Statement } from "effect/sql"
+import { type Fields, type Page, PER_PAGE, pageOffset, type Resource } from "@chamber/core"
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
 
@@ -82,3 +84,30 @@ export const columnValues = <D extends Fields>(resource: Resource<string, D>, va
   }
   return out
 }
+
+/**
+ * A page of rows (docs/api.md "Lists, paging, sorting") in one statement: the rows and the
+ * filtered total as a window count; only a page past the end needs a second count.
+ */
+export const listPage = <Row extends object, A>(
+  sql: SqlClient.SqlClient,
+  query: {
+    readonly select: string
+    /** The table and its alias, `members m`. */
+    readonly from: string
+    readonly where: Statement.Fragment
+    readonly orderBy: string
+    readonly page: number
+    readonly map: (row: Row) => A
+  }
+): Effect.Effect<Page<A>> =>
+  Effect.gen(function*() {
+    const rows = yield* sql<Row & { readonly total_count: bigint }>`
+      SELECT ${sql.literal(query.select)}, count(*) OVER () AS total_count
+      FROM ${sql.literal(query.from)} WHERE ${query.where}
+      ORDER BY ${sql.literal(query.orderBy)}
+      LIMIT ${PER_PAGE} OFFSET ${pageOffset(query.page)}`
+    if (rows.length > 0) return { rows: rows.map(query.map), total: Number(rows[0]!.total_count) }
+    const counted = yield* sql<{ readonly n: bigint }>`SELECT count(*) AS n FROM ${sql.literal(query.from)} WHERE ${query.where}`
+    return { rows: [], total: Number(counted[0]!.n) }
+  }).pipe(Effect.orDie)
