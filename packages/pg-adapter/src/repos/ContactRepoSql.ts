@@ -6,7 +6,7 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { ContactRepo, ContactResource, type ContactSort } from "@chamber/core"
-import { columnValues, listPage, type ResourceRow, selectList, toAttributes, toEnvelope } from "./ResourceSql.ts"
+import { columnValues, listPage, orderBy, type ResourceRow, selectList, toAttributes, toEnvelope } from "./ResourceSql.ts"
 
 type ContactRow = ResourceRow<typeof ContactResource.fields>
 
@@ -15,13 +15,7 @@ const STORED_COLUMNS = selectList(ContactResource, "c", { stored: true })
 const toContact = toEnvelope(ContactResource)
 const toStored = toAttributes(ContactResource)
 
-/** Each sort column; every order ends with the id, so pages never overlap. */
-const ORDER: Record<ContactSort["column"], string> = { last_name: `lower(c.last_name) COLLATE "C"`, created_at: "c.created_at" }
-
-const orderOf = ({ column, descending }: ContactSort = { column: "last_name", descending: false }) => {
-  const direction = descending ? "DESC" : "ASC"
-  return `${ORDER[column]} ${direction}, c.id ${direction}`
-}
+const orderOf = orderBy<ContactSort["column"]>("c", { last_name: `lower(c.last_name) COLLATE "C"`, created_at: "c.created_at" }, "last_name")
 
 /** The advisory-lock namespace of subscribes (the second key is the address's hash). */
 const SUBSCRIBE_LOCK = 5_102_026

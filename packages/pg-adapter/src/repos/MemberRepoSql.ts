@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { MemberRepo, MemberResource, type MemberSort, SlugTaken } from "@chamber/core"
 import { likeEscape } from "./rows.ts"
-import { columnValues, listPage, type ResourceRow, selectList, toAttributes, toEnvelope } from "./ResourceSql.ts"
+import { columnValues, listPage, orderBy, type ResourceRow, selectList, toAttributes, toEnvelope } from "./ResourceSql.ts"
 
 type MemberRow = ResourceRow<typeof MemberResource.fields>
 
@@ -12,13 +12,7 @@ const STORED_COLUMNS = selectList(MemberResource, "m", { stored: true })
 const toMember = toEnvelope(MemberResource)
 const toStored = toAttributes(MemberResource)
 
-/** Each sort column; every order ends with the id, so pages never overlap. */
-const ORDER: Record<MemberSort["column"], string> = { name: `lower(m.name) COLLATE "C"`, created_at: "m.created_at" }
-
-const orderOf = ({ column, descending }: MemberSort = { column: "name", descending: false }) => {
-  const direction = descending ? "DESC" : "ASC"
-  return `${ORDER[column]} ${direction}, m.id ${direction}`
-}
+const orderOf = orderBy<MemberSort["column"]>("m", { name: `lower(m.name) COLLATE "C"`, created_at: "m.created_at" }, "name")
 
 export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import type { SqlClient, Statement } from "effect/sql"
-import { type Fields, type Page, PER_PAGE, pageOffset, type Resource } from "@chamber/core"
+import { type Fields, type Page, PER_PAGE, pageOffset, type Resource, type SortOrder } from "@chamber/core"
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
 
@@ -111,3 +111,13 @@ export const listPage = <Row extends object, A>(
     const counted = yield* sql<{ readonly n: bigint }>`SELECT count(*) AS n FROM ${sql.literal(query.from)} WHERE ${query.where}`
     return { rows: [], total: Number(counted[0]!.n) }
   }).pipe(Effect.orDie)
+
+/**
+ * The ORDER BY of a sort: each column's expression, the default when none is asked, and always
+ * the id last, so pages never overlap or skip rows (docs/api.md "Lists, paging, sorting").
+ */
+export const orderBy = <C extends string>(alias: string, columns: Record<C, string>, fallback: C) =>
+  ({ column, descending }: SortOrder<C> = { column: fallback, descending: false }) => {
+    const direction = descending ? "DESC" : "ASC"
+    return `${columns[column]} ${direction}, ${alias}.id ${direction}`
+  }
