@@ -169,9 +169,10 @@ export const customFields = (resource: "member" | "contact", example: Readonly<R
  * - `nullable`: may be null; optional, null when omitted on create;
  * - `defaulted`: never null; optional, and on create an omitted or null value takes the default;
  *   on update a null leaves it as it is;
- * - `readOnly`: shown, never written through the API.
+ * - `readOnly`: shown, never written through the API;
+ * - `writeOnly`: written like a nullable field and stored, never shown (an event's description).
  */
-export type Presence = "required" | "nullable" | "defaulted" | "readOnly"
+export type Presence = "required" | "nullable" | "defaulted" | "readOnly" | "writeOnly"
 
 export interface Field<S extends Schema.Top = Schema.Top, P extends Presence = Presence> {
   readonly kind: Kind<S>
@@ -187,3 +188,4 @@ export const defaulted = <S extends Schema.Top>(kind: Kind<S>, value: S["Type"])
   default: value
 })
 export const readOnly = <S extends Schema.Top>(kind: Kind<S>): Field<S, "readOnly"> => ({ kind, presence: "readOnly" })
+export const writeOnly = <S extends Schema.Top>(kind: Kind<S>): Field<S, "writeOnly"> => ({ kind, presence: "writeOnly" })

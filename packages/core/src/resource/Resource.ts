@@ -13,7 +13,7 @@ export type Fields = Readonly<Record<string, Field>>
 type SchemaOf<F> = F extends Field<infer S, Presence> ? S : never
 type PresenceOf<F> = F extends Field<Schema.Top, infer P> ? P : never
 
-type ReadSchema<F> = PresenceOf<F> extends "nullable" ? Schema.NullOr<SchemaOf<F>> : SchemaOf<F>
+type ReadSchema<F> = PresenceOf<F> extends "nullable" | "writeOnly" ? Schema.NullOr<SchemaOf<F>> : SchemaOf<F>
 type CreateSchema<F> = PresenceOf<F> extends "required" ? SchemaOf<F> : Schema.optionalKey<Schema.NullOr<SchemaOf<F>>>
 type UpdateSchema<F> = PresenceOf<F> extends "required" ? Schema.optionalKey<SchemaOf<F>>
   : Schema.optionalKey<Schema.NullOr<SchemaOf<F>>>
@@ -21,7 +21,12 @@ type UpdateSchema<F> = PresenceOf<F> extends "required" ? Schema.optionalKey<Sch
 /** The fields a client may write (all but `readOnly`). */
 export type WritableKeys<D extends Fields> = { [K in keyof D]: PresenceOf<D[K]> extends "readOnly" ? never : K }[keyof D]
 
-export type AttributesStruct<D extends Fields> = Schema.Struct<{ readonly [K in keyof D]: ReadSchema<D[K]> }>
+/** The fields a client sees (all but `writeOnly`). */
+export type ShownKeys<D extends Fields> = { [K in keyof D]: PresenceOf<D[K]> extends "writeOnly" ? never : K }[keyof D]
+
+export type AttributesStruct<D extends Fields> = Schema.Struct<{ readonly [K in ShownKeys<D>]: ReadSchema<D[K]> }>
+/** Every stored field: the attributes and the write-only ones. */
+export type StoredStruct<D extends Fields> = Schema.Struct<{ readonly [K in keyof D]: ReadSchema<D[K]> }>
 export type CreateStruct<D extends Fields> = Schema.Struct<{ readonly [K in WritableKeys<D>]: CreateSchema<D[K]> }>
 export type UpdateStruct<D extends Fields> = Schema.Struct<{ readonly [K in WritableKeys<D>]: UpdateSchema<D[K]> }>
 
@@ -37,8 +42,10 @@ export type EnvelopeStruct<D extends Fields> = Schema.Struct<{
 export interface Resource<Name extends string, D extends Fields> {
   readonly name: Name
   readonly fields: D
-  /** Every attribute name, in declaration order. */
-  readonly keys: ReadonlyArray<keyof D & string>
+  /** Every attribute name (the fields shown), in declaration order. */
+  readonly keys: ReadonlyArray<ShownKeys<D> & string>
+  /** Every stored field's name: the attributes and the write-only fields. */
+  readonly storedKeys: ReadonlyArray<keyof D & string>
   readonly Attributes: AttributesStruct<D>
   /** `{id, attributes, created_at, updated_at}`. */
   readonly Envelope: EnvelopeStruct<D>
@@ -49,15 +56,15 @@ export interface Resource<Name extends string, D extends Fields> {
   /** A complete, valid set of attributes. */
   readonly example: AttributesStruct<D>["Type"]
   /** The stored values of a new row: what the input gives, else each field's default (null for nullable fields). */
-  readonly defaults: (input: Partial<Record<keyof D, unknown>>) => AttributesStruct<D>["Type"]
+  readonly defaults: (input: Partial<Record<keyof D, unknown>>) => StoredStruct<D>["Type"]
   /**
    * What an update would change: the given fields whose value differs from the stored one.
    * A null for a `defaulted` field leaves it; a map field (custom fields) is merged key by key.
    */
   readonly changes: (
-    current: AttributesStruct<D>["Type"],
+    current: StoredStruct<D>["Type"],
     input: Partial<Record<keyof D, unknown>>
-  ) => Partial<AttributesStruct<D>["Type"]>
+  ) => Partial<StoredStruct<D>["Type"]>
 }
 
 const sameValue = (a: unknown, b: unknown): boolean =>
@@ -70,7 +77,8 @@ const requiredMessage = { messageMissingKey: "The {field} field is required." }
 const nullableOf = (field: Field) =>
   Schema.NullOr(field.kind.schema).annotate({ message: `The {field} field must be ${field.kind.expected}.` })
 
-const readSchema = (field: Field): Schema.Top => (field.presence === "nullable" ? nullableOf(field) : field.kind.schema)
+const readSchema = (field: Field): Schema.Top =>
+  field.presence === "nullable" || field.presence === "writeOnly" ? nullableOf(field) : field.kind.schema
 
 const createSchema = (field: Field): Schema.Top =>
   field.presence === "required"
@@ -84,14 +92,17 @@ const mapFields = (fields: Fields, keep: (f: Field) => boolean, to: (f: Field) =
   Object.fromEntries(Object.entries(fields).filter(([, f]) => keep(f)).map(([k, f]) => [k, to(f)]))
 
 const writable = (f: Field) => f.presence !== "readOnly"
+const shown = (f: Field) => f.presence !== "writeOnly"
 
 export const defineResource = <const Name extends string, const D extends Fields>(name: Name, fields: D): Resource<Name, D> => {
   type Attributes = AttributesStruct<D>["Type"]
-  const keys = Object.keys(fields) as Array<keyof D & string>
+  type Stored = StoredStruct<D>["Type"]
+  const storedKeys = Object.keys(fields) as Array<keyof D & string>
+  const keys = storedKeys.filter((k) => shown(fields[k]!)) as Array<ShownKeys<D> & string>
   const example = Object.fromEntries(keys.map((k) => [k, fields[k]!.kind.example])) as Attributes
 
   // The mapped types above state what these build; TypeScript cannot follow Object.fromEntries.
-  const Attributes = Schema.Struct(mapFields(fields, () => true, readSchema)).annotate({
+  const Attributes = Schema.Struct(mapFields(fields, shown, readSchema)).annotate({
     identifier: `${name}Attributes`
   }) as unknown as AttributesStruct<D>
   const one = { id: 1, attributes: example, created_at: "2026-01-15T09:30:00.000Z", updated_at: "2026-03-02T16:05:00.000Z" }
@@ -103,7 +114,7 @@ export const defineResource = <const Name extends string, const D extends Fields
     identifier: `${name}List`,
     examples: [{ data: [one], meta: { current_page: 1, per_page: PER_PAGE, total: 1, last_page: 1 } }]
   })
-  const writableExample = Object.fromEntries(keys.filter((k) => writable(fields[k]!)).map((k) => [k, fields[k]!.kind.example]))
+  const writableExample = Object.fromEntries(storedKeys.filter((k) => writable(fields[k]!)).map((k) => [k, fields[k]!.kind.example]))
   const Create = Schema.Struct(mapFields(fields, writable, createSchema)).annotate({
     identifier: `${name}Create`,
     examples: [writableExample]
@@ -113,28 +124,28 @@ export const defineResource = <const Name extends string, const D extends Fields
     examples: [writableExample]
   }) as unknown as UpdateStruct<D>
 
-  const defaults = (input: Partial<Record<keyof D, unknown>>): Attributes => {
+  const defaults = (input: Partial<Record<keyof D, unknown>>): Stored => {
     const out: Record<string, unknown> = {}
-    for (const key of keys) {
+    for (const key of storedKeys) {
       const field = fields[key]!
       const given = input[key]
       out[key] = given !== undefined && given !== null ? given : field.default ?? (isMap(field) ? {} : null)
     }
-    return out as Attributes
+    return out as Stored
   }
 
-  const changes = (current: Attributes, input: Partial<Record<keyof D, unknown>>): Partial<Attributes> => {
+  const changes = (current: Stored, input: Partial<Record<keyof D, unknown>>): Partial<Stored> => {
     const out: Record<string, unknown> = {}
     const stored = current as Record<string, unknown>
-    for (const key of keys) {
+    for (const key of storedKeys) {
       const field = fields[key]!
       let value = input[key]
       if (value === undefined || (value === null && field.presence === "defaulted")) continue
       if (isMap(field)) value = { ...(stored[key] as object), ...(value as object) }
       if (!sameValue(value, stored[key])) out[key] = value
     }
-    return out as Partial<Attributes>
+    return out as Partial<Stored>
   }
 
-  return { name, fields, keys, Attributes, Envelope, List, Create, Update, example, defaults, changes }
+  return { name, fields, keys, storedKeys, Attributes, Envelope, List, Create, Update, example, defaults, changes }
 }

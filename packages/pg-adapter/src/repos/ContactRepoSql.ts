@@ -6,14 +6,14 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { ContactRepo, ContactResource, type ContactSort } from "@chamber/core"
-import { columnValues, listPage, orderBy, type ResourceRow, selectList, toAttributes, toEnvelope } from "./ResourceSql.ts"
+import { columnValues, listPage, orderBy, type ResourceRow, selectList, toEnvelope, toStored } from "./ResourceSql.ts"
 
 type ContactRow = ResourceRow<typeof ContactResource.fields>
 
 const COLUMNS = selectList(ContactResource, "c")
 const STORED_COLUMNS = selectList(ContactResource, "c", { stored: true })
 const toContact = toEnvelope(ContactResource)
-const toStored = toAttributes(ContactResource)
+const storedOf = toStored(ContactResource)
 
 const orderOf = orderBy<ContactSort["column"]>("c", { last_name: `lower(c.last_name) COLLATE "C"`, created_at: "c.created_at" }, "last_name")
 
@@ -41,7 +41,7 @@ export const ContactRepoSql = Layer.effect(ContactRepo, Effect.gen(function*() {
     find,
     findForUpdate: (tenantId, id) =>
       sql<ContactRow>`SELECT ${sql.literal(STORED_COLUMNS)} FROM contacts c WHERE c.tenant_id = ${tenantId} AND c.id = ${id} FOR UPDATE`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toStored(rows[0]))),
+        Effect.map((rows) => (rows[0] === undefined ? undefined : storedOf(rows[0]))),
         Effect.orDie
       ),
     insert: (tenantId, values, subscribed) =>

@@ -3,14 +3,14 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { MemberRepo, MemberResource, type MemberSort, SlugTaken } from "@chamber/core"
 import { likeEscape } from "./rows.ts"
-import { columnValues, listPage, orderBy, type ResourceRow, selectList, toAttributes, toEnvelope } from "./ResourceSql.ts"
+import { columnValues, listPage, orderBy, type ResourceRow, selectList, toEnvelope, toStored } from "./ResourceSql.ts"
 
 type MemberRow = ResourceRow<typeof MemberResource.fields>
 
 const COLUMNS = selectList(MemberResource, "m")
 const STORED_COLUMNS = selectList(MemberResource, "m", { stored: true })
 const toMember = toEnvelope(MemberResource)
-const toStored = toAttributes(MemberResource)
+const storedOf = toStored(MemberResource)
 
 const orderOf = orderBy<MemberSort["column"]>("m", { name: `lower(m.name) COLLATE "C"`, created_at: "m.created_at" }, "name")
 
@@ -40,7 +40,7 @@ export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
     find,
     findForUpdate: (tenantId, id) =>
       sql<MemberRow>`SELECT ${sql.literal(STORED_COLUMNS)} FROM members m WHERE m.tenant_id = ${tenantId} AND m.id = ${id} FOR UPDATE`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toStored(rows[0]))),
+        Effect.map((rows) => (rows[0] === undefined ? undefined : storedOf(rows[0]))),
         Effect.orDie
       ),
     insert: (tenantId, values) =>

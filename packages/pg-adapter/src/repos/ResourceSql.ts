@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import type { SqlClient, Statement } from "effect/sql"
-import { type Fields, type Page, PER_PAGE, pageOffset, type Resource, type SortOrder } from "@chamber/core"
+import { type Fields, type Page, PER_PAGE, pageOffset, type Resource, type SortOrder, type StoredStruct } from "@chamber/core"
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
 
@@ -27,7 +27,7 @@ const visibleCustomFields = (alias: string, resource: string) =>
 export const selectList = <D extends Fields>(resource: Resource<string, D>, alias: string, options?: { readonly stored?: boolean }) =>
   [
     `${alias}.id`,
-    ...resource.keys.map((key) => {
+    ...(options?.stored === true ? resource.storedKeys : resource.keys).map((key) => {
       const column = resource.fields[key]!.kind.column
       if (column === "date") return `${alias}.${key}::text AS ${key}`
       if (typeof column === "object" && options?.stored !== true) return `${visibleCustomFields(alias, column.customFields)} AS ${key}`
@@ -37,8 +37,8 @@ export const selectList = <D extends Fields>(resource: Resource<string, D>, alia
     `${isoColumn(`${alias}.updated_at`)} AS updated_at`
   ].join(",\n  ")
 
-/** A row as the select list reads it. */
-export type ResourceRow<D extends Fields> = Resource<string, D>["Attributes"]["Type"] & {
+/** A row as the select list reads it (the stored one: write-only fields too). */
+export type ResourceRow<D extends Fields> = StoredStruct<D>["Type"] & {
   readonly id: bigint | number
   readonly created_at: string | null
   readonly updated_at: string | null
@@ -47,20 +47,25 @@ export type ResourceRow<D extends Fields> = Resource<string, D>["Attributes"]["T
 const IDENTIFIER = /^[a-z][a-z0-9_]*$/
 
 /**
- * The attributes of a row, copied by one object literal built from the field names (`{ name:
- * row.name, ... }`). V8 gives such objects a fixed shape, and a page of them is serialized about a
- * third faster than objects whose keys were added one by one (docs/architecture.md "A request's
- * path"); list pages are this API's hot path. The names are the resource's own declared
- * fields, refused here unless they are plain identifiers.
+ * A function copying `keys` of a row into one object literal (`{ name: row.name, ... }`). V8
+ * gives such objects a fixed shape, and a page of them is serialized about a third faster than
+ * objects whose keys were added one by one (docs/architecture.md "A request's path"); list pages
+ * are this API's hot path. The keys are a resource's own declared fields, refused here unless
+ * they are plain identifiers.
  */
-export const toAttributes = <D extends Fields>(resource: Resource<string, D>) => {
-  const keys = resource.keys
+const picker = <A>(name: string, keys: ReadonlyArray<string>): ((row: object) => A) => {
   const bad = keys.find((key) => !IDENTIFIER.test(key))
-  if (bad !== undefined) throw new Error(`${resource.name} field ${JSON.stringify(bad)} is not a plain identifier`)
-  return new Function("row", `return { ${keys.map((key) => `${key}: row.${key}`).join(", ")} }`) as (
-    row: ResourceRow<D>
-  ) => Resource<string, D>["Attributes"]["Type"]
+  if (bad !== undefined) throw new Error(`${name} field ${JSON.stringify(bad)} is not a plain identifier`)
+  return new Function("row", `return { ${keys.map((key) => `${key}: row.${key}`).join(", ")} }`) as (row: object) => A
 }
+
+/** The attributes of a row. */
+export const toAttributes = <D extends Fields>(resource: Resource<string, D>) =>
+  picker<Resource<string, D>["Attributes"]["Type"]>(resource.name, resource.keys)
+
+/** Every stored field of a row read with `stored: true`, for change detection. */
+export const toStored = <D extends Fields>(resource: Resource<string, D>) =>
+  picker<StoredStruct<D>["Type"]>(resource.name, resource.storedKeys)
 
 /** The envelope `{id, attributes, created_at, updated_at}` of a row. */
 export const toEnvelope = <D extends Fields>(resource: Resource<string, D>) => {
