@@ -4,6 +4,7 @@
  */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ContactsGroup } from "./contacts/ContactsGroup.ts"
+import { EventsGroup } from "./events/EventsGroup.ts"
 import { MeGroup } from "./me/MeGroup.ts"
 import { MembersGroup } from "./members/MembersGroup.ts"
 import { ValidationErrors } from "./shared/ValidationErrors.ts"
@@ -17,6 +18,7 @@ export class Api extends HttpApi.make("chamber-data-api")
   .add(MeGroup)
   .add(MembersGroup)
   .add(ContactsGroup)
+  .add(EventsGroup)
   .middleware(ValidationErrors)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "ignore" })
   .annotateMerge(

@@ -44,7 +44,7 @@ export const MemberUpdate = MemberResource.Update
 export type MemberUpdate = typeof MemberUpdate.Type
 
 /** A slug from a name: `"Acme & Sons, LLC"` -> `acme-sons-llc` (docs/api.md "Members"). */
-export const slugify = (name: string): string => {
+export const slugify = (name: string, fallback = "member"): string => {
   const base = name
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
@@ -53,7 +53,7 @@ export const slugify = (name: string): string => {
     .replace(/^-+|-+$/g, "")
     .slice(0, 240)
     .replace(/-+$/g, "")
-  return base === "" ? "member" : base
+  return base === "" ? fallback : base
 }
 
 /** `base`, else `base-2`, `base-3`...: the first not in `taken`. */

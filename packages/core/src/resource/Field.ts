@@ -4,10 +4,10 @@
  * formatter (Issues.ts) puts in the field as the API spells it, so a kind is written once
  * and used under any name. Lengths count characters (Unicode code points).
  */
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 
 /** How a field is stored: as it is, a `date` column, a `jsonb` column, or the custom field map. */
-export type Column = "value" | "date" | "json" | { readonly customFields: "member" | "contact" }
+export type Column = "value" | "date" | "timestamp" | "json" | { readonly customFields: "member" | "contact" }
 
 /** What a test needs to know of a kind's rules to derive valid and invalid values from it. */
 export interface Bounds {
@@ -20,6 +20,8 @@ export interface Bounds {
 
 export interface Kind<S extends Schema.Top> {
   readonly schema: S
+  /** What a client may write, when narrower than what is shown (an event's status). */
+  readonly write?: Schema.Top | undefined
   /** Completes "The {field} field must be ..." when the value has the wrong type. */
   readonly expected: string
   readonly column: Column
@@ -107,6 +109,31 @@ export const date = (example: string) => ({
   bounds: {}
 }) satisfies Kind<Schema.Top>
 
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/
+
+/** A calendar date and a clock time that exist (no 30 February, no 25:00), with an offset. */
+const validDateTime = (s: string) => {
+  const m = DATE_TIME.exec(s)
+  return m !== null && validDate(m[1]!) && !Number.isNaN(Date.parse(s))
+}
+
+/**
+ * A moment, ISO 8601 with its offset (`2027-01-10T18:00:00Z`, `2027-01-10T10:00:00-08:00`),
+ * stored as a `timestamptz` and shown in UTC with milliseconds (`2027-01-10T18:00:00.000Z`).
+ */
+export const dateTime = (example: string) => ({
+  schema: Schema.String.annotate({ message: mustBe("a date-time with its offset (2027-01-10T18:00:00Z)"), format: "date-time" }).pipe(
+    Schema.check(Schema.makeFilter(validDateTime, {
+      message: mustBe("a date-time with its offset (2027-01-10T18:00:00Z)")
+    })),
+    Schema.decodeTo(Schema.String, SchemaTransformation.transform({ decode: (s) => new Date(s).toISOString(), encode: (s) => s }))
+  ),
+  expected: "a date-time with its offset (2027-01-10T18:00:00Z)",
+  column: "timestamp" as Column,
+  example,
+  bounds: {}
+})
+
 /** A whole number from `min` to `max`. */
 export const integer = (min: number, max: number, example: number) => ({
   schema: Schema.Number.annotate({ message: mustBe("an integer") }).check(
@@ -139,6 +166,12 @@ export const oneOf = <const L extends ReadonlyArray<string>>(values: L, example:
     bounds: { values }
   } satisfies Kind<Schema.Top>
 }
+
+/** One of `values` shown; only `writable` ones may be sent. */
+export const stateOf = <const L extends ReadonlyArray<string>, const W extends ReadonlyArray<L[number]>>(values: L, writable: W, example: L[number]) => ({
+  ...oneOf(values, example),
+  write: oneOf(writable, writable[0]!).schema
+})
 
 /** At most `maxItems` items, each checked by `item`; stored as `jsonb`. */
 export const list = <S extends Schema.Top>(item: Kind<S>, maxItems: number, example: ReadonlyArray<S["Type"]>) => ({

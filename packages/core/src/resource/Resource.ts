@@ -74,19 +74,21 @@ const isMap = (field: Field) => typeof field.kind.column === "object"
 
 const requiredMessage = { messageMissingKey: "The {field} field is required." }
 
-const nullableOf = (field: Field) =>
-  Schema.NullOr(field.kind.schema).annotate({ message: `The {field} field must be ${field.kind.expected}.` })
+const nullableOf = (field: Field, schema: Schema.Top = field.kind.schema) =>
+  Schema.NullOr(schema).annotate({ message: `The {field} field must be ${field.kind.expected}.` })
+
+const writeSchema = (field: Field) => field.kind.write ?? field.kind.schema
 
 const readSchema = (field: Field): Schema.Top =>
   field.presence === "nullable" || field.presence === "writeOnly" ? nullableOf(field) : field.kind.schema
 
 const createSchema = (field: Field): Schema.Top =>
   field.presence === "required"
-    ? field.kind.schema.pipe(Schema.annotateKey(requiredMessage))
-    : Schema.optionalKey(nullableOf(field))
+    ? writeSchema(field).pipe(Schema.annotateKey(requiredMessage))
+    : Schema.optionalKey(nullableOf(field, writeSchema(field)))
 
 const updateSchema = (field: Field): Schema.Top =>
-  field.presence === "required" ? Schema.optionalKey(field.kind.schema) : Schema.optionalKey(nullableOf(field))
+  field.presence === "required" ? Schema.optionalKey(writeSchema(field)) : Schema.optionalKey(nullableOf(field, writeSchema(field)))
 
 const mapFields = (fields: Fields, keep: (f: Field) => boolean, to: (f: Field) => Schema.Top) =>
   Object.fromEntries(Object.entries(fields).filter(([, f]) => keep(f)).map(([k, f]) => [k, to(f)]))

@@ -30,6 +30,7 @@ export const selectList = <D extends Fields>(resource: Resource<string, D>, alia
     ...(options?.stored === true ? resource.storedKeys : resource.keys).map((key) => {
       const column = resource.fields[key]!.kind.column
       if (column === "date") return `${alias}.${key}::text AS ${key}`
+      if (column === "timestamp") return `${isoColumn(`${alias}.${key}`)} AS ${key}`
       if (typeof column === "object" && options?.stored !== true) return `${visibleCustomFields(alias, column.customFields)} AS ${key}`
       return `${alias}.${key}`
     }),

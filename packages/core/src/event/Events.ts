@@ -1,0 +1,83 @@
+/**
+ * Event use cases (docs/api.md "Events"): a new event is a draft unless published; cancelled and
+ * completed are set by the service alone and are final; an event ends after it starts; an event
+ * type that is not one of ours is the chamber's.
+ */
+import { Context, Effect, Layer } from "effect"
+import { InvalidInput } from "../shared/Errors.ts"
+import { Transactor } from "../shared/Ports.ts"
+import type { Page } from "../Pagination.ts"
+import { parseSort } from "../Sort.ts"
+import { slugify } from "../member/Member.ts"
+import { type Event, type EventCreate, EventResource, EventSortColumns, type EventStored, EventTypes, type EventUpdate } from "./Event.ts"
+import { EventEndsBeforeStart, EventNotFound } from "./EventErrors.ts"
+import { EventRepo } from "./EventRepo.ts"
+
+export interface EventListQuery {
+  readonly sort?: string | undefined
+  readonly page?: number | undefined
+}
+
+const FINAL = new Set(["cancelled", "completed"])
+
+/** `chamber` for a type that is omitted, null, or not one of ours. */
+const eventType = (value: string | null | undefined) => (EventTypes as ReadonlyArray<string>).includes(value ?? "") ? value! : "chamber"
+
+const endsAfterStart = (values: Pick<EventStored, "starts_at" | "ends_at">) =>
+  values.ends_at === null || Date.parse(values.ends_at) > Date.parse(values.starts_at)
+
+export class Events extends Context.Service<Events, {
+  readonly list: (tenantId: number, query: EventListQuery) => Effect.Effect<Page<Event>>
+  readonly get: (tenantId: number, id: number) => Effect.Effect<Event, EventNotFound>
+  readonly create: (tenantId: number, input: EventCreate) => Effect.Effect<Event, EventEndsBeforeStart>
+  readonly update: (tenantId: number, id: number, input: EventUpdate) => Effect.Effect<Event, EventNotFound | EventEndsBeforeStart | InvalidInput>
+  /** Ends an event for good (not through the API): cancelled or completed. */
+  readonly end: (tenantId: number, id: number, status: "cancelled" | "completed") => Effect.Effect<Event, EventNotFound>
+}>()("chamber/Events") {
+  static readonly layer = Layer.effect(Events, Effect.gen(function*() {
+    const repo = yield* EventRepo
+    const tx = yield* Transactor
+
+    const list = Effect.fn("Events.list")(function*(tenantId: number, query: EventListQuery) {
+      return yield* repo.list(tenantId, parseSort(query.sort, EventSortColumns), query.page ?? 1)
+    })
+
+    const get = Effect.fn("Events.get")(function*(tenantId: number, id: number) {
+      const event = yield* repo.find(tenantId, id)
+      if (event === undefined) return yield* new EventNotFound({ id })
+      return event
+    })
+
+    const create = Effect.fn("Events.create")(function*(tenantId: number, input: EventCreate) {
+      const values = EventResource.defaults({ ...input, slug: slugify(input.title, "event"), event_type: eventType(input.event_type) })
+      if (!endsAfterStart(values)) return yield* new EventEndsBeforeStart()
+      return yield* repo.insert(tenantId, values)
+    })
+
+    const update = Effect.fn("Events.update")(function*(tenantId: number, id: number, input: EventUpdate) {
+      if (input.event_type === null) return yield* InvalidInput.field("event_type", "The event type field must not be null.")
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const current = yield* repo.findForUpdate(tenantId, id)
+        if (current === undefined) return yield* new EventNotFound({ id })
+        const changes = EventResource.changes(current, {
+          ...input,
+          // A final status stays whatever is sent; other fields may still change.
+          status: FINAL.has(current.status) ? undefined : input.status,
+          event_type: input.event_type === undefined ? undefined : eventType(input.event_type)
+        })
+        if (!endsAfterStart({ ...current, ...changes })) return yield* new EventEndsBeforeStart()
+        if (Object.keys(changes).length === 0) return yield* get(tenantId, id)
+        return yield* repo.update(tenantId, id, changes)
+      }))
+    })
+
+    const end = Effect.fn("Events.end")(function*(tenantId: number, id: number, status: "cancelled" | "completed") {
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        if ((yield* repo.findForUpdate(tenantId, id)) === undefined) return yield* new EventNotFound({ id })
+        return yield* repo.update(tenantId, id, { status })
+      }))
+    })
+
+    return Events.of({ list, get, create, update, end })
+  }))
+}

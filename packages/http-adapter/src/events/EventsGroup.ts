@@ -1,0 +1,50 @@
+/** The events endpoints (docs/api.md "Events"): the contract only. */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Event, EventCreate, EventResource, EventUpdate } from "@chamber/core"
+import { Authentication } from "../shared/Access.ts"
+import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
+import { operation } from "../shared/Operation.ts"
+import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
+
+export const EventResponse = Schema.Struct({ data: Event })
+export const EventList = EventResource.List
+
+export class EventsGroup extends HttpApiGroup.make("events")
+  .add(
+    HttpApiEndpoint.get("list", "/", {
+      query: { sort: SortQuery, page: PageQuery },
+      success: EventList,
+      error: ValidationError
+    }).pipe(operation({
+      access: "events:read",
+      summary: "List events",
+      description: "100 a page. `sort`: starts_at, -starts_at, created_at or -created_at (default: newest-starting first); anything else means the default."
+    })),
+    HttpApiEndpoint.post("create", "/", {
+      payload: EventCreate,
+      success: EventResponse.pipe(HttpApiSchema.status(201)),
+      error: ValidationError
+    }).pipe(operation({
+      access: "events:write",
+      summary: "Create an event",
+      description:
+        "`title` and `starts_at` are required; `ends_at` must be after `starts_at`. `status` is draft (the default) or " +
+        "published; `is_public` defaults to false; an `event_type` that is not chamber, member or community is chamber."
+    })),
+    HttpApiEndpoint.patch("update", "/:event", {
+      params: { event: RowId },
+      payload: EventUpdate,
+      success: EventResponse,
+      error: [NotFoundError, ValidationError]
+    }).pipe(operation({
+      access: "events:write",
+      summary: "Update an event",
+      description:
+        "Only the fields sent change. A cancelled or completed event keeps its status whatever is sent; its other fields may " +
+        "still change. `starts_at` and `event_type` cannot be null."
+    }))
+  )
+  .middleware(Authentication)
+  .prefix("/api/v1/events")
+  .annotateMerge(OpenApi.annotations({ description: "The chamber's events." })) {}
