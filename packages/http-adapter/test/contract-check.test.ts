@@ -115,7 +115,8 @@ describe("the contract", () => {
       "post /api/v1/subscribers": { scope: "contacts:write", errors: ["401", "403", "422"] },
       "get /api/v1/events": { scope: "events:read", errors: ["401", "403", "422"] },
       "post /api/v1/events": { scope: "events:write", errors: ["401", "403", "422"] },
-      "patch /api/v1/events/{event}": { scope: "events:write", errors: ["401", "403", "404", "422"] }
+      "patch /api/v1/events/{event}": { scope: "events:write", errors: ["401", "403", "404", "422"] },
+      "get /api/v1/events/{event}/registrations": { scope: "registrations:read", errors: ["401", "403", "404", "422"] }
     }
     const seen: Array<string> = []
     for (const [path, item] of Object.entries(doc.paths)) {

@@ -5,7 +5,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { EventRepo, Events } from "@chamber/core"
+import { EventRepo, Events, Outbox, Registrations } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, serverOn } from "./fixture.ts"
 
@@ -128,6 +128,55 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(yield* order("?sort=created_at"), ids)
           assert.deepStrictEqual(yield* order("?sort=-created_at"), [...ids].reverse())
           assert.deepStrictEqual(yield* order("?sort=title"), yield* order(""))
+        }))
+    })
+  })
+}
+
+for (const rt of runtimes()) {
+  describe(`event registrations on ${rt.name}`, () => {
+    layer(serverOn(rt), { timeout: 120_000 })((it) => {
+      it.effect("made by the core with event.registration.created; listed by registered_at under registrations:read; other chambers' ids refused", () =>
+        Effect.gen(function*() {
+          const { tenant, key } = yield* chamberWithKey("events:read,events:write,registrations:read,members:write,contacts:write")
+          const event = ok(yield* post(key, { title: "Workshop", starts_at: "2027-06-01T09:00:00Z" }), 201)
+          const member = ok(yield* call("POST", "/api/v1/members", { key, body: { name: "Reg Co", status: "active" } }), 201)
+          const contact = ok(yield* call("POST", "/api/v1/contacts", { key, body: { first_name: "Reg", last_name: "Istrant" } }), 201)
+          const registrations = yield* Registrations
+          const late = yield* registrations.create(tenant.id, event.id, { first_name: "Late", registered_at: "2026-12-02T10:00:00Z" })
+          const early = yield* registrations.create(tenant.id, event.id, {
+            member_id: member.id,
+            contact_id: contact.id,
+            status: "waitlisted",
+            price_cents: 3_000_000_000,
+            guest_count: 2,
+            registered_at: "2026-12-01T10:00:00Z"
+          })
+          assert.deepStrictEqual(early.attributes, {
+            event_id: event.id,
+            member_id: member.id,
+            contact_id: contact.id,
+            first_name: null,
+            last_name: null,
+            email: null,
+            status: "waitlisted",
+            source: null,
+            price_cents: 3_000_000_000,
+            guest_count: 2,
+            registered_at: "2026-12-01T10:00:00.000Z",
+            checked_in_at: null
+          })
+          const listed = yield* call("GET", `/api/v1/events/${event.id}/registrations`, { key })
+          assert.deepStrictEqual(listed.body, { data: [early, late], meta: { current_page: 1, per_page: 100, total: 2, last_page: 1 } })
+          const events = yield* (yield* Outbox).list(tenant.id, { type: "event.registration.created" })
+          assert.deepStrictEqual(events.map((e) => e.data), [late, early])
+
+          const other = yield* chamberWithKey("members:write,events:write,registrations:read")
+          const theirs = ok(yield* call("POST", "/api/v1/members", { key: other.key, body: { name: "Theirs", status: "active" } }), 201)
+          const refused = yield* registrations.create(tenant.id, event.id, { member_id: theirs.id }).pipe(Effect.flip)
+          assert.deepStrictEqual([refused._tag, refused.message], ["InvalidInput", "The selected member id is invalid."])
+          assert.strictEqual((yield* call("GET", `/api/v1/events/${event.id}/registrations`, { key: other.key })).status, 404)
+          assert.strictEqual((yield* (yield* Outbox).list(tenant.id, { type: "event.registration.created" })).length, 2)
         }))
     })
   })

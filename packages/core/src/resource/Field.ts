@@ -7,7 +7,7 @@
 import { Schema, SchemaTransformation } from "effect"
 
 /** How a field is stored: as it is, a `date` column, a `jsonb` column, or the custom field map. */
-export type Column = "value" | "date" | "timestamp" | "json" | { readonly customFields: "member" | "contact" }
+export type Column = "value" | "date" | "timestamp" | "int8" | "json" | { readonly customFields: "member" | "contact" }
 
 /** What a test needs to know of a kind's rules to derive valid and invalid values from it. */
 export interface Bounds {
@@ -146,6 +146,9 @@ export const integer = (min: number, max: number, example: number) => ({
   example,
   bounds: { min, max }
 }) satisfies Kind<Schema.Top>
+
+/** A whole number stored as `bigint` (an id, an amount in cents), exact up to 2^53 - 1. */
+export const bigInteger = (min: number, example: number) => ({ ...integer(min, Number.MAX_SAFE_INTEGER, example), column: "int8" as Column })
 
 export const boolean = (example: boolean) => ({
   schema: Schema.Boolean.annotate({ message: mustBe("true or false") }),

@@ -1,7 +1,7 @@
 /** The events endpoints (docs/api.md "Events"): the contract only. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Event, EventCreate, EventResource, EventUpdate } from "@chamber/core"
+import { Event, EventCreate, EventResource, EventUpdate, RegistrationResource } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
@@ -9,6 +9,7 @@ import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
 
 export const EventResponse = Schema.Struct({ data: Event })
 export const EventList = EventResource.List
+export const RegistrationList = RegistrationResource.List
 
 export class EventsGroup extends HttpApiGroup.make("events")
   .add(
@@ -43,6 +44,16 @@ export class EventsGroup extends HttpApiGroup.make("events")
       description:
         "Only the fields sent change. A cancelled or completed event keeps its status whatever is sent; its other fields may " +
         "still change. `starts_at` and `event_type` cannot be null."
+    })),
+    HttpApiEndpoint.get("registrations", "/:event/registrations", {
+      params: { event: RowId },
+      query: { page: PageQuery },
+      success: RegistrationList,
+      error: [NotFoundError, ValidationError]
+    }).pipe(operation({
+      access: "registrations:read",
+      summary: "List an event's registrations",
+      description: "100 a page, by registration time (registrations without one last), then id."
     }))
   )
   .middleware(Authentication)

@@ -31,6 +31,8 @@ export const selectList = <D extends Fields>(resource: Resource<string, D>, alia
       const column = resource.fields[key]!.kind.column
       if (column === "date") return `${alias}.${key}::text AS ${key}`
       if (column === "timestamp") return `${isoColumn(`${alias}.${key}`)} AS ${key}`
+      // int8 arrives as a bigint; as float8 it is a number, exact up to 2^53.
+      if (column === "int8") return `${alias}.${key}::float8 AS ${key}`
       if (typeof column === "object" && options?.stored !== true) return `${visibleCustomFields(alias, column.customFields)} AS ${key}`
       return `${alias}.${key}`
     }),

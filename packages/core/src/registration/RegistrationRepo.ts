@@ -1,0 +1,10 @@
+/** Storage port for event registrations. Every method is scoped by tenant. */
+import { Context, type Effect } from "effect"
+import type { Page } from "../Pagination.ts"
+import type { Registration, RegistrationStored } from "./Registration.ts"
+
+export class RegistrationRepo extends Context.Service<RegistrationRepo, {
+  /** An event's registrations by `registered_at` (those without one last), then id. */
+  readonly listForEvent: (tenantId: number, eventId: number, page: number) => Effect.Effect<Page<Registration>>
+  readonly insert: (tenantId: number, values: RegistrationStored) => Effect.Effect<Registration>
+}>()("chamber/RegistrationRepo") {}

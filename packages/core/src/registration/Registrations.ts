@@ -1,0 +1,54 @@
+/**
+ * Event registrations (docs/api.md "Events"): listed by the API, made by the core library (and
+ * imports). A registration and its event.registration.created event commit together.
+ */
+import { Context, Effect, Layer } from "effect"
+import { Transactor } from "../shared/Ports.ts"
+import { InvalidInput } from "../shared/Errors.ts"
+import { Outbox } from "../outbox/Outbox.ts"
+import type { Page } from "../Pagination.ts"
+import { ContactRepo } from "../contact/ContactRepo.ts"
+import { EventNotFound } from "../event/EventErrors.ts"
+import { EventRepo } from "../event/EventRepo.ts"
+import { MemberRepo } from "../member/MemberRepo.ts"
+import { type Registration, type RegistrationCreate, RegistrationResource } from "./Registration.ts"
+import { RegistrationRepo } from "./RegistrationRepo.ts"
+
+export class Registrations extends Context.Service<Registrations, {
+  readonly listForEvent: (tenantId: number, eventId: number, page?: number) => Effect.Effect<Page<Registration>, EventNotFound>
+  /** Registers for an event of the tenant; a member or contact named must be the tenant's too. */
+  readonly create: (tenantId: number, eventId: number, input: RegistrationCreate) => Effect.Effect<Registration, EventNotFound | InvalidInput>
+}>()("chamber/Registrations") {
+  static readonly layer = Layer.effect(Registrations, Effect.gen(function*() {
+    const repo = yield* RegistrationRepo
+    const events = yield* EventRepo
+    const members = yield* MemberRepo
+    const contacts = yield* ContactRepo
+    const outbox = yield* Outbox
+    const tx = yield* Transactor
+
+    const eventOf = (tenantId: number, eventId: number) =>
+      Effect.flatMap(events.find(tenantId, eventId), (event) => (event === undefined ? Effect.fail(new EventNotFound({ id: eventId })) : Effect.void))
+
+    const listForEvent = Effect.fn("Registrations.listForEvent")(function*(tenantId: number, eventId: number, page?: number) {
+      yield* eventOf(tenantId, eventId)
+      return yield* repo.listForEvent(tenantId, eventId, page ?? 1)
+    })
+
+    const create = Effect.fn("Registrations.create")(function*(tenantId: number, eventId: number, input: RegistrationCreate) {
+      yield* eventOf(tenantId, eventId)
+      if (input.member_id != null && (yield* members.find(tenantId, input.member_id)) === undefined) {
+        return yield* InvalidInput.field("member_id", "The selected member id is invalid.")
+      }
+      if (input.contact_id != null && (yield* contacts.find(tenantId, input.contact_id)) === undefined) {
+        return yield* InvalidInput.field("contact_id", "The selected contact id is invalid.")
+      }
+      const values = RegistrationResource.defaults({ ...input, event_id: eventId, registered_at: input.registered_at ?? new Date().toISOString() })
+      return yield* tx.withTransaction(
+        Effect.tap(repo.insert(tenantId, values), (registration) => outbox.append(tenantId, "event.registration.created", registration))
+      )
+    })
+
+    return Registrations.of({ listForEvent, create })
+  }))
+}

@@ -1,0 +1,34 @@
+/** Event registrations in SQL, every statement scoped by tenant; a page is one statement (`listPage`). */
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { RegistrationRepo, RegistrationResource } from "@chamber/core"
+import { columnValues, listPage, type ResourceRow, selectList, toEnvelope } from "./ResourceSql.ts"
+
+type RegistrationRow = ResourceRow<typeof RegistrationResource.fields>
+
+const COLUMNS = selectList(RegistrationResource, "r")
+const toRegistration = toEnvelope(RegistrationResource)
+
+export const RegistrationRepoSql = Layer.effect(RegistrationRepo, Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return RegistrationRepo.of({
+    listForEvent: (tenantId, eventId, page) =>
+      listPage(sql, {
+        select: COLUMNS,
+        from: "registrations r",
+        where: sql`r.tenant_id = ${tenantId} AND r.event_id = ${eventId}`,
+        orderBy: "r.registered_at ASC NULLS LAST, r.id ASC",
+        page,
+        map: toRegistration
+      }),
+    insert: (tenantId, values) =>
+      Effect.gen(function*() {
+        const inserted = yield* sql<{ readonly id: bigint }>`INSERT INTO registrations ${
+          sql.insert({ tenant_id: tenantId, ...columnValues(RegistrationResource, values) })
+        } RETURNING id`
+        const rows = yield* sql<RegistrationRow>`SELECT ${sql.literal(COLUMNS)} FROM registrations r
+          WHERE r.tenant_id = ${tenantId} AND r.id = ${inserted[0]!.id}`
+        return toRegistration(rows[0]!)
+      }).pipe(Effect.orDie)
+  })
+}))
