@@ -4,6 +4,7 @@
  */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ContactsGroup } from "./contacts/ContactsGroup.ts"
+import { DealsGroup } from "./deals/DealsGroup.ts"
 import { EventsGroup } from "./events/EventsGroup.ts"
 import { MeGroup } from "./me/MeGroup.ts"
 import { MembersGroup } from "./members/MembersGroup.ts"
@@ -19,6 +20,7 @@ export class Api extends HttpApi.make("chamber-data-api")
   .add(MembersGroup)
   .add(ContactsGroup)
   .add(EventsGroup)
+  .add(DealsGroup)
   .middleware(ValidationErrors)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "ignore" })
   .annotateMerge(

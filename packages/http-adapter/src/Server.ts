@@ -8,6 +8,7 @@ import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "eff
 import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar } from "effect/http-api"
 import { Api } from "./Api.ts"
 import { ContactsHandlers } from "./contacts/ContactsHandlers.ts"
+import { DealsHandlers } from "./deals/DealsHandlers.ts"
 import { EventsHandlers } from "./events/EventsHandlers.ts"
 import { MeHandlers } from "./me/MeHandlers.ts"
 import { MembersHandlers } from "./members/MembersHandlers.ts"
@@ -22,7 +23,7 @@ import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
 export { MAX_BODY_BYTES } from "./server/JsonErrors.ts"
 
 /** Every group's handlers with the middleware they consume. */
-export const HandlersLive = Layer.mergeAll(MeHandlers, MembersHandlers, ContactsHandlers, EventsHandlers).pipe(
+export const HandlersLive = Layer.mergeAll(MeHandlers, MembersHandlers, ContactsHandlers, EventsHandlers, DealsHandlers).pipe(
   Layer.provide([AuthenticationLive, ValidationErrorsLive])
 )
 

@@ -5,11 +5,12 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import type { HttpClient } from "effect/http"
 import { ALL_SCOPES, Keys } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { type Access, AnyValidKey } from "../src/index.ts"
 import { assertError, assertMessageOnly } from "./assertions.ts"
-import { creatorOf, type Endpoint, endpoints, type Method } from "./endpoints.ts"
+import { creatorOf, type Endpoint, endpoints, type Method, withReferences } from "./endpoints.ts"
 import { anotherKey, call, chamberWithKey, serverOn } from "./fixture.ts"
 
 const METHODS: ReadonlyArray<Method> = ["GET", "POST", "PATCH", "PUT", "DELETE"]
@@ -21,12 +22,14 @@ const chamberFor = (endpoint: Endpoint) =>
   Effect.gen(function*() {
     const chamber = yield* chamberWithKey("all")
     const rows: Record<string, number> = {}
-    for (const id of endpoint.ids) {
-      const creator = creatorOf(endpoint, id)
-      const created = yield* call(creator.method, creator.path, { key: chamber.key, body: creator.body })
-      assert.strictEqual(created.status, 201, `${creator.label} with its example: ${JSON.stringify(created.body)}`)
-      rows[id] = created.body.data.id
-    }
+    const make = (creator: Endpoint): Effect.Effect<number, never, HttpClient.HttpClient> =>
+      Effect.gen(function*() {
+        const body = yield* withReferences(creator.body, make)
+        const created = yield* call(creator.method, creator.path, { key: chamber.key, body })
+        assert.strictEqual(created.status, 201, `${creator.label} with its example: ${JSON.stringify(created.body)}`)
+        return created.body.data.id as number
+      })
+    for (const id of endpoint.ids) rows[id] = yield* make(creatorOf(endpoint, id))
     const pathWith = (ids: Record<string, string | number>) => endpoint.path.replace(/:([A-Za-z_]+)/g, (_, id: string) => String(ids[id]))
     return { ...chamber, rows, path: pathWith(rows), pathWith }
   })

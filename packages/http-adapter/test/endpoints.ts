@@ -2,7 +2,7 @@
  * Every endpoint of the contract as the cross-cutting suites see it: method, path, access, the
  * names of its path ids and the example body of its payload schema.
  */
-import { Context, SchemaAST } from "effect"
+import { Context, Effect, SchemaAST } from "effect"
 import { HttpApi } from "effect/http-api"
 import { type Access, Api, RequiredAccess } from "../src/index.ts"
 
@@ -47,3 +47,26 @@ export const creatorOf = (endpoint: Endpoint, id: string) => {
   return creator
 }
 
+
+/** The collection a `<name>_id` body field points into (`member_id` -> `/api/v1/members`), when the contract has one. */
+export const referenceCollection = (field: string) => {
+  const match = /^([a-z_]+)_id$/.exec(field)
+  return match === null ? undefined : endpoints.find((e) => e.method === "POST" && e.path === `/api/v1/${match[1]}s` && e.body !== undefined)
+}
+
+/**
+ * An example body whose references are real: each `<name>_id` field gets the id of a row made
+ * with `create` (a POST of that collection's own example), so the body is valid in the chamber.
+ */
+export const withReferences = <E, R>(
+  body: unknown,
+  create: (creator: Endpoint) => Effect.Effect<number, E, R>
+) =>
+  Effect.gen(function*() {
+    const out: Record<string, unknown> = { ...(body as Record<string, unknown>) }
+    for (const field of Object.keys(out)) {
+      const creator = referenceCollection(field)
+      if (creator !== undefined) out[field] = yield* create(creator)
+    }
+    return out
+  })

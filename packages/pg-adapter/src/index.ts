@@ -3,10 +3,11 @@
  * resource adds its repository to `RepositoriesLive` and its core service to `ServicesLive`.
  */
 import { Layer } from "effect"
-import { Contacts, Events, Keys, Members, Registrations, Tenants } from "@chamber/core"
+import { Contacts, Deals, Events, Keys, Members, Registrations, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"
 import { ContactRepoSql } from "./repos/ContactRepoSql.ts"
+import { DealRepoSql } from "./repos/DealRepoSql.ts"
 import { EventRepoSql } from "./repos/EventRepoSql.ts"
 import { RegistrationRepoSql } from "./repos/RegistrationRepoSql.ts"
 import { KeyHasherNode, ReadinessSql, TransactorSql } from "./repos/Infrastructure.ts"
@@ -17,7 +18,7 @@ import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
 export * from "./Database.ts"
 export { EmbeddedInUse, embeddedOwner, openEmbedded, socketPath } from "./embedded/EmbeddedDatabase.ts"
 export type { PgliteWire } from "./embedded/PgliteWire.ts"
-export { ApiKeyRepoSql, ContactRepoSql, EventRepoSql, RegistrationRepoSql, KeyHasherNode, MemberRepoSql, OutboxSql, TenantRepoSql, TransactorSql }
+export { ApiKeyRepoSql, ContactRepoSql, DealRepoSql, EventRepoSql, RegistrationRepoSql, KeyHasherNode, MemberRepoSql, OutboxSql, TenantRepoSql, TransactorSql }
 
 /** Every repository and infrastructure port over the SQL client. */
 const RepositoriesLive = Layer.mergeAll(
@@ -27,6 +28,7 @@ const RepositoriesLive = Layer.mergeAll(
   ContactRepoSql,
   EventRepoSql,
   RegistrationRepoSql,
+  DealRepoSql,
   OutboxSql,
   TransactorSql,
   KeyHasherNode,
@@ -34,7 +36,7 @@ const RepositoriesLive = Layer.mergeAll(
 )
 
 /** Every core service over the repositories (which stay available too). */
-export const ServicesLive = Layer.mergeAll(Keys.layer, Members.layer, Contacts.layer, Events.layer, Registrations.layer).pipe(
+export const ServicesLive = Layer.mergeAll(Keys.layer, Members.layer, Contacts.layer, Events.layer, Registrations.layer, Deals.layer).pipe(
   Layer.provideMerge(Tenants.layer),
   Layer.provideMerge(RepositoriesLive)
 )

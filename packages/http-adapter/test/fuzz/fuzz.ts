@@ -5,8 +5,9 @@
  * never a 5xx, never an empty body, every error JSON in its shape (docs/api.md "Errors").
  */
 import { Effect } from "effect"
+import type { HttpClient } from "effect/http"
 import { Keys, Tenants } from "@chamber/core"
-import { creatorOf, endpoints } from "../endpoints.ts"
+import { creatorOf, type Endpoint, endpoints, withReferences } from "../endpoints.ts"
 import { call } from "../fixture.ts"
 import { rawExchange, type RawReply } from "../raw.ts"
 import { type FuzzTarget, generate, prng } from "./cases.ts"
@@ -47,13 +48,22 @@ export const fuzzTarget = Effect.gen(function*() {
   yield* tenants.addUser(tenant.id, "fuzz@chamber.example", "chamber_admin")
   const { key } = yield* keys.mint({ tenant: tenant.id, asEmail: "fuzz@chamber.example", name: "fuzz", scopes: "all" })
   const ids: Record<string, number> = {}
+  // One row of each collection: the examples' unique fields (a slug) could not make a second.
+  const made = new Map<string, number>()
+  const make = (creator: Endpoint): Effect.Effect<number, never, HttpClient.HttpClient> =>
+    Effect.gen(function*() {
+      const known = made.get(creator.path)
+      if (known !== undefined) return known
+      const body = yield* withReferences(creator.body, make)
+      const created = yield* call(creator.method, creator.path, { key, body })
+      if (created.status !== 201) return yield* Effect.die(new Error(`${creator.label}: ${JSON.stringify(created.body)}`))
+      made.set(creator.path, created.body.data.id)
+      return created.body.data.id as number
+    })
   for (const endpoint of endpoints) {
     for (const id of endpoint.ids) {
       if (ids[id] !== undefined) continue
-      const creator = creatorOf(endpoint, id)
-      const created = yield* call(creator.method, creator.path, { key, body: creator.body })
-      if (created.status !== 201) return yield* Effect.die(new Error(`${creator.label}: ${JSON.stringify(created.body)}`))
-      ids[id] = created.body.data.id
+      ids[id] = yield* make(creatorOf(endpoint, id))
     }
   }
   return { key, ids, endpoints } satisfies FuzzTarget

@@ -129,3 +129,44 @@ export const orderBy = <C extends string>(alias: string, columns: Record<C, stri
     const direction = descending ? "DESC" : "ASC"
     return `${columns[column]} ${direction}, ${alias}.id ${direction}`
   }
+
+/**
+ * The statements every resource's repository has, over its table (`members m`): find one, find
+ * one locked with every stored field, insert, update, and a page. A repository adds only what
+ * is its own (filters, slugs, subscriptions).
+ */
+export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resource: Resource<string, D>, table: string, alias: string) => {
+  type Row = ResourceRow<D>
+  const columns = selectList(resource, alias)
+  const stored = selectList(resource, alias, { stored: true })
+  const toOne = toEnvelope(resource)
+  const storedOf = toStored(resource)
+  const from = `${table} ${alias}`
+
+  const find = (tenantId: number, id: number) =>
+    sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql.literal(from)} WHERE ${sql.literal(alias)}.tenant_id = ${tenantId} AND ${sql.literal(alias)}.id = ${id}`.pipe(
+      Effect.map((rows) => (rows[0] === undefined ? undefined : toOne(rows[0]))),
+      Effect.orDie
+    )
+  const written = (tenantId: number) => (rows: ReadonlyArray<{ readonly id: bigint | number }>) =>
+    find(tenantId, Number(rows[0]!.id)).pipe(Effect.map((one) => one!))
+
+  return {
+    find,
+    findForUpdate: (tenantId: number, id: number) =>
+      sql<Row>`SELECT ${sql.literal(stored)} FROM ${sql.literal(from)}
+        WHERE ${sql.literal(alias)}.tenant_id = ${tenantId} AND ${sql.literal(alias)}.id = ${id} FOR UPDATE`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : storedOf(rows[0]))),
+        Effect.orDie
+      ),
+    insert: (tenantId: number, values: Partial<Record<keyof D, unknown>>) =>
+      sql<{ readonly id: bigint }>`INSERT INTO ${sql.literal(table)} ${sql.insert({ tenant_id: tenantId, ...columnValues(resource, values) })} RETURNING id`.pipe(
+        Effect.orDie,
+        Effect.flatMap(written(tenantId))
+      ),
+    update: (tenantId: number, id: number, changes: Partial<Record<keyof D, unknown>>) =>
+      sql<{ readonly id: bigint }>`UPDATE ${sql.literal(table)} SET ${sql.update({ ...columnValues(resource, changes), updated_at: new Date() })}
+        WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(Effect.orDie, Effect.flatMap(written(tenantId))),
+    page: (where: Statement.Fragment, orderBy: string, page: number) => listPage(sql, { select: columns, from, where, orderBy, page, map: toOne })
+  }
+}

@@ -1,0 +1,32 @@
+/** What can go wrong with deals, as domain facts. */
+import { Schema } from "effect"
+import { summarize } from "../resource/Issues.ts"
+
+export class DealNotFound extends Schema.TaggedError<DealNotFound>()("DealNotFound", { id: Schema.Number }) {
+  readonly kind = "NotFound" as const
+  override get message() {
+    return `No deal ${this.id} in this chamber.`
+  }
+}
+
+/** A deal's member must be one of the chamber's. */
+export class DealMemberUnknown extends Schema.TaggedError<DealMemberUnknown>()("DealMemberUnknown", { member_id: Schema.Number }) {
+  readonly kind = "Invalid" as const
+  get errors() {
+    return { member_id: ["The selected member id is invalid."] }
+  }
+  override get message() {
+    return summarize(this.errors)
+  }
+}
+
+/** A deal must end after today (UTC). */
+export class DealEndsTooSoon extends Schema.TaggedError<DealEndsTooSoon>()("DealEndsTooSoon", {}) {
+  readonly kind = "Invalid" as const
+  get errors() {
+    return { ends_at: ["The ends at field must be a date after today."] }
+  }
+  override get message() {
+    return summarize(this.errors)
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Deal use cases (docs/api.md "Deals"): a deal awaits approval unless created approved; becoming
+ * approved (at creation, or from pending or rejected) fires deal.approved in the same
+ * transaction; its member is the chamber's; it ends after today.
+ */
+import { Context, Effect, Layer } from "effect"
+import { Transactor } from "../shared/Ports.ts"
+import { Outbox } from "../outbox/Outbox.ts"
+import type { Page } from "../Pagination.ts"
+import { parseSort } from "../Sort.ts"
+import { slugify } from "../member/Member.ts"
+import { MemberRepo } from "../member/MemberRepo.ts"
+import { type Deal, type DealCreate, DealResource, DealSortColumns, type DealUpdate } from "./Deal.ts"
+import { DealEndsTooSoon, DealMemberUnknown, DealNotFound } from "./DealErrors.ts"
+import { DealRepo } from "./DealRepo.ts"
+
+export interface DealListQuery {
+  readonly sort?: string | undefined
+  readonly page?: number | undefined
+}
+
+/** After today: on a later calendar day than today, in UTC. */
+const afterToday = (endsAt: string | null | undefined, now: Date) =>
+  endsAt == null || endsAt.slice(0, 10) > now.toISOString().slice(0, 10)
+
+export class Deals extends Context.Service<Deals, {
+  readonly list: (tenantId: number, query: DealListQuery) => Effect.Effect<Page<Deal>>
+  readonly create: (tenantId: number, input: DealCreate) => Effect.Effect<Deal, DealMemberUnknown | DealEndsTooSoon>
+  readonly update: (tenantId: number, id: number, input: DealUpdate) => Effect.Effect<Deal, DealNotFound | DealMemberUnknown | DealEndsTooSoon>
+}>()("chamber/Deals") {
+  static readonly layer = Layer.effect(Deals, Effect.gen(function*() {
+    const repo = yield* DealRepo
+    const members = yield* MemberRepo
+    const outbox = yield* Outbox
+    const tx = yield* Transactor
+
+    const requireMember = (tenantId: number, memberId: number | undefined) =>
+      memberId === undefined
+        ? Effect.void
+        : Effect.flatMap(members.find(tenantId, memberId), (m) => (m === undefined ? Effect.fail(new DealMemberUnknown({ member_id: memberId })) : Effect.void))
+
+    const list = Effect.fn("Deals.list")(function*(tenantId: number, query: DealListQuery) {
+      return yield* repo.list(tenantId, parseSort(query.sort, DealSortColumns), query.page ?? 1)
+    })
+
+    const create = Effect.fn("Deals.create")(function*(tenantId: number, input: DealCreate) {
+      if (!afterToday(input.ends_at, new Date())) return yield* new DealEndsTooSoon()
+      yield* requireMember(tenantId, input.member_id)
+      const values = DealResource.defaults({ ...input, slug: slugify(input.title, "deal") })
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const deal = yield* repo.insert(tenantId, values)
+        if (deal.attributes.status === "approved") yield* outbox.append(tenantId, "deal.approved", deal)
+        return deal
+      }))
+    })
+
+    const update = Effect.fn("Deals.update")(function*(tenantId: number, id: number, input: DealUpdate) {
+      if (!afterToday(input.ends_at, new Date())) return yield* new DealEndsTooSoon()
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const current = yield* repo.findForUpdate(tenantId, id)
+        if (current === undefined) return yield* new DealNotFound({ id })
+        yield* requireMember(tenantId, input.member_id)
+        const changes = DealResource.changes(current, input)
+        if (Object.keys(changes).length === 0) {
+          const deal = yield* repo.find(tenantId, id)
+          return deal!
+        }
+        const deal = yield* repo.update(tenantId, id, changes)
+        if (changes.status === "approved") yield* outbox.append(tenantId, "deal.approved", deal)
+        return deal
+      }))
+    })
+
+    return Deals.of({ list, create, update })
+  }))
+}

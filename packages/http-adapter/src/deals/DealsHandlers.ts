@@ -1,0 +1,15 @@
+/** Deals handlers: each endpoint of DealsGroup as one call of the core service. */
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Deals } from "@chamber/core"
+import { Api } from "../Api.ts"
+import * as Kit from "../server/Kit.ts"
+import { DealList } from "./DealsGroup.ts"
+
+export const DealsHandlers = HttpApiBuilder.group(Api, "deals", Effect.fn(function*(handlers) {
+  const deals = yield* Deals
+  return handlers
+    .handle("list", ({ query }) => Kit.page(DealList, query.page, (tenant, page) => deals.list(tenant, { ...query, page })))
+    .handle("create", ({ payload }) => Kit.single((tenant) => deals.create(tenant, payload)))
+    .handle("update", ({ params, payload }) => Kit.single((tenant) => deals.update(tenant, params.deal, payload)))
+}))

@@ -1,0 +1,15 @@
+/** Deals in SQL, every statement scoped by tenant (`resourceTable`). */
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { DealRepo, DealResource, type DealSort } from "@chamber/core"
+import { orderBy, resourceTable } from "./ResourceSql.ts"
+
+/** Newest first by default. */
+const orderOf = (sort: DealSort | undefined) =>
+  orderBy<DealSort["column"]>("d", { created_at: "d.created_at" }, "created_at")(sort ?? { column: "created_at", descending: true })
+
+export const DealRepoSql = Layer.effect(DealRepo, Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const deals = resourceTable(sql, DealResource, "deals", "d")
+  return DealRepo.of({ ...deals, list: (tenantId, sort, page) => deals.page(sql`d.tenant_id = ${tenantId}`, orderOf(sort), page) })
+}))
