@@ -19,10 +19,15 @@ export const table = (rows: ReadonlyArray<Record<string, unknown>>, columns: Rea
   return [bold(line(columns)), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join("\n")
 }
 
-export const fail = (json: boolean, error: unknown): never => {
+/** An error on stderr: `{"error"}` with --json, else a red line for people. */
+export const printError = (json: boolean, error: unknown): void => {
   const message = errorMessage(error)
   if (json) process.stderr.write(JSON.stringify({ error: message }) + "\n")
   else process.stderr.write(red(`error: ${message}`) + "\n")
+}
+
+export const fail = (json: boolean, error: unknown): never => {
+  printError(json, error)
   process.exit(1)
 }
 

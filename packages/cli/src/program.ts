@@ -1,5 +1,7 @@
 /** The `chamber` command line (docs/cli.md): names here are a contract. */
 import { Command } from "commander"
+import { readFileSync } from "node:fs"
+import { red } from "./Output.ts"
 
 /** Commands load their modules on use, so `--help` and typos answer at once. */
 // commander hands an action its arguments and options untyped; each command declares what it reads.
@@ -10,14 +12,28 @@ const serve = async (options: unknown): Promise<void> => {
   ;(await import("./commands/serve.ts")).serve(options as import("./commands/serve.ts").ServeOptions)
 }
 
+/** The product's version: the cli package's (docs/cli.md "Commands"). */
+const version = (): string => (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version
+
+/** The end of a command's help: how it is used (docs/cli.md "Commands"). */
+const example = (...lines: ReadonlyArray<string>) => `\nExample${lines.length > 1 ? "s" : ""}:\n${lines.map((l) => `  $ ${l}`).join("\n")}`
+
+const CHAMBER = "chm_4fQk2ZpL9sTx7BnA"
+
 export const program = () => {
-  const chamber = new Command("chamber").description("Chamber Data API: serve, migrate, and administer chambers and keys")
+  const chamber = new Command("chamber")
+    .description("Chamber Data API: serve, migrate, and administer chambers and keys")
+    .version(version(), "-V, --version", "print the version")
+    .addHelpText("after", example("chamber serve --demo-if-empty", `chamber user list --tenant ${CHAMBER}`))
   const json = (c: Command) => c.option("--json", "print exactly one JSON document")
-  // Usage errors follow the --json contract too: one JSON object on stderr, exit code 1.
+  // Usage errors follow the --json contract too: one JSON object on stderr, exit code 1; without
+  // it they are red on a terminal, like every other error. Subcommands inherit this.
   if (process.argv.includes("--json")) {
     chamber.configureOutput({
       writeErr: (text) => process.stderr.write(JSON.stringify({ error: text.trim().replace(/^error: /, "") }) + "\n")
     })
+  } else {
+    chamber.configureOutput({ outputError: (text, write) => write(red(text.trimEnd()) + "\n") })
   }
 
   json(chamber.command("serve").description("migrate, then serve /api/v1 and /docs (SIGINT/SIGTERM stop it gracefully)"))
@@ -25,45 +41,87 @@ export const program = () => {
     .option("--host <h>", "host (env HOST, default 127.0.0.1)")
     .option("--no-relay", "do not run a webhook relay in this process")
     .option("--demo-if-empty", "seed the demo chamber first when the database is empty")
+    .addHelpText(
+      "after",
+      example("chamber serve --port 8080 --host 0.0.0.0", "LOG_FORMAT=json CHAMBER_SHUTDOWN_TIMEOUT=10s chamber serve")
+    )
     .action(serve)
-  json(chamber.command("migrate").description("apply pending migrations and exit")).action(admin("migrateCommand"))
-  json(chamber.command("demo").description("on an empty database: a demo chamber and a key with every scope")).action(admin("demoCommand"))
+  json(chamber.command("migrate").description("apply pending migrations and exit"))
+    .addHelpText("after", example("chamber migrate --json"))
+    .action(admin("migrateCommand"))
+  json(chamber.command("demo").description("on an empty database: a demo chamber and a key with every scope"))
+    .addHelpText("after", example("chamber demo"))
+    .action(admin("demoCommand"))
 
   const tenant = chamber.command("tenant").description("chambers (tenants)")
+    .addHelpText("after", example(`chamber tenant create --name "Lakeside Chamber"`, "chamber tenant list"))
   json(tenant.command("create").description("create a chamber"))
     .requiredOption("--name <name>", "chamber name")
     .option("--website <url>", "website")
     .option("--currency <code>", "ISO 4217 invoice currency", "USD")
     .option("--invoice-prefix <prefix>", "invoice number prefix", "INV-")
     .option("--net-terms <days>", "days until an issued invoice is due", "30")
+    .addHelpText("after", example(`chamber tenant create --name "Lakeside Chamber" --website https://lakeside.example --net-terms 15`))
     .action(admin("tenantCreate"))
-  json(tenant.command("list").description("all chambers")).action(admin("tenantList"))
+  json(tenant.command("list").description("all chambers"))
+    .addHelpText("after", example("chamber tenant list --json"))
+    .action(admin("tenantList"))
 
   const user = chamber.command("user").description("people of a chamber")
+    .addHelpText("after", example(`chamber user add --tenant ${CHAMBER} --email ann@lakeside.example --role chamber_admin`))
   json(user.command("add").description("add a person to a chamber"))
     .requiredOption("--tenant <id>", "chamber id (chm_...)")
     .requiredOption("--email <email>", "email")
     .requiredOption("--role <role>", "chamber_admin or staff")
+    .addHelpText("after", example(`chamber user add --tenant ${CHAMBER} --email sam@lakeside.example --role staff`))
     .action(admin("userAdd"))
+  json(user.command("list").description("a chamber's people and their roles"))
+    .requiredOption("--tenant <id>", "chamber id (chm_...)")
+    .addHelpText("after", example(`chamber user list --tenant ${CHAMBER}`))
+    .action(admin("userList"))
 
   const key = chamber.command("key").description("API keys")
-  json(key.command("mint").description("mint a key (only a chamber_admin may); the key is shown once"))
+    .addHelpText("after", example(`chamber key list --tenant ${CHAMBER}`))
+  const mint = json(key.command("mint").description("mint a key (only a chamber_admin may); the key is shown once"))
     .requiredOption("--tenant <id>", "chamber id (chm_...)")
     .requiredOption("--as <email>", "the chamber_admin minting it")
     .requiredOption("--name <label>", "a label for the key")
-    .requiredOption("--scopes <list>", "comma-separated scopes, or read, or all")
+    .requiredOption("--scopes <list>", "comma-separated scopes, or read, or all (listed below)")
     .option("--daily-limit <n>", "requests per rolling 24 h", "25000")
     .action(admin("keyMint"))
-  json(key.command("list").description("a chamber's keys")).requiredOption("--tenant <id>", "chamber id").action(admin("keyList"))
-  json(key.command("revoke").description("revoke a key by its prefix (cck_ + 8)")).argument("<prefix>").action(admin("keyRevoke"))
+  // The scopes come from core, loaded only when `key mint` runs (its action loads core anyway).
+  key.hook("preSubcommand", async (_key, sub) => {
+    if (sub !== mint) return
+    const { ALL_SCOPES, READ_SCOPES } = await import("@chamber/core")
+    mint.addHelpText("after", [
+      "",
+      "Scopes:",
+      ...ALL_SCOPES.map((s) => `  ${s}`),
+      "Shorthands:",
+      `  read  every :read scope but bookings:read (${READ_SCOPES.length} scopes)`,
+      `  all   every scope (${ALL_SCOPES.length})`,
+      example(
+        `chamber key mint --tenant ${CHAMBER} --as ann@lakeside.example --name Zapier --scopes read`,
+        `chamber key mint --tenant ${CHAMBER} --as ann@lakeside.example --name "CRM sync" --scopes members:read,members:write --daily-limit 5000`
+      )
+    ].join("\n"))
+  })
+  json(key.command("list").description("a chamber's keys")).requiredOption("--tenant <id>", "chamber id")
+    .addHelpText("after", example(`chamber key list --tenant ${CHAMBER} --json`))
+    .action(admin("keyList"))
+  json(key.command("revoke").description("revoke a key by its prefix (cck_ + 8)")).argument("<prefix>")
+    .addHelpText("after", example("chamber key revoke cck_Xy12Ab34"))
+    .action(admin("keyRevoke"))
 
   const field = chamber.command("field").description("custom fields")
+    .addHelpText("after", example(`chamber field add --tenant ${CHAMBER} --resource member --key tier --label Tier --api-visible`))
   json(field.command("add").description("define a custom field"))
     .requiredOption("--tenant <id>", "chamber id")
     .requiredOption("--resource <resource>", "member or contact")
     .requiredOption("--key <key>", "field key")
     .requiredOption("--label <label>", "label")
     .option("--api-visible", "show it in the API's custom_fields")
+    .addHelpText("after", example(`chamber field add --tenant ${CHAMBER} --resource member --key tier --label "Membership tier" --api-visible`))
     .action(admin("fieldAdd"))
   return chamber
 }

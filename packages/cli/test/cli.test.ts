@@ -3,95 +3,12 @@
  * (a data directory of its own) and on PostgreSQL (a database of its own), with a real server.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
-import { spawn } from "node:child_process"
+import { Effect, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
-
-const BIN = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
-
-interface Result {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-class Env extends Context.Service<Env, Record<string, string>>()("test/CliEnv") {}
-
-/** The environment a runtime's commands run with: DATABASE_URL, or a fresh data directory. */
-const envLayer = (rt: ReturnType<typeof runtimes>[number]) =>
-  Layer.effect(Env, Effect.gen(function*() {
-    const config = yield* DatabaseConfigRef
-    if (config._tag === "Postgres") return { DATABASE_URL: config.url } as Record<string, string>
-    const dir = yield* Effect.acquireRelease(
-      Effect.sync(() => mkdtempSync(join(tmpdir(), "chamber-cli-"))),
-      (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
-    )
-    return { CHAMBER_DATA_DIR: join(dir, "data"), DATABASE_URL: "" }
-  })).pipe(Layer.provide(rt.database))
-
-const chamber = (args: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const env = yield* Env
-    return yield* Effect.promise(() =>
-      new Promise<Result>((resolve) => {
-        const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, NO_COLOR: "1" } })
-        let stdout = ""
-        let stderr = ""
-        child.stdout.on("data", (d) => (stdout += d))
-        child.stderr.on("data", (d) => (stderr += d))
-        child.on("close", (code) => resolve({ code, stdout, stderr }))
-      })
-    )
-  })
-
-const json = (r: Result) => {
-  assert.strictEqual(r.code, 0, `exit ${r.code}: ${r.stderr}`)
-  return JSON.parse(r.stdout)
-}
-
-const freePort = () =>
-  Effect.promise(() =>
-    new Promise<number>((resolve) => {
-      const s = createServer()
-      s.listen(0, "127.0.0.1", () => {
-        const port = (s.address() as any).port
-        s.close(() => resolve(port))
-      })
-    })
-  )
-
-/** `chamber serve` in the background until the scope closes; resolves once it listens. */
-const serving = (port: number) =>
-  Effect.gen(function*() {
-    const env = yield* Env
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() => spawn(process.execPath, [BIN, "serve", "--port", String(port)], { env: { ...process.env, ...env, NO_COLOR: "1" } })),
-      (c) => Effect.promise(() => new Promise<void>((resolve) => {
-        if (c.exitCode !== null) return resolve()
-        c.on("close", () => resolve())
-        c.kill("SIGTERM")
-      }))
-    )
-    let out = ""
-    child.stdout.on("data", (d) => (out += d))
-    child.stderr.on("data", (d) => (out += d))
-    yield* Effect.promise(async () => {
-      for (let i = 0; i < 300 && !out.includes("Chamber Data API on"); i++) await new Promise((r) => setTimeout(r, 100))
-      if (!out.includes("Chamber Data API on")) throw new Error(`serve did not start: ${out}`)
-    })
-    return child
-  })
-
-const get = (port: number, path: string, key: string) =>
-  Effect.promise(async () => {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${key}` } })
-    return { status: res.status, body: await res.json() as any }
-  })
+import { runtimes } from "@chamber/pg-adapter/testing"
+import { chamber, Env, envLayer, get, json, serving } from "./harness.ts"
 
 for (const rt of runtimes()) {
   describe(`chamber CLI on ${rt.name}`, () => {
@@ -107,12 +24,11 @@ for (const rt of runtimes()) {
           assert.match(tenant.id, /^chm_/)
           assert.deepInclude(tenant, { name: "Lakeside Chamber", website: "https://lakeside.example", currency: "USD", invoice_prefix: "INV-", net_terms: 30 })
 
-          const port = yield* freePort()
-          yield* serving(port)
+          const { port } = yield* serving()
           // Everything below reaches the data through the running server's database.
           if (rt.name === "pglite") {
             // A second server cannot share an embedded data directory.
-            const second = yield* chamber(["serve", "--port", String(yield* freePort()), "--json"])
+            const second = yield* chamber(["serve", "--port", "0", "--json"])
             assert.strictEqual(second.code, 1)
             assert.match(JSON.parse(second.stderr).error, /in use/)
           }
@@ -123,6 +39,24 @@ for (const rt of runtimes()) {
           const admin = json(yield* chamber(["user", "add", "--tenant", tenant.id, "--email", "Ann@Lakeside.example", "--role", "chamber_admin", "--json"]))
           assert.deepInclude(admin, { email: "ann@lakeside.example", role: "chamber_admin", tenant: tenant.id })
           json(yield* chamber(["user", "add", "--tenant", tenant.id, "--email", "sam@lakeside.example", "--role", "staff", "--json"]))
+
+          // `user list`: the chamber's people, oldest first; a table for people.
+          const people = json(yield* chamber(["user", "list", "--tenant", tenant.id, "--json"]))
+          assert.deepStrictEqual(people.map((u: Record<string, unknown>) => Object.keys(u).sort()), [
+            ["created_at", "email", "id", "role", "tenant"],
+            ["created_at", "email", "id", "role", "tenant"]
+          ])
+          assert.deepStrictEqual(people.map((u: Record<string, unknown>) => [u.id, u.email, u.role, u.tenant, u.created_at]), [
+            [admin.id, "ann@lakeside.example", "chamber_admin", tenant.id, admin.created_at],
+            [people[1].id, "sam@lakeside.example", "staff", tenant.id, people[1].created_at]
+          ])
+          const peopleTable = yield* chamber(["user", "list", "--tenant", tenant.id])
+          assert.strictEqual(peopleTable.code, 0)
+          assert.match(peopleTable.stdout, /^id\s+email\s+role\s+created_at\n/)
+          assert.match(peopleTable.stdout, /\n\d+\s+ann@lakeside\.example\s+chamber_admin\s+\d{4}-/)
+          const noChamber = yield* chamber(["user", "list", "--tenant", "chm_nothere", "--json"])
+          assert.deepStrictEqual([noChamber.code, noChamber.stdout], [1, ""])
+          assert.match(JSON.parse(noChamber.stderr).error, /chm_nothere/)
 
           const refused = yield* chamber(["key", "mint", "--tenant", tenant.id, "--as", "sam@lakeside.example", "--name", "x", "--scopes", "all", "--json"])
           assert.strictEqual(refused.code, 1)
@@ -197,8 +131,7 @@ describe("chamber demo on an empty embedded database", () => {
         const demo = json(yield* chamber(["demo", "--json"]))
         assert.match(demo.key, /^cck_[0-9A-Za-z]{40}$/)
         assert.match(demo.tenant.id, /^chm_/)
-        const port = yield* freePort()
-        yield* serving(port)
+        const { port } = yield* serving()
         const page = yield* get(port, "/api/v1/members?page=2", demo.key)
         assert.strictEqual(page.status, 200)
         assert.isAtLeast(page.body.meta.total, 150)

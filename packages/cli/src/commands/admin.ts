@@ -46,6 +46,16 @@ export const userAdd = (opts: Json & { tenant: string; email: string; role: stri
     human: ({ tenant, user }) => `${green("Added")} ${user.email} as ${user.role} of ${tenant.name}`
   })
 
+export const userList = (opts: Json & { tenant: string }) =>
+  run(opts, Effect.gen(function*() {
+    const tenants = yield* Tenants
+    const tenant = yield* tenants.get(opts.tenant)
+    return (yield* tenants.listUsers(tenant.id)).map((u) => userView(u, tenant))
+  }), {
+    json: (people) => people,
+    human: (people) => table(people, ["id", "email", "role", "created_at"])
+  })
+
 export const keyMint = (opts: Json & { tenant: string; as: string; name: string; scopes: string; dailyLimit?: string }) =>
   run(opts, Effect.flatMap(Effect.service(Keys), (k) =>
     k.mint({

@@ -1,12 +1,18 @@
-/** `chamber serve`: migrate, then serve /api/v1 and the docs until SIGINT/SIGTERM. */
-import { Effect, Layer, LogLevel, References } from "effect"
+/**
+ * `chamber serve` (docs/cli.md "Serving"): migrate, then serve /api/v1 and the docs until SIGINT
+ * or SIGTERM, then stop gracefully (docs/cli.md "Stopping"). Log lines follow LOG_FORMAT and
+ * LOG_LEVEL (docs/cli.md "Logs").
+ */
+import { Cause, Effect, Exit, Layer, Logger, LogLevel, References } from "effect"
+import { HttpServer, HttpServerError } from "effect/http"
 import { NodeRuntime } from "@effect/platform-node"
 import { databaseConfigFromEnv } from "@chamber/pg-adapter"
 import { HttpLive, NodeServerLive } from "@chamber/http-adapter"
-import { seedDemo } from "../demo/Demo.ts"
-import { bold, dim, fail } from "../Output.ts"
-import { causeError, storage } from "../Run.ts"
+import { knownChamber, seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
+import { parseDuration } from "../Durations.ts"
+import { bold, dim, errorMessage, fail, printError } from "../Output.ts"
+import { causeError, storage } from "../Run.ts"
 
 export interface ServeOptions {
   readonly port?: string
@@ -17,36 +23,154 @@ export interface ServeOptions {
 }
 
 export const serve = (opts: ServeOptions) => {
-  const port = Number(opts.port ?? process.env.PORT ?? 3000)
+  const json = opts.json === true
+  const portText = opts.port ?? process.env.PORT ?? "3000"
+  const port = Number(portText)
   const host = opts.host ?? process.env.HOST ?? "127.0.0.1"
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return fail(opts.json === true, new Error(`invalid port: ${opts.port}`))
+  if (!/^\d{1,5}$/.test(portText) || port > 65535) {
+    return fail(json, new Error(`The port must be a whole number from 0 to 65535, not "${portText}" (--port or PORT).`))
+  }
+  const format = process.env.LOG_FORMAT ?? (json ? "json" : "text")
+  if (format !== "text" && format !== "json") return fail(json, new Error(`LOG_FORMAT must be text or json, not "${format}".`))
+  const level = logLevel(process.env.LOG_LEVEL ?? "info")
+  if (level === undefined) {
+    return fail(json, new Error(`LOG_LEVEL must be one of ${LogLevel.values.join(", ").toLowerCase()}, not "${process.env.LOG_LEVEL}".`))
+  }
+  const timeoutText = process.env.CHAMBER_SHUTDOWN_TIMEOUT ?? "30s"
+  const shutdownTimeout = parseDuration(timeoutText)
+  if (shutdownTimeout === undefined) {
+    return fail(json, new Error(`CHAMBER_SHUTDOWN_TIMEOUT must be a duration such as 30s, 500ms or 2m, not "${timeoutText}".`))
+  }
   const config = databaseConfigFromEnv()
   const where = config._tag === "Postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite at ${config.dataDir}`
 
+  // Every log line (the HTTP layer's included) goes to stdout in LOG_FORMAT, at LOG_LEVEL or above.
+  const logs = Layer.mergeAll(
+    Logger.layer([format === "json" ? Logger.consoleJson : Logger.consoleLogFmt]),
+    Layer.succeed(References.MinimumLogLevel)(level)
+  )
+  /** A fact for the operator: `text` for people, or in JSON one log line, `message` with `fields`. */
+  const tell = (text: string, message: string, fields: Record<string, unknown> = {}) =>
+    format === "json"
+      ? Effect.logInfo(message).pipe(Effect.annotateLogs(fields), Effect.provide(logs))
+      : Effect.sync(() => console.log(text))
+
   const announce = Effect.gen(function*() {
+    const api = `${HttpServer.formatAddress((yield* HttpServer.HttpServer).address)}/api/v1`
+    const docs = api.replace(/\/api\/v1$/, "/docs")
     if (opts.demoIfEmpty === true) {
       const demo = yield* seedDemo(demoProgress)
       if (demo.created) {
-        console.log(bold(`Demo chamber created: ${demo.tenant!.name} (${demo.tenant!.public_id}), ${demo.members} members.`))
-        console.log(`API key (shown once, keep it): ${bold(demo.key!)}`)
-        console.log(dim(`  curl -H "Authorization: Bearer ${demo.key}" http://${host}:${port}/api/v1/members`))
+        const { key, members, tenant } = { key: demo.key!, members: demo.members!, tenant: demo.tenant! }
+        yield* tell(
+          [
+            bold(`Demo chamber created: ${tenant.name} (${tenant.public_id}), ${members} members.`),
+            `API key (shown once, keep it): ${bold(key)}`,
+            dim(`  curl -H "Authorization: Bearer ${key}" ${api}/members`)
+          ].join("\n"),
+          "Demo chamber created",
+          { tenant: tenant.public_id, name: tenant.name, members, key }
+        )
+      } else {
+        yield* describeChamber
       }
     }
-    console.log(`Chamber Data API on http://${host}:${port}/api/v1  ${dim(`(docs: http://${host}:${port}/docs, database: ${where})`)}`)
-    if (opts.relay !== false) console.log(dim("Webhook relay: not part of this build yet; nothing to deliver."))
+    yield* tell(`Chamber Data API on ${api}  ${dim(`(docs: ${docs}, database: ${where})`)}`, `Chamber Data API on ${api}`, {
+      docs,
+      database: where
+    })
+    if (opts.relay !== false) yield* tell(dim("Webhook relay: not part of this build yet; nothing to deliver."), "No webhook relay in this build")
   })
 
+  /** A second `pnpm start`: which chamber this is, and how to get a key again (docs/cli.md "Serving"). */
+  const describeChamber = Effect.gen(function*() {
+    const { admin, chambers, tenant } = yield* knownChamber
+    if (tenant === undefined) {
+      return yield* tell(`${chambers} chambers in this database: pnpm chamber tenant list`, "Chambers already set up", { chambers })
+    }
+    if (admin === undefined) {
+      const add = `pnpm chamber user add --tenant ${tenant.public_id} --email you@example.com --role chamber_admin`
+      return yield* tell(
+        [`Chamber: ${bold(tenant.name)} (${tenant.public_id}), with no chamber_admin yet. Add one:`, `  ${add}`].join("\n"),
+        "Chamber already set up",
+        { tenant: tenant.public_id, name: tenant.name, admin: null, add_admin: add }
+      )
+    }
+    const mint = `pnpm chamber key mint --tenant ${tenant.public_id} --as ${admin.email} --name "My key" --scopes all`
+    yield* tell(
+      [
+        `Chamber: ${bold(tenant.name)} (${tenant.public_id}), admin ${admin.email}`,
+        "Keys are shown only when minted. A new one with every scope:",
+        `  ${mint}`
+      ].join("\n"),
+      "Chamber already set up",
+      { tenant: tenant.public_id, name: tenant.name, admin: admin.email, mint }
+    )
+  })
+
+  let cut = 0
+  const listener = NodeServerLive({
+    port,
+    host,
+    shutdownTimeout,
+    onStopping: (inFlight) =>
+      Effect.runSync(tell(inFlight === 0 ? "Stopping." : `Stopping: ${requests(inFlight)} in flight to finish (at most ${timeoutText})…`, "Stopping", {
+        in_flight: inFlight,
+        timeout: timeoutText
+      })),
+    onCut: (n) => {
+      cut = n
+      printError(json, new Error(`CHAMBER_SHUTDOWN_TIMEOUT (${timeoutText}) passed with ${requests(n)} unfinished: cut.`))
+    }
+  })
+
+  // RELAY: the webhook relay (unless --no-relay) joins HttpLive here, over the same storage. A stop
+  // closes it in the same window, before the storage: its finalizer releases the deliveries it has
+  // claimed and not settled, for another relay to take (docs/cli.md "Stopping").
   const app = Layer.mergeAll(HttpLive, Layer.effectDiscard(announce)).pipe(
-    Layer.provide(NodeServerLive({ port, host })),
+    Layer.provide(listener),
     Layer.provide(storage({ exclusive: true }))
   )
   return Layer.launch(app).pipe(
-    Effect.provideService(References.MinimumLogLevel, logLevel(process.env.LOG_LEVEL)),
-    Effect.catchCause((cause) => Effect.sync(() => fail(opts.json === true, causeError(cause)))),
-    NodeRuntime.runMain({ disableErrorReporting: true })
+    Effect.provide(logs),
+    NodeRuntime.runMain({
+      disableErrorReporting: true,
+      // SIGINT and SIGTERM interrupt the server, which stops gracefully: exit 0, or 1 when
+      // requests were cut (docs/cli.md "Stopping"). Anything else is a failure to start.
+      teardown: (exit, onExit) => {
+        if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) {
+          printError(json, startError(causeError(exit.cause), port, host))
+          return onExit(1)
+        }
+        if (cut === 0) Effect.runSync(tell("Stopped.", "Stopped"))
+        onExit(cut === 0 ? 0 : 1)
+      }
+    })
   )
 }
 
-/** LOG_LEVEL (any case: debug, info, warn, error, none...), default info. */
-const logLevel = (value: string | undefined): LogLevel.LogLevel =>
-  LogLevel.values.find((l) => l.toLowerCase() === (value ?? "info").toLowerCase()) ?? "Info"
+const requests = (n: number) => `${n} ${n === 1 ? "request" : "requests"}`
+
+const HOSTS = "127.0.0.1 for this machine only, 0.0.0.0 for every interface"
+
+/** A listener's failure names the port or host and how to choose another (docs/cli.md "Serving"). */
+const startError = (error: unknown, port: number, host: string): unknown => {
+  if (!(error instanceof HttpServerError.ServeError)) return error
+  const cause = error.cause instanceof Error ? (error.cause as NodeJS.ErrnoException) : undefined
+  switch (cause?.code) {
+    case "EADDRINUSE":
+      return new Error(`Port ${port} is already in use on ${host}. Choose another with --port or PORT.`)
+    case "EACCES":
+      return new Error(`Port ${port} on ${host} needs privileges this process lacks. Choose another (1024 or above) with --port or PORT.`)
+    case "EADDRNOTAVAIL":
+      return new Error(`Cannot listen on host ${host}: it is not an address of this machine. Choose another with --host or HOST (${HOSTS}).`)
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return new Error(`Cannot listen on host ${host}: no such host. Choose another with --host or HOST (${HOSTS}).`)
+    default:
+      return new Error(`Cannot listen on ${host}:${port}: ${errorMessage(error.cause)}. Choose another port or host (--port/PORT, --host/HOST).`)
+  }
+}
+
+/** The level LOG_LEVEL names, in any case (docs/cli.md "Logs"). */
+const logLevel = (value: string): LogLevel.LogLevel | undefined => LogLevel.values.find((l) => l.toLowerCase() === value.toLowerCase())

@@ -19,6 +19,8 @@ const INDUSTRIES: Record<string, string> = {
 const STREETS = ["Main St", "Oak Ave", "River Rd", "2nd St", "Market St", "Elm St", "Lakeview Dr", "Church St"]
 const STATUSES: ReadonlyArray<MemberStatus> = ["active", "active", "active", "active", "pending", "lapsed", "former"]
 export const DEMO_MEMBER_COUNT = 160
+export const DEMO_CHAMBER_NAME = "Riverside Chamber of Commerce"
+export const DEMO_ADMIN_EMAIL = "admin@riversidechamber.example"
 
 /** A small deterministic generator, so every demo chamber looks the same. */
 const prng = (seed: number) => () => {
@@ -71,8 +73,8 @@ export const seedDemo = (progress?: (done: number, total: number) => void) => Ef
   const tenants = yield* Tenants
   const members = yield* Members
   const keys = yield* Keys
-  const tenant = yield* tenants.create({ name: "Riverside Chamber of Commerce", website: "https://riversidechamber.example" })
-  yield* tenants.addUser(tenant.id, "admin@riversidechamber.example", "chamber_admin")
+  const tenant = yield* tenants.create({ name: DEMO_CHAMBER_NAME, website: "https://riversidechamber.example" })
+  yield* tenants.addUser(tenant.id, DEMO_ADMIN_EMAIL, "chamber_admin")
   yield* tenants.addUser(tenant.id, "staff@riversidechamber.example", "staff")
   yield* tenants.addField(tenant.id, { resource: "member", key: "membership_tier", label: "Membership tier", api_visible: true })
   yield* tenants.addField(tenant.id, { resource: "member", key: "board_notes", label: "Board notes", api_visible: false })
@@ -82,6 +84,19 @@ export const seedDemo = (progress?: (done: number, total: number) => void) => Ef
     yield* members.create(tenant.id, m)
     if ((i + 1) % 40 === 0 || i + 1 === all.length) progress?.(i + 1, all.length)
   }
-  const key = yield* keys.mint({ tenant: tenant.id, asEmail: "admin@riversidechamber.example", name: "Demo key", scopes: "all" })
+  const key = yield* keys.mint({ tenant: tenant.id, asEmail: DEMO_ADMIN_EMAIL, name: "Demo key", scopes: "all" })
   return { created: true, tenant, key: key.key, members: DEMO_MEMBER_COUNT } satisfies DemoResult
+})
+
+/**
+ * On a database with data, the chamber a second `pnpm start` describes (docs/cli.md "Serving"):
+ * the demo chamber, else the only chamber; with its first chamber_admin. `chambers` counts them all.
+ */
+export const knownChamber = Effect.gen(function*() {
+  const tenants = yield* Tenants
+  const all = yield* tenants.list
+  const tenant = all.find((t) => t.name === DEMO_CHAMBER_NAME) ?? (all.length === 1 ? all[0] : undefined)
+  if (tenant === undefined) return { chambers: all.length, tenant, admin: undefined }
+  const users = yield* Effect.orDie(tenants.listUsers(tenant.id))
+  return { chambers: all.length, tenant, admin: users.find((u) => u.role === "chamber_admin") }
 })

@@ -75,32 +75,35 @@ export interface StopOptions {
  * but is still being written (that response is cut), and one accepted whose request is not read
  * yet (no response at all); it leaves busy keep-alive connections open, and serving, until their
  * keep-alive timeout. Here: the listener closes once connections the kernel already accepted are
- * taken, idle connections close at once, busy ones after their responses are written (with
- * `Connection: close`), and at the timeout whatever is left is closed and counted.
+ * taken; idle keep-alive connections close at once; busy ones once their responses are written
+ * (sent with `Connection: close` when not begun); a new connection has a few seconds to send its
+ * request; at the timeout whatever is left is closed, and its requests counted as cut.
  */
 class GracefulServer extends http.Server {
-  /** Each connection's responses not yet written. */
-  readonly #inFlight = new Map<net.Socket, Set<http.ServerResponse>>()
+  readonly #connections = new Map<net.Socket, Connection>()
   readonly #options: StopOptions
   #stopping = false
+  #accepted = 0
 
   constructor(options: StopOptions) {
     super()
     this.#options = options
     this.on("connection", (socket: net.Socket) => {
-      this.#inFlight.set(socket, new Set())
-      socket.once("close", () => this.#inFlight.delete(socket))
+      this.#accepted++
+      this.#connections.set(socket, { responses: new Set(), served: false, since: Date.now() })
+      socket.once("close", () => this.#connections.delete(socket))
     })
     const track = (request: http.IncomingMessage, response: http.ServerResponse) => {
       const socket = request.socket
-      const responses = this.#inFlight.get(socket) ?? new Set()
-      this.#inFlight.set(socket, responses)
+      const connection = this.#connections.get(socket)
+      if (connection === undefined) return
+      connection.served = true
+      connection.responses.add(response)
       if (this.#stopping) response.shouldKeepAlive = false
-      responses.add(response)
       response.once("close", () => {
-        responses.delete(response)
+        connection.responses.delete(response)
         // A response begun before the stop promised keep-alive: its connection ends once it is written.
-        if (this.#stopping && responses.size === 0) socket.destroySoon()
+        if (this.#stopping && connection.responses.size === 0) socket.destroySoon()
       })
     }
     // Before the application's listeners, so a response is counted before any of it is written.
@@ -111,35 +114,64 @@ class GracefulServer extends http.Server {
   override close(callback?: (error?: Error) => void): this {
     if (this.#stopping) return this
     this.#stopping = true
-    // Two turns of the event loop first: connections the kernel has accepted are taken (closing
-    // the listener would reset them), and requests already sent on them are read.
-    setImmediate(() =>
+    const timeout = Duration.toMillis(this.#options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT)
+    const deadline = Date.now() + timeout
+    // libuv takes one connection of the kernel's queue per turn of the event loop, and closing the
+    // listener resets those still queued: their clients would get no answer at all. So it closes
+    // after two turns that took none; or once it has taken as many as the queue holds (the listen
+    // backlog: any more came after the stop), or at the timeout.
+    const most = this.#accepted + LISTEN_BACKLOG
+    let seen = this.#accepted
+    let quiet = 0
+    const turn = () =>
       setImmediate(() => {
+        quiet = this.#accepted === seen ? quiet + 1 : 0
+        seen = this.#accepted
+        if (quiet < 2 && seen < most && Date.now() < deadline) return turn()
         net.Server.prototype.close.call(this, callback)
-        let inFlight = 0
-        for (const [socket, responses] of this.#inFlight) {
-          inFlight += responses.size
-          if (responses.size === 0) socket.destroySoon()
-          for (const response of responses) if (!response.headersSent) response.shouldKeepAlive = false
-        }
-        this.#options.onStopping?.(inFlight)
-        const timeout = Duration.toMillis(this.#options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT)
-        if (!Number.isFinite(timeout)) return
-        const deadline = setTimeout(() => {
-          let cut = 0
-          for (const [socket, responses] of this.#inFlight) {
-            cut += responses.size
-            socket.destroy()
-          }
-          if (cut > 0) this.#options.onCut?.(cut)
-        }, Math.min(timeout, 2 ** 31 - 1))
-        this.once("close", () => clearTimeout(deadline))
+        this.#stop(deadline)
       })
-    )
+    turn()
     return this
+  }
+
+  /** Ends idle connections, lets busy ones finish, and cuts what is left at the deadline. */
+  #stop(deadline: number) {
+    let inFlight = 0
+    for (const [socket, { responses, served, since }] of this.#connections) {
+      inFlight += responses.size
+      for (const response of responses) if (!response.headersSent) response.shouldKeepAlive = false
+      if (responses.size > 0) continue
+      if (served) socket.destroySoon()
+      else setTimeout(() => this.#connections.get(socket)?.served === false && socket.destroy(), since + FIRST_REQUEST_GRACE - Date.now()).unref()
+    }
+    this.#options.onStopping?.(inFlight)
+    if (!Number.isFinite(deadline)) return
+    const cut = setTimeout(() => {
+      let unfinished = 0
+      for (const [socket, { responses }] of this.#connections) {
+        unfinished += responses.size
+        socket.destroy()
+      }
+      if (unfinished > 0) this.#options.onCut?.(unfinished)
+    }, Math.min(Math.max(0, deadline - Date.now()), 2 ** 31 - 1))
+    this.once("close", () => clearTimeout(cut))
   }
 }
 
+interface Connection {
+  /** Responses not yet written. */
+  readonly responses: Set<http.ServerResponse>
+  /** Whether a request has come on it. */
+  served: boolean
+  /** When it was accepted. */
+  readonly since: number
+}
+
+/** How long after being accepted a connection may take to send its first request, stop or not. */
+const FIRST_REQUEST_GRACE = 5_000
+/** The listen backlog (Node's default): how many accepted connections the kernel queues for the server. */
+const LISTEN_BACKLOG = 511
 const DEFAULT_SHUTDOWN_TIMEOUT = Duration.seconds(30)
 
 /** `http.createServer` with every answer of Node's own in JSON, and a graceful `close`. */
@@ -163,6 +195,7 @@ export const NodeServerLive = (options: StopOptions & { readonly port: number; r
   NodeHttpServer.layer(() => createServer(options), {
     port: options.port,
     host: options.host,
+    backlog: LISTEN_BACKLOG,
     gracefulShutdownTimeout: Duration.sum(Duration.fromInputUnsafe(options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT), Duration.seconds(5))
   })
 
