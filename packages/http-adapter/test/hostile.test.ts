@@ -77,6 +77,18 @@ for (const rt of runtimes()) {
             BAD_REQUEST,
             "bad chunk size"
           )
+          // After an interim 100 Continue, a broken body still gets its final answer.
+          expectJson(
+            yield* send({
+              method: "POST",
+              path: "/api/v1/members",
+              headers: [auth, ["Content-Type", "application/json"], ["Expect", "100-continue"], ["Transfer-Encoding", "chunked"]],
+              body: `4\r\n${body}\r\n0\r\n\r\n`
+            }),
+            400,
+            BAD_REQUEST,
+            "a chunk longer than its size, after 100 Continue"
+          )
         }))
 
       it.effect("only canonical paths route: odd spellings of a path are 404 for every method, and nothing is served or changed", () =>

@@ -50,9 +50,15 @@ export const rawJsonResponse = (status: number): string => {
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
 }
 
+/** The response of a request that asked `Expect: 100-continue`, by its connection: only `100 Continue` may have been written. */
+const continued = new WeakMap<Duplex, http.ServerResponse>()
+
 const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
-  // Nothing can be written once a response has begun: then the connection just ends.
-  if (socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) {
+  // Nothing can be written once a final response has begun: then the connection just ends. An
+  // interim `100 Continue` is not one: the broken body that follows it still gets its 400.
+  const written = (socket as Duplex & { bytesWritten?: number }).bytesWritten ?? 0
+  const interimOnly = continued.get(socket)?.headersSent === false
+  if (socket.writable && (written === 0 || interimOnly)) {
     socket.end(rawJsonResponse(statusOf(error)))
   } else {
     socket.destroy()
@@ -178,6 +184,9 @@ const DEFAULT_SHUTDOWN_TIMEOUT = Duration.seconds(30)
 export const createServer = (options: StopOptions = {}): http.Server => {
   const server = new GracefulServer(options)
   server.on("clientError", onClientError)
+  server.prependListener("checkContinue", (request: http.IncomingMessage, response: http.ServerResponse) => {
+    continued.set(request.socket, response)
+  })
   server.on("checkExpectation", (_request: http.IncomingMessage, response: http.ServerResponse) => {
     const body = JSON.stringify({ message: messages[417] })
     response.writeHead(417, { "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close" })
