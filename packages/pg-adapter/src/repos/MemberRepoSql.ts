@@ -1,27 +1,17 @@
-/** Members in SQL: every statement scoped by tenant; a page is one statement (`listPage`). */
+/** Members in SQL, every statement scoped by tenant (`resourceTable`); writes answer a taken slug. */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { MemberRepo, MemberResource, type MemberSort, SlugTaken } from "@chamber/core"
 import { likeEscape } from "./rows.ts"
-import { columnValues, listPage, orderBy, type ResourceRow, selectList, toEnvelope, toStored } from "./ResourceSql.ts"
-
-type MemberRow = ResourceRow<typeof MemberResource.fields>
-
-const COLUMNS = selectList(MemberResource, "m")
-const STORED_COLUMNS = selectList(MemberResource, "m", { stored: true })
-const toMember = toEnvelope(MemberResource)
-const storedOf = toStored(MemberResource)
+import { columnValues, orderBy, resourceTable } from "./ResourceSql.ts"
 
 const orderOf = orderBy<MemberSort["column"]>("m", { name: `lower(m.name) COLLATE "C"`, created_at: "m.created_at" }, "name")
 
 export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const find = (tenantId: number, id: number) =>
-    sql<MemberRow>`SELECT ${sql.literal(COLUMNS)} FROM members m WHERE m.tenant_id = ${tenantId} AND m.id = ${id}`.pipe(
-      Effect.map((rows) => (rows[0] === undefined ? undefined : toMember(rows[0]))),
-      Effect.orDie
-    )
+  const members = resourceTable(sql, MemberResource, "members", "m")
+  const find = members.find
 
   /** The written row, or SlugTaken when the slug is another member's (ON CONFLICT keeps the transaction usable). */
   const written = (tenantId: number, slug: string | null | undefined) => (rows: ReadonlyArray<{ readonly id: bigint | number }>) =>
@@ -35,14 +25,10 @@ export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
       if (filter.status !== undefined) clauses.push(sql`m.status = ${filter.status}`)
       if (filter.email !== undefined) clauses.push(sql`lower(m.email) = lower(${filter.email})`)
       if (filter.name !== undefined) clauses.push(sql`m.name ILIKE ${"%" + likeEscape(filter.name) + "%"}`)
-      return yield* listPage(sql, { select: COLUMNS, from: "members m", where: sql.and(clauses), orderBy: orderOf(sort), page, map: toMember })
+      return yield* members.page(sql.and(clauses), orderOf(sort), page)
     }),
     find,
-    findForUpdate: (tenantId, id) =>
-      sql<MemberRow>`SELECT ${sql.literal(STORED_COLUMNS)} FROM members m WHERE m.tenant_id = ${tenantId} AND m.id = ${id} FOR UPDATE`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : storedOf(rows[0]))),
-        Effect.orDie
-      ),
+    findForUpdate: members.findForUpdate,
     insert: (tenantId, values) =>
       sql<{ readonly id: bigint }>`INSERT INTO members ${sql.insert({ tenant_id: tenantId, ...columnValues(MemberResource, values) })}
           ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING id`.pipe(

@@ -159,8 +159,11 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
         Effect.map((rows) => (rows[0] === undefined ? undefined : storedOf(rows[0]))),
         Effect.orDie
       ),
-    insert: (tenantId: number, values: Partial<Record<keyof D, unknown>>) =>
-      sql<{ readonly id: bigint }>`INSERT INTO ${sql.literal(table)} ${sql.insert({ tenant_id: tenantId, ...columnValues(resource, values) })} RETURNING id`.pipe(
+    /** `internal`: columns of the table that are no field of the resource (a contact's subscription). */
+    insert: (tenantId: number, values: Partial<Record<keyof D, unknown>>, internal: Record<string, unknown> = {}) =>
+      sql<{ readonly id: bigint }>`INSERT INTO ${sql.literal(table)} ${
+        sql.insert({ tenant_id: tenantId, ...columnValues(resource, values), ...internal })
+      } RETURNING id`.pipe(
         Effect.orDie,
         Effect.flatMap(written(tenantId))
       ),
