@@ -8,7 +8,7 @@ import { Exit, Schema } from "effect"
 import { fieldErrors, type Field, MemberCreate, MemberResource, MemberUpdate } from "../src/index.ts"
 
 const fields = MemberResource.fields as Readonly<Record<string, Field.Field>>
-const writable = Object.entries(fields).filter(([, f]) => f.presence !== "readOnly")
+const writable = Object.entries(fields).filter(([, f]) => !f.presence.startsWith("readOnly"))
 const label = (field: string) => field.replace(/_/g, " ")
 
 /** The 422 `errors` of decoding `input` with `schema`, or undefined when it decodes. */

@@ -6,8 +6,10 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { ContactsGroup } from "./contacts/ContactsGroup.ts"
 import { DealsGroup } from "./deals/DealsGroup.ts"
 import { EventsGroup } from "./events/EventsGroup.ts"
+import { InvoicesGroup } from "./invoices/InvoicesGroup.ts"
 import { MeGroup } from "./me/MeGroup.ts"
 import { MembersGroup } from "./members/MembersGroup.ts"
+import { PaymentsGroup } from "./payments/PaymentsGroup.ts"
 import { ValidationErrors } from "./shared/ValidationErrors.ts"
 
 const description = `A chamber of commerce's members, contacts, events, invoices and more, for integrators.
@@ -20,6 +22,8 @@ export class Api extends HttpApi.make("chamber-data-api")
   .add(MembersGroup)
   .add(ContactsGroup)
   .add(EventsGroup)
+  .add(InvoicesGroup)
+  .add(PaymentsGroup)
   .add(DealsGroup)
   .middleware(ValidationErrors)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "ignore" })

@@ -10,8 +10,10 @@ import { Api } from "./Api.ts"
 import { ContactsHandlers } from "./contacts/ContactsHandlers.ts"
 import { DealsHandlers } from "./deals/DealsHandlers.ts"
 import { EventsHandlers } from "./events/EventsHandlers.ts"
+import { InvoicesHandlers } from "./invoices/InvoicesHandlers.ts"
 import { MeHandlers } from "./me/MeHandlers.ts"
 import { MembersHandlers } from "./members/MembersHandlers.ts"
+import { PaymentsHandlers } from "./payments/PaymentsHandlers.ts"
 import { AuthenticationLive } from "./server/AuthenticationLive.ts"
 import { checkContract } from "./server/ContractCheck.ts"
 import { compressingDocs } from "./server/DocsCompression.ts"
@@ -23,7 +25,15 @@ import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
 export { MAX_BODY_BYTES } from "./server/JsonErrors.ts"
 
 /** Every group's handlers with the middleware they consume. */
-export const HandlersLive = Layer.mergeAll(MeHandlers, MembersHandlers, ContactsHandlers, EventsHandlers, DealsHandlers).pipe(
+export const HandlersLive = Layer.mergeAll(
+  MeHandlers,
+  MembersHandlers,
+  ContactsHandlers,
+  EventsHandlers,
+  InvoicesHandlers,
+  PaymentsHandlers,
+  DealsHandlers
+).pipe(
   Layer.provide([AuthenticationLive, ValidationErrorsLive])
 )
 

@@ -117,6 +117,11 @@ describe("the contract", () => {
       "post /api/v1/events": { scope: "events:write", errors: ["401", "403", "422"] },
       "patch /api/v1/events/{event}": { scope: "events:write", errors: ["401", "403", "404", "422"] },
       "get /api/v1/events/{event}/registrations": { scope: "registrations:read", errors: ["401", "403", "404", "422"] },
+      "get /api/v1/invoices": { scope: "invoices:read", errors: ["401", "403", "422"] },
+      "post /api/v1/invoices": { scope: "invoices:write", errors: ["401", "403", "422"] },
+      "post /api/v1/invoices/{invoice}/issue": { scope: "invoices:write", errors: ["401", "403", "404", "422"] },
+      "post /api/v1/invoices/{invoice}/payments": { scope: "payments:write", errors: ["401", "403", "404", "422"] },
+      "get /api/v1/payments": { scope: "payments:read", errors: ["401", "403", "422"] },
       "get /api/v1/deals": { scope: "deals:read", errors: ["401", "403", "422"] },
       "post /api/v1/deals": { scope: "deals:write", errors: ["401", "403", "422"] },
       "patch /api/v1/deals/{deal}": { scope: "deals:write", errors: ["401", "403", "404", "422"] }

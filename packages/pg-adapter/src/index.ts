@@ -3,12 +3,14 @@
  * resource adds its repository to `RepositoriesLive` and its core service to `ServicesLive`.
  */
 import { Layer } from "effect"
-import { Contacts, Deals, Events, Keys, Members, Registrations, Tenants } from "@chamber/core"
+import { Contacts, Deals, Events, Invoices, Keys, Members, Payments, Registrations, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"
 import { ContactRepoSql } from "./repos/ContactRepoSql.ts"
 import { DealRepoSql } from "./repos/DealRepoSql.ts"
 import { EventRepoSql } from "./repos/EventRepoSql.ts"
+import { InvoiceRepoSql } from "./repos/InvoiceRepoSql.ts"
+import { PaymentRepoSql } from "./repos/PaymentRepoSql.ts"
 import { RegistrationRepoSql } from "./repos/RegistrationRepoSql.ts"
 import { KeyHasherNode, ReadinessSql, TransactorSql } from "./repos/Infrastructure.ts"
 import { MemberRepoSql } from "./repos/MemberRepoSql.ts"
@@ -18,7 +20,7 @@ import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
 export * from "./Database.ts"
 export { EmbeddedInUse, embeddedOwner, openEmbedded, socketPath } from "./embedded/EmbeddedDatabase.ts"
 export type { PgliteWire } from "./embedded/PgliteWire.ts"
-export { ApiKeyRepoSql, ContactRepoSql, DealRepoSql, EventRepoSql, RegistrationRepoSql, KeyHasherNode, MemberRepoSql, OutboxSql, TenantRepoSql, TransactorSql }
+export { ApiKeyRepoSql, ContactRepoSql, DealRepoSql, EventRepoSql, InvoiceRepoSql, PaymentRepoSql, RegistrationRepoSql, KeyHasherNode, MemberRepoSql, OutboxSql, TenantRepoSql, TransactorSql }
 
 /** Every repository and infrastructure port over the SQL client. */
 const RepositoriesLive = Layer.mergeAll(
@@ -29,6 +31,8 @@ const RepositoriesLive = Layer.mergeAll(
   EventRepoSql,
   RegistrationRepoSql,
   DealRepoSql,
+  InvoiceRepoSql,
+  PaymentRepoSql,
   OutboxSql,
   TransactorSql,
   KeyHasherNode,
@@ -36,7 +40,7 @@ const RepositoriesLive = Layer.mergeAll(
 )
 
 /** Every core service over the repositories (which stay available too). */
-export const ServicesLive = Layer.mergeAll(Keys.layer, Members.layer, Contacts.layer, Events.layer, Registrations.layer, Deals.layer).pipe(
+export const ServicesLive = Layer.mergeAll(Keys.layer, Members.layer, Contacts.layer, Events.layer, Registrations.layer, Deals.layer, Invoices.layer, Payments.layer).pipe(
   Layer.provideMerge(Tenants.layer),
   Layer.provideMerge(RepositoriesLive)
 )

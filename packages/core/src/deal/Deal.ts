@@ -9,7 +9,7 @@ export const DealSortColumns = ["created_at"] as const
 export const DealResource = defineResource("Deal", {
   member_id: F.required(F.bigInteger(1, 12)),
   title: F.required(F.filledText(255, "20% off tune-ups")),
-  slug: F.readOnly(F.text(255, "20-off-tune-ups")),
+  slug: F.readOnlyNullable(F.text(255, "20-off-tune-ups")),
   discount_label: F.nullable(F.text(40, "20% off")),
   status: F.defaulted(F.oneOf(DealStatuses, "approved"), "pending"),
   audience: F.defaulted(F.oneOf(DealAudiences, "members"), "public"),

@@ -25,8 +25,8 @@ export interface Kind<S extends Schema.Top> {
   /** Completes "The {field} field must be ..." when the value has the wrong type. */
   readonly expected: string
   readonly column: Column
-  /** A realistic valid value: the OpenAPI example and the test fixtures use it. */
-  readonly example: S["Type"]
+  /** A realistic valid value as it is sent (the wire form): the OpenAPI example and the test fixtures use it. */
+  readonly example: S["Encoded"]
   readonly bounds: Bounds
 }
 
@@ -150,6 +150,52 @@ export const integer = (min: number, max: number, example: number) => ({
 /** A whole number stored as `bigint` (an id, an amount in cents), exact up to 2^53 - 1. */
 export const bigInteger = (min: number, example: number) => ({ ...integer(min, Number.MAX_SAFE_INTEGER, example), column: "int8" as Column })
 
+/** The largest amount of cents a response can carry exactly: 2^53 - 1, what every JSON parser holds (I-JSON). */
+export const MAX_CENTS = Number.MAX_SAFE_INTEGER
+
+const DOLLARS = /^(0|[1-9][0-9]*)(\.[0-9]{1,2})?$/
+
+/** Cents of a dollar string, exactly (no floats); undefined unless it is digits with at most two decimals. */
+export const parseDollars = (s: string): bigint | undefined => {
+  const m = DOLLARS.exec(s)
+  if (m === null) return undefined
+  const cents = (m[2] ?? ".").slice(1).padEnd(2, "0")
+  return BigInt(m[1]!) * 100n + BigInt(cents)
+}
+
+/** Cents as dollars with two decimals: 1250 -> "12.50". */
+export const formatCents = (cents: number | bigint): string => {
+  const c = BigInt(cents)
+  const sign = c < 0n ? "-" : ""
+  const abs = c < 0n ? -c : c
+  return `${sign}${abs / 100n}.${String(abs % 100n).padStart(2, "0")}`
+}
+
+const DOLLARS_RULE = "an amount in dollars such as 12.50 (digits, at most two decimal places, no sign)"
+
+/**
+ * Money sent by a client: a dollar string (`"12.50"`), never cents and never a JSON number,
+ * parsed exactly into integer cents (docs/api.md "Money"). At most MAX_CENTS cents; `min` in cents.
+ */
+export const dollars = (min: number, example: string) => {
+  const tooBig = `The {field} field must not be greater than ${formatCents(MAX_CENTS)}.`
+  const tooSmall = min > 0 ? `The {field} field must be greater than ${formatCents(min - 1)}.` : `The {field} field must be at least ${formatCents(min)}.`
+  return {
+    schema: Schema.String.annotate({ message: mustBe(DOLLARS_RULE), examples: [example] }).pipe(
+      Schema.check(
+        Schema.makeFilter((s: string) => DOLLARS.test(s), { message: mustBe(DOLLARS_RULE), toJsonSchema: () => ({ pattern: DOLLARS.source }) })
+      ),
+      Schema.check(Schema.makeFilter((s: string) => parseDollars(s)! <= BigInt(MAX_CENTS), { message: tooBig })),
+      Schema.check(Schema.makeFilter((s: string) => parseDollars(s)! >= BigInt(min), { message: tooSmall })),
+      Schema.decodeTo(Schema.Number, SchemaTransformation.transform({ decode: (s) => Number(parseDollars(s)!), encode: (n) => formatCents(n) }))
+    ),
+    expected: DOLLARS_RULE,
+    column: "int8" as Column,
+    example,
+    bounds: {}
+  }
+}
+
 export const boolean = (example: boolean) => ({
   schema: Schema.Boolean.annotate({ message: mustBe("true or false") }),
   expected: "true or false",
@@ -205,10 +251,11 @@ export const customFields = (resource: "member" | "contact", example: Readonly<R
  * - `nullable`: may be null; optional, null when omitted on create;
  * - `defaulted`: never null; optional, and on create an omitted or null value takes the default;
  *   on update a null leaves it as it is;
- * - `readOnly`: shown, never written through the API;
+ * - `readOnly`: shown, never written through the API, never null;
+ * - `readOnlyNullable`: shown, never written through the API, may be null (an invoice's number while draft);
  * - `writeOnly`: written like a nullable field and stored, never shown (an event's description).
  */
-export type Presence = "required" | "nullable" | "defaulted" | "readOnly" | "writeOnly"
+export type Presence = "required" | "nullable" | "defaulted" | "readOnly" | "readOnlyNullable" | "writeOnly"
 
 export interface Field<S extends Schema.Top = Schema.Top, P extends Presence = Presence> {
   readonly kind: Kind<S>
@@ -224,4 +271,8 @@ export const defaulted = <S extends Schema.Top>(kind: Kind<S>, value: S["Type"])
   default: value
 })
 export const readOnly = <S extends Schema.Top>(kind: Kind<S>): Field<S, "readOnly"> => ({ kind, presence: "readOnly" })
+export const readOnlyNullable = <S extends Schema.Top>(kind: Kind<S>): Field<S, "readOnlyNullable"> => ({
+  kind,
+  presence: "readOnlyNullable"
+})
 export const writeOnly = <S extends Schema.Top>(kind: Kind<S>): Field<S, "writeOnly"> => ({ kind, presence: "writeOnly" })

@@ -13,13 +13,13 @@ export type Fields = Readonly<Record<string, Field>>
 type SchemaOf<F> = F extends Field<infer S, Presence> ? S : never
 type PresenceOf<F> = F extends Field<Schema.Top, infer P> ? P : never
 
-type ReadSchema<F> = PresenceOf<F> extends "nullable" | "writeOnly" ? Schema.NullOr<SchemaOf<F>> : SchemaOf<F>
+type ReadSchema<F> = PresenceOf<F> extends "nullable" | "readOnlyNullable" | "writeOnly" ? Schema.NullOr<SchemaOf<F>> : SchemaOf<F>
 type CreateSchema<F> = PresenceOf<F> extends "required" ? SchemaOf<F> : Schema.optionalKey<Schema.NullOr<SchemaOf<F>>>
 type UpdateSchema<F> = PresenceOf<F> extends "required" ? Schema.optionalKey<SchemaOf<F>>
   : Schema.optionalKey<Schema.NullOr<SchemaOf<F>>>
 
-/** The fields a client may write (all but `readOnly`). */
-export type WritableKeys<D extends Fields> = { [K in keyof D]: PresenceOf<D[K]> extends "readOnly" ? never : K }[keyof D]
+/** The fields a client may write (all but the read-only ones). */
+export type WritableKeys<D extends Fields> = { [K in keyof D]: PresenceOf<D[K]> extends "readOnly" | "readOnlyNullable" ? never : K }[keyof D]
 
 /** The fields a client sees (all but `writeOnly`). */
 export type ShownKeys<D extends Fields> = { [K in keyof D]: PresenceOf<D[K]> extends "writeOnly" ? never : K }[keyof D]
@@ -80,7 +80,7 @@ const nullableOf = (field: Field, schema: Schema.Top = field.kind.schema) =>
 const writeSchema = (field: Field) => field.kind.write ?? field.kind.schema
 
 const readSchema = (field: Field): Schema.Top =>
-  field.presence === "nullable" || field.presence === "writeOnly" ? nullableOf(field) : field.kind.schema
+  field.presence === "nullable" || field.presence === "readOnlyNullable" || field.presence === "writeOnly" ? nullableOf(field) : field.kind.schema
 
 const createSchema = (field: Field): Schema.Top =>
   field.presence === "required"
@@ -93,7 +93,7 @@ const updateSchema = (field: Field): Schema.Top =>
 const mapFields = (fields: Fields, keep: (f: Field) => boolean, to: (f: Field) => Schema.Top) =>
   Object.fromEntries(Object.entries(fields).filter(([, f]) => keep(f)).map(([k, f]) => [k, to(f)]))
 
-const writable = (f: Field) => f.presence !== "readOnly"
+const writable = (f: Field) => f.presence !== "readOnly" && f.presence !== "readOnlyNullable"
 const shown = (f: Field) => f.presence !== "writeOnly"
 
 export const defineResource = <const Name extends string, const D extends Fields>(name: Name, fields: D): Resource<Name, D> => {

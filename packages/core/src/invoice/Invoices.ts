@@ -1,0 +1,124 @@
+/**
+ * Invoice use cases (docs/api.md "Invoices"): a draft is made from lines in dollars, totalled
+ * exactly in cents; issuing a draft takes the tenant's next number and sets the due date from its
+ * net terms, and fires invoice.issued in the same transaction. Embedders may also void an invoice
+ * or mark it uncollectible.
+ */
+import { Context, Effect, Layer } from "effect"
+import { Transactor } from "../shared/Ports.ts"
+import { Outbox } from "../outbox/Outbox.ts"
+import type { Page } from "../Pagination.ts"
+import { parseSort } from "../Sort.ts"
+import * as F from "../resource/Field.ts"
+import { MemberRepo } from "../member/MemberRepo.ts"
+import { TenantRepo } from "../tenant/TenantRepo.ts"
+import { TenantNotFound } from "../tenant/TenantErrors.ts"
+import { type Invoice, type InvoiceCreate, type InvoiceLineStored, InvoiceResource, InvoiceSortColumns, type InvoiceStatus } from "./Invoice.ts"
+import { InvoiceMemberUnknown, InvoiceNotDraft, InvoiceNotFound, InvoiceNotOpen, InvoiceNotVoidable, InvoiceTotalTooLarge } from "./InvoiceErrors.ts"
+import { InvoiceRepo } from "./InvoiceRepo.ts"
+
+export interface InvoiceListQuery {
+  readonly status?: InvoiceStatus | undefined
+  readonly sort?: string | undefined
+  readonly page?: number | undefined
+}
+
+/** `INV-` + the number, at least six digits: `INV-000001` (ruling 12). */
+export const invoiceNumber = (prefix: string, n: number) => `${prefix}${String(n).padStart(6, "0")}`
+
+/** The UTC calendar date `days` after `at`. */
+export const dateAfter = (at: Date, days: number) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + days)).toISOString().slice(0, 10)
+
+export class Invoices extends Context.Service<Invoices, {
+  readonly list: (tenantId: number, query: InvoiceListQuery) => Effect.Effect<Page<Invoice>>
+  readonly get: (tenantId: number, id: number) => Effect.Effect<Invoice, InvoiceNotFound>
+  /** A draft: no number, no due date; the tenant's currency. */
+  readonly create: (tenantId: number, input: InvoiceCreate) => Effect.Effect<Invoice, InvoiceMemberUnknown | InvoiceTotalTooLarge>
+  /** Draft to open (or straight to paid when it totals zero), with number and due date; fires invoice.issued. */
+  readonly issue: (tenantId: number, id: number) => Effect.Effect<Invoice, InvoiceNotFound | InvoiceNotDraft>
+  /** A draft or open invoice becomes void (core only). */
+  readonly void: (tenantId: number, id: number) => Effect.Effect<Invoice, InvoiceNotFound | InvoiceNotVoidable>
+  /** An open invoice becomes uncollectible (core only). */
+  readonly markUncollectible: (tenantId: number, id: number) => Effect.Effect<Invoice, InvoiceNotFound | InvoiceNotOpen>
+}>()("chamber/Invoices") {
+  static readonly layer = Layer.effect(Invoices, Effect.gen(function*() {
+    const repo = yield* InvoiceRepo
+    const members = yield* MemberRepo
+    const tenants = yield* TenantRepo
+    const outbox = yield* Outbox
+    const tx = yield* Transactor
+
+    const tenantOf = (tenantId: number) =>
+      Effect.flatMap(tenants.find(tenantId), (t) => (t === undefined ? Effect.die(new TenantNotFound({ ref: String(tenantId) })) : Effect.succeed(t)))
+
+    const locked = (tenantId: number, id: number) =>
+      Effect.flatMap(repo.findForUpdate(tenantId, id), (i) => (i === undefined ? Effect.fail(new InvoiceNotFound({ id })) : Effect.succeed(i)))
+
+    const list = Effect.fn("Invoices.list")(function*(tenantId: number, query: InvoiceListQuery) {
+      return yield* repo.list(tenantId, query.status, parseSort(query.sort, InvoiceSortColumns), query.page ?? 1)
+    })
+
+    const get = Effect.fn("Invoices.get")(function*(tenantId: number, id: number) {
+      const invoice = yield* repo.find(tenantId, id)
+      return invoice === undefined ? yield* new InvoiceNotFound({ id }) : invoice
+    })
+
+    const create = Effect.fn("Invoices.create")(function*(tenantId: number, input: InvoiceCreate) {
+      const lines: Array<InvoiceLineStored> = input.lines.map((l) => ({ description: l.description, unit_cents: l.unit, quantity: l.quantity ?? 1 }))
+      const subtotal = lines.reduce((sum, l) => sum + BigInt(l.unit_cents) * BigInt(l.quantity), 0n)
+      if (subtotal > BigInt(F.MAX_CENTS)) return yield* new InvoiceTotalTooLarge()
+      if ((yield* members.find(tenantId, input.member_id)) === undefined) return yield* new InvoiceMemberUnknown({ member_id: input.member_id })
+      const tenant = yield* tenantOf(tenantId)
+      const total = Number(subtotal)
+      const values = InvoiceResource.defaults({
+        member_id: input.member_id,
+        memo: input.memo,
+        status: "draft",
+        currency: tenant.currency,
+        subtotal_cents: total,
+        total_cents: total,
+        amount_paid_cents: 0,
+        balance_cents: total
+      })
+      return yield* tx.withTransaction(repo.insert(tenantId, values, lines))
+    })
+
+    const issue = Effect.fn("Invoices.issue")(function*(tenantId: number, id: number) {
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const current = yield* locked(tenantId, id)
+        if (current.status !== "draft") return yield* new InvoiceNotDraft({ status: current.status })
+        const tenant = yield* tenantOf(tenantId)
+        const n = yield* repo.nextNumber(tenantId)
+        const now = new Date()
+        const settled = current.balance_cents === 0
+        const invoice = yield* repo.update(tenantId, id, {
+          number: invoiceNumber(tenant.invoice_prefix, n),
+          status: settled ? "paid" : "open",
+          issued_at: now.toISOString(),
+          due_on: dateAfter(now, tenant.net_terms)
+        })
+        yield* outbox.append(tenantId, "invoice.issued", invoice)
+        if (settled) yield* outbox.append(tenantId, "invoice.paid", invoice)
+        return invoice
+      }))
+    })
+
+    const void_ = Effect.fn("Invoices.void")(function*(tenantId: number, id: number) {
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const current = yield* locked(tenantId, id)
+        if (current.status !== "draft" && current.status !== "open") return yield* new InvoiceNotVoidable({ status: current.status })
+        return yield* repo.update(tenantId, id, { status: "void", voided_at: new Date().toISOString() })
+      }))
+    })
+
+    const markUncollectible = Effect.fn("Invoices.markUncollectible")(function*(tenantId: number, id: number) {
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const current = yield* locked(tenantId, id)
+        if (current.status !== "open") return yield* new InvoiceNotOpen({ status: current.status, action: "be marked uncollectible" })
+        return yield* repo.update(tenantId, id, { status: "uncollectible" })
+      }))
+    })
+
+    return Invoices.of({ list, get, create, issue, void: void_, markUncollectible })
+  }))
+}

@@ -1,0 +1,80 @@
+/**
+ * Payment use cases (docs/api.md "Payments", ruling 15): a payment applies in full to one open
+ * invoice and never exceeds its balance; the payment that clears the balance makes the invoice
+ * paid and fires invoice.paid, all in one transaction. The API records payments without a
+ * gateway; embedders record gateway payments (amounts in cents) through the same rules.
+ */
+import { Context, Effect, Layer } from "effect"
+import { Transactor } from "../shared/Ports.ts"
+import { decodeInput } from "../shared/Decode.ts"
+import type { InvalidInput } from "../shared/Errors.ts"
+import { Outbox } from "../outbox/Outbox.ts"
+import type { Page } from "../Pagination.ts"
+import { parseSort } from "../Sort.ts"
+import { InvoiceNotFound, InvoiceNotOpen } from "../invoice/InvoiceErrors.ts"
+import { InvoiceRepo } from "../invoice/InvoiceRepo.ts"
+import { GatewayPayment, type Payment, type PaymentCreate, PaymentResource, PaymentSortColumns } from "./Payment.ts"
+import { Overpayment, RefundNotAccepted } from "./PaymentErrors.ts"
+import { PaymentRepo } from "./PaymentRepo.ts"
+
+export interface PaymentListQuery {
+  readonly sort?: string | undefined
+  readonly page?: number | undefined
+}
+
+export type PaymentRefused = InvoiceNotFound | InvoiceNotOpen | RefundNotAccepted | Overpayment
+
+const decodeGateway = decodeInput(GatewayPayment)
+
+export class Payments extends Context.Service<Payments, {
+  readonly list: (tenantId: number, query: PaymentListQuery) => Effect.Effect<Page<Payment>>
+  /** A payment recorded through the API (`gateway: null`). */
+  readonly record: (tenantId: number, invoiceId: number, input: PaymentCreate) => Effect.Effect<Payment, PaymentRefused>
+  /** A payment taken by a gateway (core only): the same rules, the amount in cents. */
+  readonly recordGateway: (tenantId: number, invoiceId: number, input: GatewayPayment) => Effect.Effect<Payment, PaymentRefused | InvalidInput>
+}>()("chamber/Payments") {
+  static readonly layer = Layer.effect(Payments, Effect.gen(function*() {
+    const repo = yield* PaymentRepo
+    const invoices = yield* InvoiceRepo
+    const outbox = yield* Outbox
+    const tx = yield* Transactor
+
+    const apply = (
+      tenantId: number,
+      invoiceId: number,
+      payment: { readonly method: string; readonly amount_cents: number; readonly gateway: string | null } & Partial<Record<"received_on" | "reference" | "notes", string | null>>
+    ) =>
+      tx.withTransaction(Effect.gen(function*() {
+        const invoice = yield* invoices.findForUpdate(tenantId, invoiceId)
+        if (invoice === undefined) return yield* new InvoiceNotFound({ id: invoiceId })
+        if (payment.method === "refund") return yield* new RefundNotAccepted()
+        if (invoice.status !== "open") return yield* new InvoiceNotOpen({ status: invoice.status, action: "take a payment" })
+        if (payment.amount_cents > invoice.balance_cents) {
+          return yield* new Overpayment({ amount_cents: payment.amount_cents, balance_cents: invoice.balance_cents, currency: invoice.currency })
+        }
+        const recorded = yield* repo.insert(tenantId, invoiceId, PaymentResource.defaults({ ...payment, member_id: invoice.member_id }))
+        const balance = invoice.balance_cents - payment.amount_cents
+        const updated = yield* invoices.update(tenantId, invoiceId, {
+          amount_paid_cents: invoice.amount_paid_cents + payment.amount_cents,
+          balance_cents: balance,
+          ...(balance === 0 ? { status: "paid" as const } : {})
+        })
+        if (balance === 0) yield* outbox.append(tenantId, "invoice.paid", updated)
+        return recorded
+      }))
+
+    const list = Effect.fn("Payments.list")(function*(tenantId: number, query: PaymentListQuery) {
+      return yield* repo.list(tenantId, parseSort(query.sort, PaymentSortColumns), query.page ?? 1)
+    })
+
+    const record = Effect.fn("Payments.record")(function*(tenantId: number, invoiceId: number, input: PaymentCreate) {
+      return yield* apply(tenantId, invoiceId, { ...input, amount_cents: input.amount, gateway: null })
+    })
+
+    const recordGateway = Effect.fn("Payments.recordGateway")(function*(tenantId: number, invoiceId: number, input: GatewayPayment) {
+      return yield* apply(tenantId, invoiceId, yield* decodeGateway(input))
+    })
+
+    return Payments.of({ list, record, recordGateway })
+  }))
+}

@@ -1,0 +1,42 @@
+/** The payments endpoints (docs/api.md "Payments"): the contract only. */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Payment, PaymentCreate, PaymentResource } from "@chamber/core"
+import { Authentication } from "../shared/Access.ts"
+import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
+import { operation } from "../shared/Operation.ts"
+import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
+
+export const PaymentResponse = Schema.Struct({ data: Payment })
+export const PaymentList = PaymentResource.List
+
+export class PaymentsGroup extends HttpApiGroup.make("payments")
+  .add(
+    HttpApiEndpoint.post("record", "/api/v1/invoices/:invoice/payments", {
+      params: { invoice: RowId },
+      payload: PaymentCreate,
+      success: PaymentResponse.pipe(HttpApiSchema.status(201)),
+      error: [NotFoundError, ValidationError, BusinessRuleError]
+    }).pipe(operation({
+      access: "payments:write",
+      summary: "Record a payment on an invoice",
+      description:
+        "The payment applies in full to this invoice; `amount` is in dollars as a string (`\"225.00\"`, never cents), greater " +
+        "than zero. Answers 422 `{message}` (no `errors`) when the invoice is not open, when `method` is refund, or when the " +
+        "amount is more than the balance (the message states the balance). The payment that clears the balance makes the " +
+        "invoice paid and fires `invoice.paid`."
+    })),
+    HttpApiEndpoint.get("list", "/api/v1/payments", {
+      query: { sort: SortQuery, page: PageQuery },
+      success: PaymentList,
+      error: ValidationError
+    }).pipe(operation({
+      access: "payments:read",
+      summary: "List payments",
+      description:
+        "100 a page. `sort`: received_on, -received_on, created_at or -created_at (default: newest received first, undated " +
+        "last); anything else means the default."
+    }))
+  )
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ description: "Payments received against invoices." })) {}

@@ -1,0 +1,14 @@
+/** Payments handlers: each endpoint of PaymentsGroup as one call of the core service. */
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Payments } from "@chamber/core"
+import { Api } from "../Api.ts"
+import * as Kit from "../server/Kit.ts"
+import { PaymentList } from "./PaymentsGroup.ts"
+
+export const PaymentsHandlers = HttpApiBuilder.group(Api, "payments", Effect.fn(function*(handlers) {
+  const payments = yield* Payments
+  return handlers
+    .handle("record", ({ params, payload }) => Kit.single((tenant) => payments.record(tenant, params.invoice, payload)))
+    .handle("list", ({ query }) => Kit.page(PaymentList, query.page, (tenant, page) => payments.list(tenant, { ...query, page })))
+}))

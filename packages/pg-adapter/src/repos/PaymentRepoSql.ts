@@ -1,0 +1,18 @@
+/** Payments in SQL, every statement scoped by tenant (`resourceTable`). */
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { PaymentRepo, PaymentResource, type PaymentSort } from "@chamber/core"
+import { orderBy, resourceTable } from "./ResourceSql.ts"
+
+/** Newest received first by default; payments without a date after the dated ones, either way. */
+const order = orderBy<PaymentSort["column"]>("p", { received_on: "p.received_on", created_at: "p.created_at" }, "received_on", ["received_on"])
+const orderOf = (sort: PaymentSort | undefined) => order(sort ?? { column: "received_on", descending: true })
+
+export const PaymentRepoSql = Layer.effect(PaymentRepo, Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const payments = resourceTable(sql, PaymentResource, "payments", "p")
+  return PaymentRepo.of({
+    list: (tenantId, sort, page) => payments.page(sql`p.tenant_id = ${tenantId}`, orderOf(sort), page),
+    insert: (tenantId, invoiceId, values) => payments.insert(tenantId, values, { invoice_id: invoiceId })
+  })
+}))
