@@ -53,6 +53,14 @@ export const program = () => {
     .addHelpText("after", example("chamber demo"))
     .action(admin("demoCommand"))
 
+  json(chamber.command("import").description("load a JSON file of records into a chamber, in one transaction (all or nothing)"))
+    .argument("<file>", "the JSON document (docs/cli.md \"Import\")")
+    .requiredOption("--tenant <id>", "chamber id (chm_...)")
+    .addHelpText("after", example(`chamber import --tenant ${CHAMBER} members.json`, `chamber import --tenant ${CHAMBER} data.json --json`))
+    .action(async (file: string, options: unknown) => {
+      await (await import("./commands/importFile.ts")).importFile(file, options as { json?: boolean; tenant: string })
+    })
+
   const tenant = chamber.command("tenant").description("chambers (tenants)")
     .addHelpText("after", example(`chamber tenant create --name "Lakeside Chamber"`, "chamber tenant list"))
   json(tenant.command("create").description("create a chamber"))

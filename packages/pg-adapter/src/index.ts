@@ -3,7 +3,7 @@
  * resource adds its repository to `RepositoriesLive` and its core service to `ServicesLive`.
  */
 import { Layer } from "effect"
-import { Contacts, Deals, Events, Invoices, Keys, Members, Payments, Registrations, Tenants } from "@chamber/core"
+import { Contacts, Deals, Events, Importer, Invoices, Keys, Members, Payments, Registrations, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"
 import { ContactRepoSql } from "./repos/ContactRepoSql.ts"
@@ -39,8 +39,11 @@ const RepositoriesLive = Layer.mergeAll(
   ReadinessSql
 )
 
-/** Every core service over the repositories (which stay available too). */
-export const ServicesLive = Layer.mergeAll(Keys.layer, Members.layer, Contacts.layer, Events.layer, Registrations.layer, Deals.layer, Invoices.layer, Payments.layer).pipe(
+/** Every core service over the repositories (which stay available too); the importer over them all. */
+export const ServicesLive = Importer.layer.pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(Keys.layer, Members.layer, Contacts.layer, Events.layer, Registrations.layer, Deals.layer, Invoices.layer, Payments.layer)
+  ),
   Layer.provideMerge(Tenants.layer),
   Layer.provideMerge(RepositoriesLive)
 )

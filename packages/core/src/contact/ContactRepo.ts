@@ -22,7 +22,8 @@ export class ContactRepo extends Context.Service<ContactRepo, {
   readonly find: (tenantId: number, id: number) => Effect.Effect<Contact | undefined>
   /** The stored attributes, hidden custom fields included, locked for an update in this transaction. */
   readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<ContactAttributes | undefined>
-  readonly insert: (tenantId: number, values: ContactAttributes, subscribed: boolean) => Effect.Effect<Contact>
+  /** `memberId`: the member business the contact works for, kept for the chamber, never shown. */
+  readonly insert: (tenantId: number, values: ContactAttributes, subscribed: boolean, memberId?: number | null) => Effect.Effect<Contact>
   readonly update: (tenantId: number, id: number, changes: Partial<ContactAttributes>) => Effect.Effect<Contact>
   /**
    * Holds, until this transaction ends, the right to subscribe `email` in the tenant (two

@@ -4,6 +4,8 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { Transactor } from "../shared/Ports.ts"
+import { InvalidInput } from "../shared/Errors.ts"
+import { MemberRepo } from "../member/MemberRepo.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import type { Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
@@ -34,20 +36,22 @@ export interface Subscribed {
 
 /** Core callers (import, embedders) may also set custom field values. */
 type CustomFieldValues = { readonly custom_fields?: Readonly<Record<string, unknown>> | undefined }
-export type ContactCreateInput = ContactCreate & CustomFieldValues
+/** Core callers may also link the contact to one of the chamber's members (kept, never shown). */
+export type ContactCreateInput = ContactCreate & CustomFieldValues & { readonly member_id?: number | null | undefined }
 export type ContactUpdateInput = ContactUpdate & CustomFieldValues
 
 export class Contacts extends Context.Service<Contacts, {
   readonly list: (tenantId: number, query: ContactListQuery) => Effect.Effect<Page<Contact>>
   readonly search: (tenantId: number, query: ContactSearchQuery) => Effect.Effect<Page<Contact>>
   readonly get: (tenantId: number, id: number) => Effect.Effect<Contact, ContactNotFound>
-  readonly create: (tenantId: number, input: ContactCreateInput) => Effect.Effect<Contact>
+  readonly create: (tenantId: number, input: ContactCreateInput) => Effect.Effect<Contact, InvalidInput>
   readonly update: (tenantId: number, id: number, input: ContactUpdateInput) => Effect.Effect<Contact, ContactNotFound>
   readonly subscribe: (tenantId: number, input: SubscriberInput) => Effect.Effect<Subscribed>
   readonly unsubscribe: (tenantId: number, id: number) => Effect.Effect<void, ContactNotFound>
 }>()("chamber/Contacts") {
   static readonly layer = Layer.effect(Contacts, Effect.gen(function*() {
     const repo = yield* ContactRepo
+    const members = yield* MemberRepo
     const outbox = yield* Outbox
     const tx = yield* Transactor
 
@@ -67,9 +71,15 @@ export class Contacts extends Context.Service<Contacts, {
 
     /** Inserts and fires contact.created, in the caller's transaction. */
     const insert = (tenantId: number, input: ContactCreateInput, subscribed: boolean) =>
-      Effect.tap(repo.insert(tenantId, ContactResource.defaults(input), subscribed), (contact) => outbox.append(tenantId, "contact.created", contact))
+      Effect.tap(
+        repo.insert(tenantId, ContactResource.defaults(input), subscribed, input.member_id),
+        (contact) => outbox.append(tenantId, "contact.created", contact)
+      )
 
     const create = Effect.fn("Contacts.create")(function*(tenantId: number, input: ContactCreateInput) {
+      if (input.member_id != null && (yield* members.find(tenantId, input.member_id)) === undefined) {
+        return yield* InvalidInput.field("member_id", "The selected member id is invalid.")
+      }
       return yield* tx.withTransaction(insert(tenantId, input, false))
     })
 

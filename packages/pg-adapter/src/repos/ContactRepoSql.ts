@@ -26,7 +26,8 @@ export const ContactRepoSql = Layer.effect(ContactRepo, Effect.gen(function*() {
     }),
     find: contacts.find,
     findForUpdate: contacts.findForUpdate,
-    insert: (tenantId, values, subscribed) => contacts.insert(tenantId, values, { subscribed_at: subscribed ? new Date() : null }),
+    insert: (tenantId, values, subscribed, memberId) =>
+      contacts.insert(tenantId, values, { subscribed_at: subscribed ? new Date() : null, member_id: memberId ?? null }),
     update: contacts.update,
     lockEmail: (tenantId, email) =>
       Effect.gen(function*() {

@@ -1,0 +1,129 @@
+/**
+ * How each collection of an import is written (docs/cli.md "Import"), in the order the
+ * collections may point at each other: each record is decoded with the schema its API payload
+ * or core operation uses and written through that operation, events and all.
+ */
+import { Effect, Schema } from "effect"
+import { decodeInput } from "../shared/Decode.ts"
+import * as F from "../resource/Field.ts"
+import { ContactCreate } from "../contact/Contact.ts"
+import { Contacts } from "../contact/Contacts.ts"
+import { DealCreate } from "../deal/Deal.ts"
+import { Deals } from "../deal/Deals.ts"
+import { EventCreate, EventStatuses } from "../event/Event.ts"
+import { Events } from "../event/Events.ts"
+import { InvoiceCreate } from "../invoice/Invoice.ts"
+import { Invoices } from "../invoice/Invoices.ts"
+import { MemberCreate } from "../member/Member.ts"
+import { Members } from "../member/Members.ts"
+import { PaymentCreate } from "../payment/Payment.ts"
+import { Payments } from "../payment/Payments.ts"
+import { RegistrationCreate } from "../registration/Registration.ts"
+import { Registrations } from "../registration/Registrations.ts"
+
+export const ImportCollections = [
+  "members",
+  "contacts",
+  "events",
+  "registrations",
+  "deals",
+  "invoices",
+  "payments"
+] as const
+export type Collection = (typeof ImportCollections)[number]
+
+export interface ImportStep {
+  readonly collection: Collection
+  /** The `<thing>_ref` fields a record may carry, and the collection each points into. */
+  readonly refs: Readonly<Record<string, Collection>>
+  /** Writes one record (refs already replaced by ids); its id. Errors carry their own message and, when a field is at fault, `errors`. */
+  readonly write: (tenantId: number, input: Readonly<Record<string, unknown>>) => Effect.Effect<number, unknown>
+}
+
+const CustomFields = Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown).annotate({ message: "The {field} field must be an object." }))
+const OptionalId = Schema.optionalKey(Schema.NullOr(F.bigInteger(1, 1).schema))
+const RequiredId = F.bigInteger(1, 1).schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." }))
+
+const MemberImport = decodeInput(Schema.Struct({ ...MemberCreate.fields, custom_fields: CustomFields }))
+const ContactImport = decodeInput(Schema.Struct({ ...ContactCreate.fields, custom_fields: CustomFields, member_id: OptionalId }))
+const EndedStatus = Schema.Struct({ status: Schema.optionalKey(Schema.NullOr(F.oneOf(EventStatuses, "completed").schema)) })
+const EventImport = decodeInput(EventCreate)
+const RegistrationImport = decodeInput(Schema.Struct({ ...RegistrationCreate.fields, event_id: RequiredId }))
+const DealImport = decodeInput(DealCreate)
+const InvoiceStatusImport = decodeInput(Schema.Struct({
+  status: Schema.optionalKey(Schema.NullOr(F.oneOf(["draft", "open", "void", "uncollectible"], "open").schema))
+}))
+const InvoiceImport = decodeInput(InvoiceCreate)
+const PaymentImport = decodeInput(Schema.Struct({
+  ...PaymentCreate.fields,
+  invoice_id: RequiredId,
+  gateway: Schema.optionalKey(Schema.NullOr(F.filledText(255, "stripe").schema))
+}))
+const decodeEnded = decodeInput(EndedStatus)
+
+const idOf = <E, R>(self: Effect.Effect<{ readonly id: number }, E, R>) => Effect.map(self, (row) => row.id)
+
+/** The steps, over the core services of the running application. */
+export const importSteps = Effect.gen(function*() {
+  const members = yield* Members
+  const contacts = yield* Contacts
+  const events = yield* Events
+  const registrations = yield* Registrations
+  const deals = yield* Deals
+  const invoices = yield* Invoices
+  const payments = yield* Payments
+
+  const steps: ReadonlyArray<ImportStep> = [
+    { collection: "members", refs: {}, write: (t, input) => Effect.flatMap(MemberImport(input), (m) => idOf(members.create(t, m))) },
+    {
+      collection: "contacts",
+      refs: { member_ref: "members" },
+      write: (t, input) => Effect.flatMap(ContactImport(input), (c) => idOf(contacts.create(t, c)))
+    },
+    {
+      collection: "events",
+      refs: {},
+      write: (t, input) =>
+        Effect.gen(function*() {
+          // cancelled and completed are the service's to set: the event is made, then ended.
+          const { status } = yield* decodeEnded(input)
+          const ended = status === "cancelled" || status === "completed" ? status : undefined
+          const event = yield* events.create(t, yield* EventImport(ended === undefined ? input : { ...input, status: "published" }))
+          return ended === undefined ? event.id : (yield* events.end(t, event.id, ended)).id
+        })
+    },
+    {
+      collection: "registrations",
+      refs: { event_ref: "events", member_ref: "members", contact_ref: "contacts" },
+      write: (t, input) => Effect.flatMap(RegistrationImport(input), ({ event_id, ...r }) => idOf(registrations.create(t, event_id, r)))
+    },
+    { collection: "deals", refs: { member_ref: "members" }, write: (t, input) => Effect.flatMap(DealImport(input), (d) => idOf(deals.create(t, d))) },
+    {
+      collection: "invoices",
+      refs: { member_ref: "members" },
+      write: (t, input) =>
+        Effect.gen(function*() {
+          // A draft, then issued (open), voided, or issued and marked uncollectible, as `status` says.
+          const { status } = yield* InvoiceStatusImport(input)
+          const invoice = yield* invoices.create(t, yield* InvoiceImport(input))
+          if (status === "open" || status === "uncollectible") yield* invoices.issue(t, invoice.id)
+          if (status === "uncollectible") yield* invoices.markUncollectible(t, invoice.id)
+          if (status === "void") yield* invoices.void(t, invoice.id)
+          return invoice.id
+        })
+    },
+    {
+      collection: "payments",
+      refs: { invoice_ref: "invoices" },
+      write: (t, input) =>
+        Effect.gen(function*() {
+          const { invoice_id, gateway, amount, ...payment } = yield* PaymentImport(input)
+          const recorded = gateway == null
+            ? yield* payments.record(t, invoice_id, { ...payment, amount })
+            : yield* payments.recordGateway(t, invoice_id, { ...payment, amount_cents: amount, gateway })
+          return recorded.id
+        })
+    }
+  ]
+  return steps
+})

@@ -1,0 +1,128 @@
+/**
+ * The importer (docs/cli.md "Import") through the core library, on every storage runtime, checked
+ * through the API: refs resolved across collections, the same validation and events as any other
+ * write, and all or nothing: a bad record names its collection, index and field, and nothing of the
+ * file is written.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { Importer, ImportRecordInvalid, Outbox } from "@chamber/core"
+import { runtimes } from "@chamber/pg-adapter/testing"
+import { call, chamberWithKey, serverOn } from "./fixture.ts"
+
+const document = () => ({
+  members: [
+    { ref: "m1", name: "Acme Hardware", status: "active", custom_fields: { tier: "Gold" } },
+    { ref: "m2", name: "Beacon Realty", status: "pending" }
+  ],
+  contacts: [{ ref: "c1", first_name: "Ann", last_name: "Lee", email: "ann@acme.example", member_ref: "m1" }],
+  events: [
+    { ref: "e1", title: "Gala", starts_at: "2027-01-10T18:00:00Z", status: "published" },
+    { ref: "e0", title: "Old Mixer", starts_at: "2025-01-10T18:00:00Z", status: "completed" }
+  ],
+  registrations: [{ event_ref: "e1", member_ref: "m1", contact_ref: "c1", status: "registered" }],
+  deals: [{ ref: "d1", member_ref: "m2", title: "Free consult", status: "approved" }],
+  invoices: [
+    { ref: "i1", member_ref: "m1", lines: [{ description: "Dues", unit: "300.00" }], status: "open" },
+    { ref: "i2", member_ref: "m2", lines: [{ description: "Dues", unit: "150.00" }] }
+  ],
+  payments: [
+    { invoice_ref: "i1", method: "check", amount: "100.00", reference: "Check #1" },
+    { invoice_ref: "i1", method: "card", amount: "200.00", gateway: "stripe" }
+  ]
+})
+
+const SCOPES = "all"
+
+for (const rt of runtimes()) {
+  describe(`import on ${rt.name}`, () => {
+    layer(serverOn(rt), { timeout: 120_000 })((it) => {
+      it.effect("refs across every collection; the API shows the rows; the same events as any other write", () =>
+        Effect.gen(function*() {
+          const { tenant, key } = yield* chamberWithKey(SCOPES)
+          const seen: Array<number> = []
+          const result = yield* (yield* Importer).run(tenant.public_id, document(), (done) => seen.push(done))
+          assert.deepStrictEqual(result.counts, { members: 2, contacts: 1, events: 2, registrations: 1, deals: 1, invoices: 2, payments: 2 })
+          assert.deepStrictEqual(seen, Array.from({ length: 11 }, (_, i) => i + 1))
+          assert.sameMembers(Object.keys(result.ids), ["m1", "m2", "c1", "e1", "e0", "d1", "i1", "i2"])
+
+          const get = (path: string) => call("GET", path, { key }).pipe(Effect.map((r) => r.body.data))
+          const members = yield* get("/api/v1/members")
+          assert.deepStrictEqual(members.map((m: any) => [m.id, m.attributes.slug]), [[result.ids.m1, "acme-hardware"], [result.ids.m2, "beacon-realty"]])
+          const registrations = yield* get(`/api/v1/events/${result.ids.e1}/registrations`)
+          assert.deepInclude(registrations[0].attributes, { event_id: result.ids.e1, member_id: result.ids.m1, contact_id: result.ids.c1 })
+          const events = yield* get("/api/v1/events?sort=starts_at")
+          assert.deepStrictEqual(events.map((e: any) => e.attributes.status), ["completed", "published"])
+          const invoices = yield* get("/api/v1/invoices?sort=created_at")
+          assert.deepInclude(invoices[0].attributes, { member_id: result.ids.m1, status: "paid", number: "INV-000001", amount_paid_cents: 30000, balance_cents: 0 })
+          assert.deepInclude(invoices[1].attributes, { member_id: result.ids.m2, status: "draft", number: null })
+          const payments = yield* get("/api/v1/payments?sort=created_at")
+          assert.deepStrictEqual(payments.map((p: any) => [p.attributes.gateway, p.attributes.amount_cents]), [[null, 10000], ["stripe", 20000]])
+          const deals = yield* get("/api/v1/deals")
+          assert.strictEqual(deals[0].attributes.status, "approved")
+
+          const kinds = (yield* (yield* Outbox).list(tenant.id)).map((e) => e.type)
+          assert.deepStrictEqual(kinds, [
+            "member.created",
+            "member.created",
+            "contact.created",
+            "event.registration.created",
+            "deal.approved",
+            "invoice.issued",
+            "invoice.paid"
+          ])
+        }))
+
+      it.effect("one bad record: nothing of the file is written, and the error names collection, index and field", () =>
+        Effect.gen(function*() {
+          const { tenant, key } = yield* chamberWithKey(SCOPES)
+          const importer = yield* Importer
+          const cases: ReadonlyArray<readonly [(d: any) => void, { collection: string; index: number; field: string | null }, RegExp]> = [
+            [(d) => (d.members[1].name = ""), { collection: "members", index: 1, field: "name" }, /The name field is required/],
+            [(d) => (d.contacts[0].member_ref = "nobody"), { collection: "contacts", index: 0, field: "member_ref" }, /names no earlier record of members/],
+            [(d) => (d.registrations[0].event_ref = "m1"), { collection: "registrations", index: 0, field: "event_ref" }, /names no earlier record of events/],
+            [(d) => (d.invoices[0].lines[0].unit = "3.001"), { collection: "invoices", index: 0, field: "lines.0.unit" }, /amount in dollars/],
+            [(d) => (d.payments[1].amount = "200.01"), { collection: "payments", index: 1, field: null }, /outstanding balance of 200\.00 USD/],
+            [(d) => (d.members[1].ref = "m1"), { collection: "members", index: 1, field: "ref" }, /already used/],
+            [(d) => (d.deals[0].ends_at = "2020-01-01T00:00:00Z"), { collection: "deals", index: 0, field: "ends_at" }, /after today/]
+          ]
+          for (const [spoil, where, reason] of cases) {
+            const doc = document()
+            spoil(doc)
+            const error = yield* importer.run(tenant.id, doc).pipe(Effect.flip)
+            assert.instanceOf(error, ImportRecordInvalid)
+            const e = error as ImportRecordInvalid
+            assert.deepStrictEqual({ collection: e.collection, index: e.index, field: e.field }, where)
+            assert.match(e.message, reason)
+            assert.isTrue(e.message.startsWith(`${where.collection}[${where.index}]${where.field === null ? "" : `.${where.field}`}: `), e.message)
+          }
+          for (const path of ["/api/v1/members", "/api/v1/contacts", "/api/v1/events", "/api/v1/invoices", "/api/v1/payments", "/api/v1/deals"]) {
+            assert.strictEqual((yield* call("GET", path, { key })).body.meta.total, 0, path)
+          }
+          assert.deepStrictEqual(yield* (yield* Outbox).list(tenant.id), [])
+          // The numbers the failed imports took were given back.
+          const ok = yield* importer.run(tenant.id, document())
+          assert.strictEqual(ok.counts.invoices, 2)
+          const invoices = (yield* call("GET", "/api/v1/invoices?status=paid", { key })).body.data
+          assert.strictEqual(invoices[0].attributes.number, "INV-000001")
+        }))
+
+      it.effect("a document that is no import is refused before anything is written", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithKey(SCOPES)
+          const importer = yield* Importer
+          for (const [doc, pattern] of [
+            [[], /must be a JSON object of collections/],
+            [{ member: [] }, /Unknown collection "member"/],
+            [{ members: {} }, /The members collection must be a list/],
+            [{ members: ["x"] }, /^members\[0\]: A record must be a JSON object\.$/]
+          ] as const) {
+            const error = yield* importer.run(tenant.id, doc).pipe(Effect.flip)
+            assert.match(error.message, pattern)
+          }
+          const missing = yield* importer.run("chm_nope", { members: [] }).pipe(Effect.flip)
+          assert.strictEqual(missing._tag, "TenantNotFound")
+        }))
+    })
+  })
+}
