@@ -150,6 +150,15 @@ export const integer = (min: number, max: number, example: number) => ({
 /** A whole number stored as `bigint` (an id, an amount in cents), exact up to 2^53 - 1. */
 export const bigInteger = (min: number, example: number) => ({ ...integer(min, Number.MAX_SAFE_INTEGER, example), column: "int8" as Column })
 
+/** A number that need not be whole (a ratio such as a click-through rate). */
+export const decimal = (example: number) => ({
+  schema: Schema.Finite.annotate({ message: mustBe("a number") }),
+  expected: "a number",
+  column: "value",
+  example,
+  bounds: {}
+}) satisfies Kind<Schema.Top>
+
 export const boolean = (example: boolean) => ({
   schema: Schema.Boolean.annotate({ message: mustBe("true or false") }),
   expected: "true or false",
@@ -157,6 +166,15 @@ export const boolean = (example: boolean) => ({
   example,
   bounds: {}
 }) satisfies Kind<Schema.Top>
+
+/**
+ * The same kind with null as a value too, for a read-only field that may be empty (a
+ * sponsorship's member name when it has no member); writable fields say so with `nullable`.
+ */
+export const orNull = <S extends Schema.Top>(kind: Kind<S>): Kind<Schema.NullOr<S>> => ({
+  ...kind,
+  schema: Schema.NullOr(kind.schema)
+})
 
 /** One of a fixed set of strings. */
 export const oneOf = <const L extends ReadonlyArray<string>>(values: L, example: L[number]) => {
