@@ -3,9 +3,10 @@
  * resource adds its repository to `RepositoriesLive` and its core service to `ServicesLive`.
  */
 import { Layer } from "effect"
-import { Contacts, Deals, Events, Keys, Members, Registrations, Tenants } from "@chamber/core"
+import { Bookings, Contacts, Deals, Events, Keys, Members, Placements, Registrations, Sponsorships, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"
+import { BookingRepoSql } from "./repos/BookingRepoSql.ts"
 import { ContactRepoSql } from "./repos/ContactRepoSql.ts"
 import { DealRepoSql } from "./repos/DealRepoSql.ts"
 import { EventRepoSql } from "./repos/EventRepoSql.ts"
@@ -13,12 +14,14 @@ import { RegistrationRepoSql } from "./repos/RegistrationRepoSql.ts"
 import { KeyHasherNode, ReadinessSql, TransactorSql } from "./repos/Infrastructure.ts"
 import { MemberRepoSql } from "./repos/MemberRepoSql.ts"
 import { OutboxSql } from "./repos/OutboxSql.ts"
+import { PlacementRepoSql } from "./repos/PlacementRepoSql.ts"
+import { SponsorshipRepoSql } from "./repos/SponsorshipRepoSql.ts"
 import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
 
 export * from "./Database.ts"
 export { EmbeddedInUse, embeddedOwner, openEmbedded, socketPath } from "./embedded/EmbeddedDatabase.ts"
 export type { PgliteWire } from "./embedded/PgliteWire.ts"
-export { ApiKeyRepoSql, ContactRepoSql, DealRepoSql, EventRepoSql, RegistrationRepoSql, KeyHasherNode, MemberRepoSql, OutboxSql, TenantRepoSql, TransactorSql }
+export { ApiKeyRepoSql, BookingRepoSql, ContactRepoSql, DealRepoSql, EventRepoSql, RegistrationRepoSql, KeyHasherNode, MemberRepoSql, OutboxSql, PlacementRepoSql, SponsorshipRepoSql, TenantRepoSql, TransactorSql }
 
 /** Every repository and infrastructure port over the SQL client. */
 const RepositoriesLive = Layer.mergeAll(
@@ -29,6 +32,9 @@ const RepositoriesLive = Layer.mergeAll(
   EventRepoSql,
   RegistrationRepoSql,
   DealRepoSql,
+  SponsorshipRepoSql,
+  PlacementRepoSql,
+  BookingRepoSql,
   OutboxSql,
   TransactorSql,
   KeyHasherNode,
@@ -36,7 +42,9 @@ const RepositoriesLive = Layer.mergeAll(
 )
 
 /** Every core service over the repositories (which stay available too). */
-export const ServicesLive = Layer.mergeAll(Keys.layer, Members.layer, Contacts.layer, Events.layer, Registrations.layer, Deals.layer).pipe(
+export const ServicesLive = Layer.mergeAll(
+  Keys.layer, Members.layer, Contacts.layer, Events.layer, Registrations.layer, Deals.layer, Sponsorships.layer, Placements.layer, Bookings.layer
+).pipe(
   Layer.provideMerge(Tenants.layer),
   Layer.provideMerge(RepositoriesLive)
 )
