@@ -7,11 +7,13 @@ import { type Effect, Layer, type Types } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar } from "effect/http-api"
 import { Api } from "./Api.ts"
+import { BookingsHandlers } from "./bookings/BookingsHandlers.ts"
 import { ContactsHandlers } from "./contacts/ContactsHandlers.ts"
 import { DealsHandlers } from "./deals/DealsHandlers.ts"
 import { EventsHandlers } from "./events/EventsHandlers.ts"
 import { MeHandlers } from "./me/MeHandlers.ts"
 import { MembersHandlers } from "./members/MembersHandlers.ts"
+import { PlacementsHandlers } from "./placements/PlacementsHandlers.ts"
 import { AuthenticationLive } from "./server/AuthenticationLive.ts"
 import { checkContract } from "./server/ContractCheck.ts"
 import { compressingDocs } from "./server/DocsCompression.ts"
@@ -19,11 +21,14 @@ import { HealthRoutes } from "./server/Health.ts"
 import { jsonErrors } from "./server/JsonErrors.ts"
 import { withRequestLog } from "./server/RequestLog.ts"
 import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
+import { SponsorshipsHandlers } from "./sponsorships/SponsorshipsHandlers.ts"
 
 export { MAX_BODY_BYTES } from "./server/JsonErrors.ts"
 
 /** Every group's handlers with the middleware they consume. */
-export const HandlersLive = Layer.mergeAll(MeHandlers, MembersHandlers, ContactsHandlers, EventsHandlers, DealsHandlers).pipe(
+export const HandlersLive = Layer.mergeAll(
+  MeHandlers, MembersHandlers, ContactsHandlers, EventsHandlers, DealsHandlers, SponsorshipsHandlers, PlacementsHandlers, BookingsHandlers
+).pipe(
   Layer.provide([AuthenticationLive, ValidationErrorsLive])
 )
 
