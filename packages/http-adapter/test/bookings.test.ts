@@ -11,7 +11,7 @@ import { SqlClient } from "effect/sql"
 import { type BookingCreate, BookingResource, Bookings, Contacts, Members } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { anotherKey, call, chamberWithKey, serverOn } from "./fixture.ts"
-import { assertShowsOnly, getRaw, hoursFromNow } from "./feeds.ts"
+import { assertShowsOnly, type FeedRow, getRaw, hoursFromNow } from "./feeds.ts"
 
 const PATH = "/api/v1/bookings"
 
@@ -26,7 +26,7 @@ const book = (tenantId: number, input: BookingCreate) =>
 const ids = (key: string, query = "") =>
   call("GET", `${PATH}${query}`, { key }).pipe(Effect.map((r) => {
     assert.strictEqual(r.status, 200, JSON.stringify(r.body))
-    return r.body.data.map((b: any) => b.id) as Array<number>
+    return r.body.data.map((b: FeedRow) => b.id) as Array<number>
   }))
 
 for (const rt of runtimes()) {
@@ -47,7 +47,7 @@ for (const rt of runtimes()) {
           const theirs = yield* book(b.tenantId, { booking_type_name: "Room A", starts_at: hoursFromNow(5) })
 
           const reply = yield* call("GET", PATH, { key: a.key })
-          assert.deepStrictEqual(reply.body.data.map((x: any) => x.id), [soon.id, tomorrow.id])
+          assert.deepStrictEqual(reply.body.data.map((x: FeedRow) => x.id), [soon.id, tomorrow.id])
           assert.deepStrictEqual(reply.body.meta, { current_page: 1, per_page: 100, total: 2, last_page: 1 })
           assert.deepStrictEqual(yield* ids(b.key), [theirs.id])
         }))

@@ -9,6 +9,20 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 
 const DAY = 86_400_000
 
+/** A row of a feed as the JSON reads. */
+export interface FeedRow {
+  readonly id: number
+  readonly attributes: Readonly<Record<string, unknown>>
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+/** A page of a feed as the JSON reads. */
+export interface FeedPage {
+  readonly data: ReadonlyArray<FeedRow>
+  readonly meta: unknown
+}
+
 /** The UTC date `offset` days from today, `YYYY-MM-DD`. */
 export const day = (offset: number) => new Date(Date.now() + offset * DAY).toISOString().slice(0, 10)
 
@@ -21,7 +35,8 @@ export const getRaw = (path: string, key: string) =>
     const client = yield* HttpClient.HttpClient
     const response = yield* client.execute(HttpClientRequest.bearerToken(HttpClientRequest.get(path), key))
     const text = yield* response.text
-    return { status: response.status, text, body: JSON.parse(text) }
+    const body: FeedPage = JSON.parse(text)
+    return { status: response.status, text, body }
   }).pipe(Effect.scoped, Effect.orDie)
 
 /**
@@ -29,7 +44,7 @@ export const getRaw = (path: string, key: string) =>
  * field name appears as a key anywhere in the text, and no internal value at all.
  */
 export const assertShowsOnly = (
-  reply: { readonly text: string; readonly body: any },
+  reply: { readonly text: string; readonly body: FeedPage },
   attributes: ReadonlyArray<string>,
   hidden: { readonly names: ReadonlyArray<string>; readonly values: ReadonlyArray<string> }
 ) => {

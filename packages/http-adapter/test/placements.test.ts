@@ -10,7 +10,7 @@ import { SqlClient } from "effect/sql"
 import { Members, type PlacementCreate, PlacementResource, Placements, Sponsorships } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, serverOn } from "./fixture.ts"
-import { assertShowsOnly, day, getRaw } from "./feeds.ts"
+import { assertShowsOnly, type FeedRow, day, getRaw } from "./feeds.ts"
 
 const PATH = "/api/v1/placements"
 
@@ -25,7 +25,7 @@ const place = (tenantId: number, input: PlacementCreate) =>
 const slots = (key: string, query = "") =>
   call("GET", `${PATH}${query}`, { key }).pipe(Effect.map((r) => {
     assert.strictEqual(r.status, 200, JSON.stringify(r.body))
-    return r.body.data.map((p: any) => p.attributes.ad_slot) as Array<string>
+    return r.body.data.map((p: FeedRow) => p.attributes.ad_slot) as Array<string>
   }))
 
 for (const rt of runtimes()) {
@@ -58,7 +58,7 @@ for (const rt of runtimes()) {
 
           const reply = yield* call("GET", PATH, { key: a.key })
           assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-          assert.sameMembers(reply.body.data.map((p: any) => p.attributes.ad_slot), live.map((p) => p.ad_slot))
+          assert.sameMembers(reply.body.data.map((p: FeedRow) => p.attributes.ad_slot), live.map((p) => p.ad_slot))
           assert.deepStrictEqual(reply.body.meta, { current_page: 1, per_page: 100, total: 3, last_page: 1 })
           assert.deepStrictEqual(yield* slots(b.key), ["theirs"])
         }))
@@ -131,7 +131,7 @@ for (const rt of runtimes()) {
             updated_at: full.updated_at
           })
           assert.deepStrictEqual(
-            reply.body.data.map((p: any) => [p.attributes.impressions, p.attributes.clicks, p.attributes.ctr]),
+            reply.body.data.map((p: FeedRow) => [p.attributes.impressions, p.attributes.clicks, p.attributes.ctr]),
             [[1000, 25, 0.025], [3, 1, 1 / 3], [0, 0, 0]]
           )
         }))

@@ -10,7 +10,7 @@ import { SqlClient } from "effect/sql"
 import { Members, Placements, type SponsorshipCreate, SponsorshipResource, Sponsorships } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, serverOn } from "./fixture.ts"
-import { assertShowsOnly, day, getRaw } from "./feeds.ts"
+import { assertShowsOnly, type FeedRow, day, getRaw } from "./feeds.ts"
 
 const PATH = "/api/v1/sponsorships"
 
@@ -29,7 +29,7 @@ const sponsor = (tenantId: number, input: SponsorshipCreate) =>
 const names = (key: string, query = "") =>
   call("GET", `${PATH}${query}`, { key }).pipe(Effect.map((r) => {
     assert.strictEqual(r.status, 200, JSON.stringify(r.body))
-    return r.body.data.map((s: any) => s.attributes.name) as Array<string>
+    return r.body.data.map((s: FeedRow) => s.attributes.name) as Array<string>
   }))
 
 for (const rt of runtimes()) {
@@ -60,7 +60,7 @@ for (const rt of runtimes()) {
 
           const reply = yield* call("GET", PATH, { key: a.key })
           assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-          assert.sameMembers(reply.body.data.map((s: any) => s.attributes.name), live.map((s) => s.name))
+          assert.sameMembers(reply.body.data.map((s: FeedRow) => s.attributes.name), live.map((s) => s.name))
           assert.deepStrictEqual(reply.body.meta, { current_page: 1, per_page: 100, total: 4, last_page: 1 })
           assert.deepStrictEqual(yield* names(b.key), ["theirs"])
         }))
