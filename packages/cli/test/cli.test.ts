@@ -126,7 +126,7 @@ for (const rt of runtimes()) {
 describe("chamber demo on an empty embedded database", () => {
   const dir = mkdtempSync(join(tmpdir(), "chamber-demo-"))
   layer(Layer.succeed(Env)({ CHAMBER_DATA_DIR: join(dir, "data"), DATABASE_URL: "" }), { timeout: 180_000 })((it) => {
-    it.effect("creates a chamber with at least 150 members and a key with every scope", () =>
+    it.effect("creates a chamber with data in every resource (at least 150 members) and a key with every scope", () =>
       Effect.gen(function*() {
         const demo = json(yield* chamber(["demo", "--json"]))
         assert.match(demo.key, /^cck_[0-9A-Za-z]{40}$/)
@@ -138,6 +138,20 @@ describe("chamber demo on an empty embedded database", () => {
         assert.strictEqual(page.body.meta.current_page, 2)
         const me = yield* get(port, "/api/v1/me", demo.key)
         assert.strictEqual(me.body.key.scopes.length, 17)
+        // Every resource has realistic rows: invoices in every state, live feeds, registrations.
+        const statuses = (path: string) =>
+          get(port, path, demo.key).pipe(Effect.map((r) => {
+            assert.strictEqual(r.status, 200, path)
+            assert.isAbove(r.body.data.length, 0, path)
+            return new Set(r.body.data.map((row: { attributes: { status?: string } }) => row.attributes.status))
+          }))
+        assert.sameMembers([...(yield* statuses("/api/v1/invoices"))], ["draft", "open", "paid", "void", "uncollectible"])
+        assert.sameMembers([...(yield* statuses("/api/v1/events"))], ["draft", "published", "cancelled", "completed"])
+        assert.sameMembers([...(yield* statuses("/api/v1/deals"))], ["pending", "approved", "rejected"])
+        for (const path of ["/api/v1/contacts", "/api/v1/payments", "/api/v1/sponsorships", "/api/v1/placements", "/api/v1/bookings"]) yield* statuses(path)
+        const events: Array<{ id: number }> = (yield* get(port, "/api/v1/events", demo.key)).body.data
+        const registered = yield* Effect.forEach(events, (e) => get(port, `/api/v1/events/${e.id}/registrations`, demo.key))
+        assert.isAbove(registered.reduce((n: number, r) => n + (r.body.meta.total as number), 0), 0)
         const again = json(yield* chamber(["demo", "--json"]))
         assert.isNull(again.key)
       }).pipe(Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true })))), 120_000)

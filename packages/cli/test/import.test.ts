@@ -47,7 +47,18 @@ for (const rt of runtimes()) {
 
           // The refused file wrote nothing (http-adapter/test/import.test.ts checks that through the API); a good one goes in.
           const done = json(yield* chamber(["import", "--tenant", tenant.id, file("good.json", good), "--json"]))
-          assert.deepStrictEqual(done.counts, { members: 1, contacts: 1, events: 1, registrations: 1, deals: 0, invoices: 0, payments: 0 })
+          assert.deepStrictEqual(done.counts, {
+            members: 1,
+            contacts: 1,
+            events: 1,
+            registrations: 1,
+            deals: 0,
+            invoices: 0,
+            payments: 0,
+            sponsorships: 0,
+            placements: 0,
+            bookings: 0
+          })
           assert.deepStrictEqual(Object.keys(done.ids).sort(), ["c1", "e1", "m1"])
           const again = yield* chamber(["import", "--tenant", tenant.id, file("good.json", good)])
           assert.strictEqual(again.code, 0, again.stderr)

@@ -3,6 +3,7 @@
  * a resource adds one `.add(...)` here (docs/architecture.md "Adding a resource").
  */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { BookingsGroup } from "./bookings/BookingsGroup.ts"
 import { ContactsGroup } from "./contacts/ContactsGroup.ts"
 import { DealsGroup } from "./deals/DealsGroup.ts"
 import { EventsGroup } from "./events/EventsGroup.ts"
@@ -10,7 +11,9 @@ import { InvoicesGroup } from "./invoices/InvoicesGroup.ts"
 import { MeGroup } from "./me/MeGroup.ts"
 import { MembersGroup } from "./members/MembersGroup.ts"
 import { PaymentsGroup } from "./payments/PaymentsGroup.ts"
+import { PlacementsGroup } from "./placements/PlacementsGroup.ts"
 import { ValidationErrors } from "./shared/ValidationErrors.ts"
+import { SponsorshipsGroup } from "./sponsorships/SponsorshipsGroup.ts"
 
 const description = `A chamber of commerce's members, contacts, events, invoices and more, for integrators.
 
@@ -25,6 +28,9 @@ export class Api extends HttpApi.make("chamber-data-api")
   .add(InvoicesGroup)
   .add(PaymentsGroup)
   .add(DealsGroup)
+  .add(SponsorshipsGroup)
+  .add(PlacementsGroup)
+  .add(BookingsGroup)
   .middleware(ValidationErrors)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "ignore" })
   .annotateMerge(

@@ -7,6 +7,7 @@ import { type Effect, Layer, type Types } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar } from "effect/http-api"
 import { Api } from "./Api.ts"
+import { BookingsHandlers } from "./bookings/BookingsHandlers.ts"
 import { ContactsHandlers } from "./contacts/ContactsHandlers.ts"
 import { DealsHandlers } from "./deals/DealsHandlers.ts"
 import { EventsHandlers } from "./events/EventsHandlers.ts"
@@ -14,6 +15,7 @@ import { InvoicesHandlers } from "./invoices/InvoicesHandlers.ts"
 import { MeHandlers } from "./me/MeHandlers.ts"
 import { MembersHandlers } from "./members/MembersHandlers.ts"
 import { PaymentsHandlers } from "./payments/PaymentsHandlers.ts"
+import { PlacementsHandlers } from "./placements/PlacementsHandlers.ts"
 import { AuthenticationLive } from "./server/AuthenticationLive.ts"
 import { checkContract } from "./server/ContractCheck.ts"
 import { compressingDocs } from "./server/DocsCompression.ts"
@@ -21,6 +23,7 @@ import { HealthRoutes } from "./server/Health.ts"
 import { jsonErrors } from "./server/JsonErrors.ts"
 import { withRequestLog } from "./server/RequestLog.ts"
 import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
+import { SponsorshipsHandlers } from "./sponsorships/SponsorshipsHandlers.ts"
 
 export { MAX_BODY_BYTES } from "./server/JsonErrors.ts"
 
@@ -32,7 +35,10 @@ export const HandlersLive = Layer.mergeAll(
   EventsHandlers,
   InvoicesHandlers,
   PaymentsHandlers,
-  DealsHandlers
+  DealsHandlers,
+  SponsorshipsHandlers,
+  PlacementsHandlers,
+  BookingsHandlers
 ).pipe(
   Layer.provide([AuthenticationLive, ValidationErrorsLive])
 )

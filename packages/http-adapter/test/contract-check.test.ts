@@ -124,7 +124,10 @@ describe("the contract", () => {
       "get /api/v1/payments": { scope: "payments:read", errors: ["401", "403", "422"] },
       "get /api/v1/deals": { scope: "deals:read", errors: ["401", "403", "422"] },
       "post /api/v1/deals": { scope: "deals:write", errors: ["401", "403", "422"] },
-      "patch /api/v1/deals/{deal}": { scope: "deals:write", errors: ["401", "403", "404", "422"] }
+      "patch /api/v1/deals/{deal}": { scope: "deals:write", errors: ["401", "403", "404", "422"] },
+      "get /api/v1/sponsorships": { scope: "sponsorships:read", errors: ["401", "403", "422"] },
+      "get /api/v1/placements": { scope: "placements:read", errors: ["401", "403", "422"] },
+      "get /api/v1/bookings": { scope: "bookings:read", errors: ["401", "403", "422"] }
     }
     const seen: Array<string> = []
     for (const [path, item] of Object.entries(doc.paths)) {

@@ -29,7 +29,12 @@ const document = () => ({
   payments: [
     { invoice_ref: "i1", method: "check", amount: "100.00", reference: "Check #1" },
     { invoice_ref: "i1", method: "card", amount: "200.00", gateway: "stripe" }
-  ]
+  ],
+  sponsorships: [
+    { member_ref: "m1", name: "Gold", status: "active", starts_on: "2026-01-01", amount_cents: 50000, invoice_ref: "i1", notes: "SECRET-NOTE", event_ref: "e1" }
+  ],
+  placements: [{ member_ref: "m2", ad_kind: "text", ad_headline: "Hi", status: "active", impressions: 200, clicks: 5, amount_cents: 9900, notes: "SECRET-NOTE" }],
+  bookings: [{ booking_type_name: "Room A", starts_at: "2027-01-01T09:00:00Z", status: "confirmed", visitor_name: "SECRET-VISITOR", member_ref: "m1", contact_ref: "c1" }]
 })
 
 const SCOPES = "all"
@@ -42,8 +47,19 @@ for (const rt of runtimes()) {
           const { tenant, key } = yield* chamberWithKey(SCOPES)
           const seen: Array<number> = []
           const result = yield* (yield* Importer).run(tenant.public_id, document(), (done) => seen.push(done))
-          assert.deepStrictEqual(result.counts, { members: 2, contacts: 1, events: 2, registrations: 1, deals: 1, invoices: 2, payments: 2 })
-          assert.deepStrictEqual(seen, Array.from({ length: 11 }, (_, i) => i + 1))
+          assert.deepStrictEqual(result.counts, {
+            members: 2,
+            contacts: 1,
+            events: 2,
+            registrations: 1,
+            deals: 1,
+            invoices: 2,
+            payments: 2,
+            sponsorships: 1,
+            placements: 1,
+            bookings: 1
+          })
+          assert.deepStrictEqual(seen, Array.from({ length: 14 }, (_, i) => i + 1))
           assert.sameMembers(Object.keys(result.ids), ["m1", "m2", "c1", "e1", "e0", "d1", "i1", "i2"])
 
           const get = (path: string) => call("GET", path, { key }).pipe(Effect.map((r) => r.body.data))
@@ -60,6 +76,16 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(payments.map((p: any) => [p.attributes.gateway, p.attributes.amount_cents]), [[null, 10000], ["stripe", 20000]])
           const deals = yield* get("/api/v1/deals")
           assert.strictEqual(deals[0].attributes.status, "approved")
+
+          // The internal fields the file carried are stored and never shown.
+          const feeds = yield* Effect.forEach(["/api/v1/sponsorships", "/api/v1/placements", "/api/v1/bookings"], (path) => call("GET", path, { key }))
+          for (const feed of feeds) {
+            assert.strictEqual(feed.body.data.length, 1, JSON.stringify(feed.body))
+            assert.notMatch(JSON.stringify(feed.body), /SECRET|amount_cents|invoice_id|notes|visitor|cancel_token/)
+          }
+          assert.deepInclude(feeds[0]!.body.data[0].attributes, { member_id: result.ids.m1, member_name: "Acme Hardware", event_id: result.ids.e1 })
+          assert.deepInclude(feeds[1]!.body.data[0].attributes, { member_id: result.ids.m2, impressions: 200, clicks: 5, ctr: 0.025 })
+          assert.deepInclude(feeds[2]!.body.data[0].attributes, { booking_type_name: "Room A", member_id: result.ids.m1, contact_id: result.ids.c1 })
 
           const kinds = (yield* (yield* Outbox).list(tenant.id)).map((e) => e.type)
           assert.deepStrictEqual(kinds, [
@@ -84,7 +110,10 @@ for (const rt of runtimes()) {
             [(d) => (d.invoices[0].lines[0].unit = "3.001"), { collection: "invoices", index: 0, field: "lines.0.unit" }, /amount in dollars/],
             [(d) => (d.payments[1].amount = "200.01"), { collection: "payments", index: 1, field: null }, /outstanding balance of 200\.00 USD/],
             [(d) => (d.members[1].ref = "m1"), { collection: "members", index: 1, field: "ref" }, /already used/],
-            [(d) => (d.deals[0].ends_at = "2020-01-01T00:00:00Z"), { collection: "deals", index: 0, field: "ends_at" }, /after today/]
+            [(d) => (d.deals[0].ends_at = "2020-01-01T00:00:00Z"), { collection: "deals", index: 0, field: "ends_at" }, /after today/],
+            [(d) => (d.sponsorships[0].amount_cents = -1), { collection: "sponsorships", index: 0, field: "amount_cents" }, /at least 0/],
+            [(d) => (d.placements[0].member_ref = "c1"), { collection: "placements", index: 0, field: "member_ref" }, /names no earlier record of members/],
+            [(d) => delete d.bookings[0].booking_type_name, { collection: "bookings", index: 0, field: "booking_type_id" }, /./]
           ]
           for (const [spoil, where, reason] of cases) {
             const doc = document()
@@ -96,7 +125,7 @@ for (const rt of runtimes()) {
             assert.match(e.message, reason)
             assert.isTrue(e.message.startsWith(`${where.collection}[${where.index}]${where.field === null ? "" : `.${where.field}`}: `), e.message)
           }
-          for (const path of ["/api/v1/members", "/api/v1/contacts", "/api/v1/events", "/api/v1/invoices", "/api/v1/payments", "/api/v1/deals"]) {
+          for (const path of ["/api/v1/members", "/api/v1/contacts", "/api/v1/events", "/api/v1/invoices", "/api/v1/payments", "/api/v1/deals", "/api/v1/sponsorships", "/api/v1/placements", "/api/v1/bookings"]) {
             assert.strictEqual((yield* call("GET", path, { key })).body.meta.total, 0, path)
           }
           assert.deepStrictEqual(yield* (yield* Outbox).list(tenant.id), [])

@@ -267,6 +267,11 @@ for (const rt of runtimes()) {
           data(yield* issue(key, voided.id), 200)
           yield* invoices.void(tenant.id, voided.id)
           assertBusinessRule(yield* pay(key, voided.id, { method: "cash", amount: "1.00" }), /^This invoice is void;/)
+          // A draft may be voided too: it never gets a number.
+          const dropped = yield* invoices.void(tenant.id, data(yield* draft(key, memberId), 201).id)
+          assert.deepInclude(dropped.attributes, { status: "void", number: null })
+          assert.isString(dropped.attributes.voided_at)
+          assertBusinessRule(yield* issue(key, dropped.id), /^Only a draft invoice can be issued; this invoice is void\.$/)
           const lost = data(yield* draft(key, memberId), 201)
           data(yield* issue(key, lost.id), 200)
           const marked = yield* invoices.markUncollectible(tenant.id, lost.id)

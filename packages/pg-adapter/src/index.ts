@@ -3,9 +3,10 @@
  * resource adds its repository to `RepositoriesLive` and its core service to `ServicesLive`.
  */
 import { Layer } from "effect"
-import { Contacts, Deals, Events, Importer, Invoices, Keys, Members, Payments, Registrations, Tenants } from "@chamber/core"
+import { Bookings, Contacts, Deals, Events, Importer, Invoices, Keys, Members, Payments, Placements, Registrations, Sponsorships, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"
+import { BookingRepoSql } from "./repos/BookingRepoSql.ts"
 import { ContactRepoSql } from "./repos/ContactRepoSql.ts"
 import { DealRepoSql } from "./repos/DealRepoSql.ts"
 import { EventRepoSql } from "./repos/EventRepoSql.ts"
@@ -15,12 +16,30 @@ import { RegistrationRepoSql } from "./repos/RegistrationRepoSql.ts"
 import { KeyHasherNode, ReadinessSql, TransactorSql } from "./repos/Infrastructure.ts"
 import { MemberRepoSql } from "./repos/MemberRepoSql.ts"
 import { OutboxSql } from "./repos/OutboxSql.ts"
+import { PlacementRepoSql } from "./repos/PlacementRepoSql.ts"
+import { SponsorshipRepoSql } from "./repos/SponsorshipRepoSql.ts"
 import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
 
 export * from "./Database.ts"
 export { EmbeddedInUse, embeddedOwner, openEmbedded, socketPath } from "./embedded/EmbeddedDatabase.ts"
 export type { PgliteWire } from "./embedded/PgliteWire.ts"
-export { ApiKeyRepoSql, ContactRepoSql, DealRepoSql, EventRepoSql, InvoiceRepoSql, PaymentRepoSql, RegistrationRepoSql, KeyHasherNode, MemberRepoSql, OutboxSql, TenantRepoSql, TransactorSql }
+export {
+  ApiKeyRepoSql,
+  BookingRepoSql,
+  ContactRepoSql,
+  DealRepoSql,
+  EventRepoSql,
+  InvoiceRepoSql,
+  KeyHasherNode,
+  MemberRepoSql,
+  OutboxSql,
+  PaymentRepoSql,
+  PlacementRepoSql,
+  RegistrationRepoSql,
+  SponsorshipRepoSql,
+  TenantRepoSql,
+  TransactorSql
+}
 
 /** Every repository and infrastructure port over the SQL client. */
 const RepositoriesLive = Layer.mergeAll(
@@ -33,6 +52,9 @@ const RepositoriesLive = Layer.mergeAll(
   DealRepoSql,
   InvoiceRepoSql,
   PaymentRepoSql,
+  SponsorshipRepoSql,
+  PlacementRepoSql,
+  BookingRepoSql,
   OutboxSql,
   TransactorSql,
   KeyHasherNode,
@@ -42,7 +64,19 @@ const RepositoriesLive = Layer.mergeAll(
 /** Every core service over the repositories (which stay available too); the importer over them all. */
 export const ServicesLive = Importer.layer.pipe(
   Layer.provideMerge(
-    Layer.mergeAll(Keys.layer, Members.layer, Contacts.layer, Events.layer, Registrations.layer, Deals.layer, Invoices.layer, Payments.layer)
+    Layer.mergeAll(
+      Keys.layer,
+      Members.layer,
+      Contacts.layer,
+      Events.layer,
+      Registrations.layer,
+      Deals.layer,
+      Invoices.layer,
+      Payments.layer,
+      Sponsorships.layer,
+      Placements.layer,
+      Bookings.layer
+    )
   ),
   Layer.provideMerge(Tenants.layer),
   Layer.provideMerge(RepositoriesLive)

@@ -1,5 +1,13 @@
 /** Progress of the demo seed on stderr, so stdout stays the command's answer. */
-export const demoProgress = (done: number, total: number) => {
-  if (done === 0) process.stderr.write(`Creating the demo chamber: ${total} members`)
-  else process.stderr.write(done === total ? ` ${done}. Done.\n` : ` ${done}…`)
+import type { Collection } from "@chamber/core"
+
+let shown = ""
+
+export const demoProgress = (done: number, total: number, collection: Collection) => {
+  if (shown === "") process.stderr.write(`Creating the demo chamber (${total} records):`)
+  if (collection !== shown) {
+    process.stderr.write(` ${collection}`)
+    shown = collection
+  }
+  if (done === total) process.stderr.write(". Done.\n")
 }

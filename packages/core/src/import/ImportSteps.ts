@@ -4,7 +4,7 @@
  * or core operation uses and written through that operation, events and all.
  */
 import { Effect, Schema } from "effect"
-import { decodeInput } from "../shared/Decode.ts"
+import { decodeInput } from "../shared/Input.ts"
 import * as F from "../resource/Field.ts"
 import { ContactCreate } from "../contact/Contact.ts"
 import { Contacts } from "../contact/Contacts.ts"
@@ -20,6 +20,12 @@ import { PaymentCreate } from "../payment/Payment.ts"
 import { Payments } from "../payment/Payments.ts"
 import { RegistrationCreate } from "../registration/Registration.ts"
 import { Registrations } from "../registration/Registrations.ts"
+import { type SponsorshipCreate } from "../sponsorship/Sponsorship.ts"
+import { Sponsorships } from "../sponsorship/Sponsorships.ts"
+import { type PlacementCreate } from "../placement/Placement.ts"
+import { Placements } from "../placement/Placements.ts"
+import { type BookingCreate } from "../booking/Booking.ts"
+import { Bookings } from "../booking/Bookings.ts"
 
 export const ImportCollections = [
   "members",
@@ -28,7 +34,10 @@ export const ImportCollections = [
   "registrations",
   "deals",
   "invoices",
-  "payments"
+  "payments",
+  "sponsorships",
+  "placements",
+  "bookings"
 ] as const
 export type Collection = (typeof ImportCollections)[number]
 
@@ -40,26 +49,29 @@ export interface ImportStep {
   readonly write: (tenantId: number, input: Readonly<Record<string, unknown>>) => Effect.Effect<number, unknown>
 }
 
+/** Input checked as `schema` says, as a function of the input. */
+const decoder = <S extends Schema.ConstraintDecoder<unknown>>(schema: S) => (input: unknown) => decodeInput(schema, input)
+
 const CustomFields = Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown).annotate({ message: "The {field} field must be an object." }))
 const OptionalId = Schema.optionalKey(Schema.NullOr(F.bigInteger(1, 1).schema))
 const RequiredId = F.bigInteger(1, 1).schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." }))
 
-const MemberImport = decodeInput(Schema.Struct({ ...MemberCreate.fields, custom_fields: CustomFields }))
-const ContactImport = decodeInput(Schema.Struct({ ...ContactCreate.fields, custom_fields: CustomFields, member_id: OptionalId }))
+const MemberImport = decoder(Schema.Struct({ ...MemberCreate.fields, custom_fields: CustomFields }))
+const ContactImport = decoder(Schema.Struct({ ...ContactCreate.fields, custom_fields: CustomFields, member_id: OptionalId }))
 const EndedStatus = Schema.Struct({ status: Schema.optionalKey(Schema.NullOr(F.oneOf(EventStatuses, "completed").schema)) })
-const EventImport = decodeInput(EventCreate)
-const RegistrationImport = decodeInput(Schema.Struct({ ...RegistrationCreate.fields, event_id: RequiredId }))
-const DealImport = decodeInput(DealCreate)
-const InvoiceStatusImport = decodeInput(Schema.Struct({
+const EventImport = decoder(EventCreate)
+const RegistrationImport = decoder(Schema.Struct({ ...RegistrationCreate.fields, event_id: RequiredId }))
+const DealImport = decoder(DealCreate)
+const InvoiceStatusImport = decoder(Schema.Struct({
   status: Schema.optionalKey(Schema.NullOr(F.oneOf(["draft", "open", "void", "uncollectible"], "open").schema))
 }))
-const InvoiceImport = decodeInput(InvoiceCreate)
-const PaymentImport = decodeInput(Schema.Struct({
+const InvoiceImport = decoder(InvoiceCreate)
+const PaymentImport = decoder(Schema.Struct({
   ...PaymentCreate.fields,
   invoice_id: RequiredId,
   gateway: Schema.optionalKey(Schema.NullOr(F.filledText(255, "stripe").schema))
 }))
-const decodeEnded = decodeInput(EndedStatus)
+const decodeEnded = decoder(EndedStatus)
 
 const idOf = <E, R>(self: Effect.Effect<{ readonly id: number }, E, R>) => Effect.map(self, (row) => row.id)
 
@@ -72,6 +84,9 @@ export const importSteps = Effect.gen(function*() {
   const deals = yield* Deals
   const invoices = yield* Invoices
   const payments = yield* Payments
+  const sponsorships = yield* Sponsorships
+  const placements = yield* Placements
+  const bookings = yield* Bookings
 
   const steps: ReadonlyArray<ImportStep> = [
     { collection: "members", refs: {}, write: (t, input) => Effect.flatMap(MemberImport(input), (m) => idOf(members.create(t, m))) },
@@ -123,6 +138,22 @@ export const importSteps = Effect.gen(function*() {
             : yield* payments.recordGateway(t, invoice_id, { ...payment, amount_cents: amount, gateway })
           return recorded.id
         })
+    },
+    // These operations check their own input (internal fields included) against their schemas.
+    {
+      collection: "sponsorships",
+      refs: { member_ref: "members", event_ref: "events", invoice_ref: "invoices" },
+      write: (t, input) => idOf(sponsorships.create(t, input as SponsorshipCreate))
+    },
+    {
+      collection: "placements",
+      refs: { member_ref: "members", invoice_ref: "invoices" },
+      write: (t, input) => idOf(placements.create(t, input as PlacementCreate))
+    },
+    {
+      collection: "bookings",
+      refs: { member_ref: "members", contact_ref: "contacts" },
+      write: (t, input) => idOf(bookings.create(t, input as BookingCreate))
     }
   ]
   return steps

@@ -6,7 +6,7 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { Transactor } from "../shared/Ports.ts"
-import { decodeInput } from "../shared/Decode.ts"
+import { decodeInput } from "../shared/Input.ts"
 import { TenantRepo } from "../tenant/TenantRepo.ts"
 import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { type Collection, ImportCollections, type ImportStep, importSteps } from "./ImportSteps.ts"
@@ -24,7 +24,8 @@ export type ImportProgress = (done: number, total: number, collection: Collectio
 
 const Ref = Schema.String.check(Schema.makeFilter((s: string) => s.trim() !== "", { message: "The ref field must be a non-empty string." }))
   .annotate({ message: "The ref field must be a non-empty string." })
-const decodeRef = decodeInput(Schema.Struct({ ref: Schema.optionalKey(Ref) }))
+const RefOf = Schema.Struct({ ref: Schema.optionalKey(Ref) })
+const decodeRef = (record: unknown) => decodeInput(RefOf, record)
 
 /** `{field: [message, ...]}` of a failed write, as the file names the fields (`member_id` sent as `member_ref` is `member_ref`). */
 const firstError = (error: unknown, record: Readonly<Record<string, unknown>>): { field: string | null; reason: string } => {

@@ -6,7 +6,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { Transactor } from "../shared/Ports.ts"
-import { decodeInput } from "../shared/Decode.ts"
+import { decodeInput } from "../shared/Input.ts"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import type { Page } from "../Pagination.ts"
@@ -24,7 +24,7 @@ export interface PaymentListQuery {
 
 export type PaymentRefused = InvoiceNotFound | InvoiceNotOpen | RefundNotAccepted | Overpayment
 
-const decodeGateway = decodeInput(GatewayPayment)
+const decodeGateway = (input: unknown) => decodeInput(GatewayPayment, input)
 
 export class Payments extends Context.Service<Payments, {
   readonly list: (tenantId: number, query: PaymentListQuery) => Effect.Effect<Page<Payment>>

@@ -195,6 +195,14 @@ export const dollars = (min: number, example: string) => {
     bounds: {}
   }
 }
+/** A number that need not be whole (a ratio such as a click-through rate). */
+export const decimal = (example: number) => ({
+  schema: Schema.Finite.annotate({ message: mustBe("a number") }),
+  expected: "a number",
+  column: "value",
+  example,
+  bounds: {}
+}) satisfies Kind<Schema.Top>
 
 export const boolean = (example: boolean) => ({
   schema: Schema.Boolean.annotate({ message: mustBe("true or false") }),

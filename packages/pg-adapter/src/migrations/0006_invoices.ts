@@ -24,7 +24,7 @@ export default Effect.gen(function*() {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
       CHECK (balance_cents = total_cents - amount_paid_cents),
-      CHECK ((status = 'draft') = (number IS NULL))
+      CHECK (status <> 'draft' OR number IS NULL)
     )`
   yield* sql`CREATE UNIQUE INDEX invoices_tenant_number ON invoices (tenant_id, number)`
   yield* sql`CREATE INDEX invoices_tenant_issued ON invoices (tenant_id, issued_at DESC NULLS LAST, id DESC)`

@@ -123,14 +123,9 @@ export const listPage = <Row extends object, A>(
 /**
  * The ORDER BY of a sort: each column's expression, the default when none is asked, and always
  * the id last, so pages never overlap or skip rows (docs/api.md "Lists, paging, sorting").
+ * The columns in `nullsLast` put their nulls last in either direction.
  */
-export const orderBy = <C extends string>(
-  alias: string,
-  columns: Record<C, string>,
-  fallback: C,
-  /** Columns that may be null: rows without a value come last, in either direction. */
-  nullsLast: ReadonlyArray<C> = []
-) =>
+export const orderBy = <C extends string>(alias: string, columns: Record<C, string>, fallback: C, nullsLast: ReadonlyArray<C> = []) =>
   ({ column, descending }: SortOrder<C> = { column: fallback, descending: false }) => {
     const direction = descending ? "DESC" : "ASC"
     return `${columns[column]} ${direction}${nullsLast.includes(column) ? " NULLS LAST" : ""}, ${alias}.id ${direction}`

@@ -1,0 +1,49 @@
+/**
+ * Sponsorship use cases (docs/api.md "Sponsorships"): the live ones are listed; embedders
+ * (imports, demo data) make them with their internal fields. No event fires for them.
+ */
+import { Context, Effect, Layer } from "effect"
+import type { InvalidInput } from "../shared/Errors.ts"
+import { decodeInput, requireOwn } from "../shared/Input.ts"
+import type { Page } from "../Pagination.ts"
+import { parseSort } from "../Sort.ts"
+import { EventRepo } from "../event/EventRepo.ts"
+import { MemberRepo } from "../member/MemberRepo.ts"
+import { type Sponsorship, SponsorshipCreate, SponsorshipResource, SponsorshipSortColumns } from "./Sponsorship.ts"
+import { SponsorshipRepo } from "./SponsorshipRepo.ts"
+
+export interface SponsorshipListQuery {
+  readonly sort?: string | undefined
+  readonly page?: number | undefined
+}
+
+/** Today's date in UTC, `YYYY-MM-DD`: the day the live rule of sponsorships and placements looks at. */
+export const utcToday = (): string => new Date().toISOString().slice(0, 10)
+
+export class Sponsorships extends Context.Service<Sponsorships, {
+  readonly list: (tenantId: number, query: SponsorshipListQuery) => Effect.Effect<Page<Sponsorship>>
+  /**
+   * Makes a sponsorship (not exposed over HTTP). `input` is checked by `SponsorshipCreate`; its
+   * `kind` defaults to tier; a member or event named must be the tenant's.
+   */
+  readonly create: (tenantId: number, input: SponsorshipCreate) => Effect.Effect<Sponsorship, InvalidInput>
+}>()("chamber/Sponsorships") {
+  static readonly layer = Layer.effect(Sponsorships, Effect.gen(function*() {
+    const repo = yield* SponsorshipRepo
+    const members = yield* MemberRepo
+    const events = yield* EventRepo
+
+    const list = Effect.fn("Sponsorships.list")(function*(tenantId: number, query: SponsorshipListQuery) {
+      return yield* repo.listLive(tenantId, utcToday(), parseSort(query.sort, SponsorshipSortColumns), query.page ?? 1)
+    })
+
+    const create = Effect.fn("Sponsorships.create")(function*(tenantId: number, raw: SponsorshipCreate) {
+      const input = yield* decodeInput(SponsorshipCreate, raw)
+      yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
+      yield* requireOwn("event_id", input.event_id, (id) => events.find(tenantId, id))
+      return yield* repo.insert(tenantId, SponsorshipResource.defaults({ ...input, kind: input.kind ?? "tier" }))
+    })
+
+    return Sponsorships.of({ list, create })
+  }))
+}

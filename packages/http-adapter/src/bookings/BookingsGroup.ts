@@ -1,0 +1,29 @@
+/** The booking schedule (docs/api.md "Bookings"): the contract only. */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { BookingResource } from "@chamber/core"
+import { Authentication } from "../shared/Access.ts"
+import { ValidationError } from "../shared/HttpErrors.ts"
+import { operation } from "../shared/Operation.ts"
+import { PageQuery, SortQuery } from "../shared/Params.ts"
+
+export const BookingList = BookingResource.List
+
+export class BookingsGroup extends HttpApiGroup.make("bookings")
+  .add(
+    HttpApiEndpoint.get("list", "/", {
+      query: { sort: SortQuery, page: PageQuery },
+      success: BookingList,
+      error: ValidationError
+    }).pipe(operation({
+      access: "bookings:read",
+      summary: "List upcoming bookings",
+      description:
+        "Only confirmed bookings that start now or later; schedule and status only, never the visitor's details. " +
+        "`bookings:read` is opt-in: the `read` shorthand of key minting leaves it out, so a key must be given it by name. " +
+        "100 a page. `sort`: starts_at, -starts_at, created_at or -created_at (default: soonest first); anything else means " +
+        "the default. `booking_type_name` is the booking type's current name."
+    }))
+  )
+  .middleware(Authentication)
+  .prefix("/api/v1/bookings")
+  .annotateMerge(OpenApi.annotations({ description: "Bookings (read only): the chamber's upcoming booking schedule." })) {}

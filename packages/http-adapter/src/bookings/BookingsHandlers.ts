@@ -1,0 +1,12 @@
+/** Bookings handlers: the schedule of BookingsGroup as one call of the core service. */
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Bookings } from "@chamber/core"
+import { Api } from "../Api.ts"
+import * as Kit from "../server/Kit.ts"
+import { BookingList } from "./BookingsGroup.ts"
+
+export const BookingsHandlers = HttpApiBuilder.group(Api, "bookings", Effect.fn(function*(handlers) {
+  const bookings = yield* Bookings
+  return handlers.handle("list", ({ query }) => Kit.page(BookingList, query.page, (tenant, page) => bookings.list(tenant, { ...query, page })))
+}))

@@ -1,0 +1,30 @@
+/** The advertising placements feed (docs/api.md "Placements"): the contract only. */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { PlacementResource } from "@chamber/core"
+import { Authentication } from "../shared/Access.ts"
+import { ValidationError } from "../shared/HttpErrors.ts"
+import { operation } from "../shared/Operation.ts"
+import { PageQuery, SortQuery } from "../shared/Params.ts"
+
+export const PlacementList = PlacementResource.List
+
+export class PlacementsGroup extends HttpApiGroup.make("placements")
+  .add(
+    HttpApiEndpoint.get("list", "/", {
+      query: { sort: SortQuery, page: PageQuery },
+      success: PlacementList,
+      error: ValidationError
+    }).pipe(operation({
+      access: "placements:read",
+      summary: "List live placements",
+      description:
+        "Only live ad placements that carry a creative, as on the public placements feed: status active, today (UTC) within " +
+        "`starts_on`..`ends_on` (a missing date is open), and a headline, body or image. With aggregate `impressions` and " +
+        "`clicks`, and `ctr` = clicks / impressions as a fraction (0 without impressions). 100 a page. `sort`: starts_on, " +
+        "-starts_on, created_at or -created_at (default: current first, the latest-starting first, those without a start " +
+        "last); anything else means the default."
+    }))
+  )
+  .middleware(Authentication)
+  .prefix("/api/v1/placements")
+  .annotateMerge(OpenApi.annotations({ description: "Advertising placements (read only): the chamber's live ads." })) {}

@@ -1,0 +1,12 @@
+/** Placements handlers: the feed of PlacementsGroup as one call of the core service. */
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Placements } from "@chamber/core"
+import { Api } from "../Api.ts"
+import * as Kit from "../server/Kit.ts"
+import { PlacementList } from "./PlacementsGroup.ts"
+
+export const PlacementsHandlers = HttpApiBuilder.group(Api, "placements", Effect.fn(function*(handlers) {
+  const placements = yield* Placements
+  return handlers.handle("list", ({ query }) => Kit.page(PlacementList, query.page, (tenant, page) => placements.list(tenant, { ...query, page })))
+}))

@@ -1,0 +1,12 @@
+/** Sponsorships handlers: the feed of SponsorshipsGroup as one call of the core service. */
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Sponsorships } from "@chamber/core"
+import { Api } from "../Api.ts"
+import * as Kit from "../server/Kit.ts"
+import { SponsorshipList } from "./SponsorshipsGroup.ts"
+
+export const SponsorshipsHandlers = HttpApiBuilder.group(Api, "sponsorships", Effect.fn(function*(handlers) {
+  const sponsorships = yield* Sponsorships
+  return handlers.handle("list", ({ query }) => Kit.page(SponsorshipList, query.page, (tenant, page) => sponsorships.list(tenant, { ...query, page })))
+}))

@@ -1,0 +1,38 @@
+/**
+ * Bookings and booking types in SQL, every statement scoped by tenant: bookings are written to
+ * `bookings` and read through the view `bookings_shown` (the type's current name, no visitor
+ * detail; `ShownSql.ts`).
+ */
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { BookingRepo, BookingResource, type BookingSort } from "@chamber/core"
+import { orderBy } from "./ResourceSql.ts"
+import { shownTable } from "./ShownSql.ts"
+
+/** Soonest first by default. */
+const orderOf = (sort: BookingSort | undefined) =>
+  orderBy<BookingSort["column"]>("b", { starts_at: "b.starts_at", created_at: "b.created_at" }, "starts_at")(sort)
+
+export const BookingRepoSql = Layer.effect(BookingRepo, Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const bookings = shownTable(sql, BookingResource, { table: "bookings", view: "bookings_shown", alias: "b", derived: ["booking_type_name"] })
+  return BookingRepo.of({
+    listUpcoming: (tenantId, now, sort, page) =>
+      bookings.page(sql`b.tenant_id = ${tenantId} AND b.status = 'confirmed' AND b.starts_at >= ${now}::timestamptz`, orderOf(sort), page),
+    insert: (tenantId, values) => bookings.insert(tenantId, values),
+    hasBookingType: (tenantId, id) =>
+      sql`SELECT 1 FROM booking_types WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      ),
+    // ON CONFLICT waits for a concurrent maker of the same name; the SELECT then sees its row.
+    bookingTypeNamed: (tenantId, name) =>
+      Effect.gen(function*() {
+        const made = yield* sql<{ readonly id: bigint }>`INSERT INTO booking_types (tenant_id, name) VALUES (${tenantId}, ${name})
+          ON CONFLICT (tenant_id, name) DO NOTHING RETURNING id`
+        if (made[0] !== undefined) return Number(made[0].id)
+        const found = yield* sql<{ readonly id: bigint }>`SELECT id FROM booking_types WHERE tenant_id = ${tenantId} AND name = ${name}`
+        return Number(found[0]!.id)
+      }).pipe(Effect.orDie)
+  })
+}))
