@@ -4,12 +4,13 @@
  * nothing written, and files that are not JSON. The importer's rules are tested in
  * http-adapter/test/import.test.ts.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
+import { progressBar } from "../src/commands/importFile.ts"
 import { chamber, envLayer, json } from "./harness.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "chamber-import-"))
@@ -83,3 +84,18 @@ for (const rt of runtimes()) {
     })
   })
 }
+
+describe("the import progress bar", () => {
+  it("redraws one line on the terminal, at most every 100 ms, and always draws the end with a newline", () => {
+    let written = ""
+    const stream = { write: (s: string) => (written += s) } as unknown as NodeJS.WriteStream
+    const bar = progressBar(stream)
+    bar(1, 10_000, "members")
+    bar(2, 10_000, "members")
+    bar(10_000, 10_000, "members")
+    const frames = written.split("\r").filter((f) => f !== "")
+    assert.lengthOf(frames, 2)
+    assert.strictEqual(frames[0], `[${"-".repeat(30)}] 1/10,000  members\x1b[K`)
+    assert.strictEqual(frames[1], `[${"#".repeat(30)}] 10,000/10,000  members\x1b[K\n`)
+  })
+})

@@ -1,20 +1,14 @@
 /** The booking schedule (docs/api.md "Bookings"): the contract only. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiGroup, OpenApi } from "effect/http-api"
 import { BookingResource } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
-import { ValidationError } from "../shared/HttpErrors.ts"
-import { operation } from "../shared/Operation.ts"
-import { PageQuery, SortQuery } from "../shared/Params.ts"
+import { listEndpoint } from "../shared/Endpoints.ts"
 
 export const BookingList = BookingResource.List
 
 export class BookingsGroup extends HttpApiGroup.make("bookings")
   .add(
-    HttpApiEndpoint.get("list", "/", {
-      query: { sort: SortQuery, page: PageQuery },
-      success: BookingList,
-      error: ValidationError
-    }).pipe(operation({
+    listEndpoint("/", BookingList, {
       access: "bookings:read",
       summary: "List upcoming bookings",
       description:
@@ -22,7 +16,7 @@ export class BookingsGroup extends HttpApiGroup.make("bookings")
         "`bookings:read` is opt-in: the `read` shorthand of key minting leaves it out, so a key must be given it by name. " +
         "100 a page. `sort`: starts_at, -starts_at, created_at or -created_at (default: soonest first); anything else means " +
         "the default. `booking_type_name` is the booking type's current name."
-    }))
+    })
   )
   .middleware(Authentication)
   .prefix("/api/v1/bookings")

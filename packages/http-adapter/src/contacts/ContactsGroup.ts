@@ -3,9 +3,10 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Contact, ContactCreate, ContactResource, ContactUpdate, Field } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
-import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
+import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
+import { ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
-import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
+import { PageQuery, SortQuery } from "../shared/Params.ts"
 
 export const ContactResponse = Schema.Struct({ data: Contact })
 export const ContactList = ContactResource.List
@@ -20,20 +21,12 @@ export const SubscriberCreate = Schema.Struct({
 
 export class ContactsGroup extends HttpApiGroup.make("contacts")
   .add(
-    HttpApiEndpoint.get("list", "/api/v1/contacts", {
-      query: { sort: SortQuery, page: PageQuery },
-      success: ContactList,
-      error: ValidationError
-    }).pipe(operation({ access: "contacts:read", summary: "List contacts", description: `The chamber's contacts, 100 a page. ${sortDoc}` })),
-    HttpApiEndpoint.post("create", "/api/v1/contacts", {
-      payload: ContactCreate,
-      success: ContactResponse.pipe(HttpApiSchema.status(201)),
-      error: ValidationError
-    }).pipe(operation({
+    listEndpoint("/api/v1/contacts", ContactList, { access: "contacts:read", summary: "List contacts", description: `The chamber's contacts, 100 a page. ${sortDoc}` }),
+    createEndpoint("/api/v1/contacts", ContactCreate, ContactResponse, {
       access: "contacts:write",
       summary: "Create a contact",
       description: "`first_name` and `last_name` are required. Fires `contact.created`."
-    })),
+    }),
     HttpApiEndpoint.get("search", "/api/v1/contacts/search", {
       query: {
         email: Field.email(255, "ann.lee@acme.example").schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." })),
@@ -47,12 +40,7 @@ export class ContactsGroup extends HttpApiGroup.make("contacts")
       summary: "Search contacts",
       description: `By \`email\` (required; exact, case-insensitive). ${sortDoc}`
     })),
-    HttpApiEndpoint.patch("update", "/api/v1/contacts/:contact", {
-      params: { contact: RowId },
-      payload: ContactUpdate,
-      success: ContactResponse,
-      error: [NotFoundError, ValidationError]
-    }).pipe(operation({ access: "contacts:write", summary: "Update a contact", description: "Only the fields sent change." })),
+    updateEndpoint("/api/v1/contacts/:contact", "contact", ContactUpdate, ContactResponse, { access: "contacts:write", summary: "Update a contact", description: "Only the fields sent change." }),
     HttpApiEndpoint.post("subscribe", "/api/v1/subscribers", {
       payload: SubscriberCreate,
       success: [ContactResponse, ContactResponse.pipe(HttpApiSchema.status(201))],

@@ -1,11 +1,9 @@
 /** The Hot Deals endpoints (docs/api.md "Deals"): the contract only. */
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiGroup, OpenApi } from "effect/http-api"
 import { Deal, DealCreate, DealResource, DealUpdate } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
-import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
-import { operation } from "../shared/Operation.ts"
-import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
+import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 
 export const DealResponse = Schema.Struct({ data: Deal })
 export const DealList = DealResource.List
@@ -16,30 +14,21 @@ const rules =
 
 export class DealsGroup extends HttpApiGroup.make("deals")
   .add(
-    HttpApiEndpoint.get("list", "/", {
-      query: { sort: SortQuery, page: PageQuery },
-      success: DealList,
-      error: ValidationError
-    }).pipe(operation({
+    listEndpoint("/", DealList, {
       access: "deals:read",
       summary: "List deals",
       description: "100 a page. `sort`: created_at or -created_at (default: newest first); anything else means the default."
-    })),
-    HttpApiEndpoint.post("create", "/", {
-      payload: DealCreate,
-      success: DealResponse.pipe(HttpApiSchema.status(201)),
-      error: ValidationError
-    }).pipe(operation({
+    }),
+    createEndpoint("/", DealCreate, DealResponse, {
       access: "deals:write",
       summary: "Create a deal",
       description: `\`member_id\` and \`title\` are required; \`status\` defaults to pending (awaiting approval), \`audience\` to public. ${rules}`
-    })),
-    HttpApiEndpoint.patch("update", "/:deal", {
-      params: { deal: RowId },
-      payload: DealUpdate,
-      success: DealResponse,
-      error: [NotFoundError, ValidationError]
-    }).pipe(operation({ access: "deals:write", summary: "Update a deal", description: `Only the fields sent change. ${rules}` }))
+    }),
+    updateEndpoint("/:deal", "deal", DealUpdate, DealResponse, {
+      access: "deals:write",
+      summary: "Update a deal",
+      description: `Only the fields sent change. ${rules}`
+    })
   )
   .middleware(Authentication)
   .prefix("/api/v1/deals")

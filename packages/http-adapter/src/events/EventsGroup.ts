@@ -1,11 +1,12 @@
 /** The events endpoints (docs/api.md "Events"): the contract only. */
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Event, EventCreate, EventResource, EventUpdate, RegistrationResource } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
+import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
-import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
+import { PageQuery, RowId } from "../shared/Params.ts"
 
 export const EventResponse = Schema.Struct({ data: Event })
 export const EventList = EventResource.List
@@ -13,38 +14,25 @@ export const RegistrationList = RegistrationResource.List
 
 export class EventsGroup extends HttpApiGroup.make("events")
   .add(
-    HttpApiEndpoint.get("list", "/", {
-      query: { sort: SortQuery, page: PageQuery },
-      success: EventList,
-      error: ValidationError
-    }).pipe(operation({
+    listEndpoint("/", EventList, {
       access: "events:read",
       summary: "List events",
       description: "100 a page. `sort`: starts_at, -starts_at, created_at or -created_at (default: newest-starting first); anything else means the default."
-    })),
-    HttpApiEndpoint.post("create", "/", {
-      payload: EventCreate,
-      success: EventResponse.pipe(HttpApiSchema.status(201)),
-      error: ValidationError
-    }).pipe(operation({
+    }),
+    createEndpoint("/", EventCreate, EventResponse, {
       access: "events:write",
       summary: "Create an event",
       description:
         "`title` and `starts_at` are required; `ends_at` must be after `starts_at`. `status` is draft (the default) or " +
         "published; `is_public` defaults to false; an `event_type` that is not chamber, member or community is chamber."
-    })),
-    HttpApiEndpoint.patch("update", "/:event", {
-      params: { event: RowId },
-      payload: EventUpdate,
-      success: EventResponse,
-      error: [NotFoundError, ValidationError]
-    }).pipe(operation({
+    }),
+    updateEndpoint("/:event", "event", EventUpdate, EventResponse, {
       access: "events:write",
       summary: "Update an event",
       description:
         "Only the fields sent change. A cancelled or completed event keeps its status whatever is sent; its other fields may " +
         "still change. `starts_at` and `event_type` cannot be null."
-    })),
+    }),
     HttpApiEndpoint.get("registrations", "/:event/registrations", {
       params: { event: RowId },
       query: { page: PageQuery },

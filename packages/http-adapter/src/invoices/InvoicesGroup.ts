@@ -1,40 +1,33 @@
 /** The invoices endpoints (docs/api.md "Invoices"): the contract only. */
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Field, Invoice, InvoiceCreate, InvoiceResource, InvoiceStatuses } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
-import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
+import { createEndpoint, listEndpoint } from "../shared/Endpoints.ts"
+import { BusinessRuleError, NotFoundError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
-import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
+import { RowId } from "../shared/Params.ts"
 
 export const InvoiceResponse = Schema.Struct({ data: Invoice })
 export const InvoiceList = InvoiceResource.List
 
 export class InvoicesGroup extends HttpApiGroup.make("invoices")
   .add(
-    HttpApiEndpoint.get("list", "/", {
-      query: { status: Schema.optionalKey(Field.oneOf(InvoiceStatuses, "open").schema), sort: SortQuery, page: PageQuery },
-      success: InvoiceList,
-      error: ValidationError
-    }).pipe(operation({
+    listEndpoint("/", InvoiceList, {
       access: "invoices:read",
       summary: "List invoices",
       description:
         "100 a page, optionally of one `status`. `sort`: issued_at, -issued_at, created_at or -created_at (default: newest issued " +
         "first, drafts last); anything else means the default. Money is in integer cents."
-    })),
-    HttpApiEndpoint.post("create", "/", {
-      payload: InvoiceCreate,
-      success: InvoiceResponse.pipe(HttpApiSchema.status(201)),
-      error: ValidationError
-    }).pipe(operation({
+    }, { status: Schema.optionalKey(Field.oneOf(InvoiceStatuses, "open").schema) }),
+    createEndpoint("/", InvoiceCreate, InvoiceResponse, {
       access: "invoices:write",
       summary: "Create a draft invoice",
       description:
         "A draft from `lines` (1 to 500), each a `description`, a `unit` price in dollars as a string (`\"450.00\"`, never cents) " +
         "and a `quantity` (default 1). Totals are computed exactly in cents; the currency is the chamber's. A draft has no " +
         "number and no due date."
-    })),
+    }),
     HttpApiEndpoint.post("issue", "/:invoice/issue", {
       params: { invoice: RowId },
       success: InvoiceResponse,

@@ -1,8 +1,9 @@
 /** The members endpoints (docs/api.md "Members"): the contract only. */
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Field, Member, MemberCreate, MemberResource, MemberStatuses, MemberUpdate } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
+import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
 import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
@@ -14,24 +15,16 @@ const sortDoc = "`sort`: name, -name, created_at or -created_at (default: by nam
 
 export class MembersGroup extends HttpApiGroup.make("members")
   .add(
-    HttpApiEndpoint.get("list", "/", {
-      query: { status: Schema.optionalKey(Field.oneOf(MemberStatuses, "active").schema), sort: SortQuery, page: PageQuery },
-      success: MemberList,
-      error: ValidationError
-    }).pipe(operation({
+    listEndpoint("/", MemberList, {
       access: "members:read",
       summary: "List members",
       description: `The chamber's members, 100 a page, optionally of one \`status\`. ${sortDoc}`
-    })),
-    HttpApiEndpoint.post("create", "/", {
-      payload: MemberCreate,
-      success: MemberResponse.pipe(HttpApiSchema.status(201)),
-      error: ValidationError
-    }).pipe(operation({
+    }, { status: Schema.optionalKey(Field.oneOf(MemberStatuses, "active").schema) }),
+    createEndpoint("/", MemberCreate, MemberResponse, {
       access: "members:write",
       summary: "Create a member",
       description: "`name` and `status` are required. A slug is generated from the name when none is given. Fires `member.created`."
-    })),
+    }),
     HttpApiEndpoint.get("search", "/search", {
       query: {
         email: Schema.optionalKey(Field.email(255, "hello@acme.example").schema),
@@ -51,16 +44,11 @@ export class MembersGroup extends HttpApiGroup.make("members")
       success: MemberResponse,
       error: NotFoundError
     }).pipe(operation({ access: "members:read", summary: "Get a member", description: "One member of the chamber." })),
-    HttpApiEndpoint.patch("update", "/:member", {
-      params: { member: RowId },
-      payload: MemberUpdate,
-      success: MemberResponse,
-      error: [NotFoundError, ValidationError]
-    }).pipe(operation({
+    updateEndpoint("/:member", "member", MemberUpdate, MemberResponse, {
       access: "members:write",
       summary: "Update a member",
       description: "Only the fields sent change. Fires `member.updated` when something actually changed."
-    }))
+    })
   )
   .middleware(Authentication)
   .prefix("/api/v1/members")

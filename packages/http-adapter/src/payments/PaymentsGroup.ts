@@ -3,9 +3,10 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Payment, PaymentCreate, PaymentResource } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
+import { listEndpoint } from "../shared/Endpoints.ts"
 import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
-import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
+import { RowId } from "../shared/Params.ts"
 
 export const PaymentResponse = Schema.Struct({ data: Payment })
 export const PaymentList = PaymentResource.List
@@ -26,17 +27,13 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
         "amount is more than the balance (the message states the balance). The payment that clears the balance makes the " +
         "invoice paid and fires `invoice.paid`."
     })),
-    HttpApiEndpoint.get("list", "/api/v1/payments", {
-      query: { sort: SortQuery, page: PageQuery },
-      success: PaymentList,
-      error: ValidationError
-    }).pipe(operation({
+    listEndpoint("/api/v1/payments", PaymentList, {
       access: "payments:read",
       summary: "List payments",
       description:
         "100 a page. `sort`: received_on, -received_on, created_at or -created_at (default: newest received first, undated " +
         "last); anything else means the default."
-    }))
+    })
   )
   .middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ description: "Payments received against invoices." })) {}

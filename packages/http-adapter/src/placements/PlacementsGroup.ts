@@ -1,20 +1,14 @@
 /** The advertising placements feed (docs/api.md "Placements"): the contract only. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiGroup, OpenApi } from "effect/http-api"
 import { PlacementResource } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
-import { ValidationError } from "../shared/HttpErrors.ts"
-import { operation } from "../shared/Operation.ts"
-import { PageQuery, SortQuery } from "../shared/Params.ts"
+import { listEndpoint } from "../shared/Endpoints.ts"
 
 export const PlacementList = PlacementResource.List
 
 export class PlacementsGroup extends HttpApiGroup.make("placements")
   .add(
-    HttpApiEndpoint.get("list", "/", {
-      query: { sort: SortQuery, page: PageQuery },
-      success: PlacementList,
-      error: ValidationError
-    }).pipe(operation({
+    listEndpoint("/", PlacementList, {
       access: "placements:read",
       summary: "List live placements",
       description:
@@ -23,7 +17,7 @@ export class PlacementsGroup extends HttpApiGroup.make("placements")
         "`clicks`, and `ctr` = clicks / impressions as a fraction (0 without impressions). 100 a page. `sort`: starts_on, " +
         "-starts_on, created_at or -created_at (default: current first, the latest-starting first, those without a start " +
         "last); anything else means the default."
-    }))
+    })
   )
   .middleware(Authentication)
   .prefix("/api/v1/placements")

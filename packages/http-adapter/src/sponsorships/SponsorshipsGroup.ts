@@ -1,20 +1,14 @@
 /** The sponsorships feed (docs/api.md "Sponsorships"): the contract only. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiGroup, OpenApi } from "effect/http-api"
 import { SponsorshipResource } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
-import { ValidationError } from "../shared/HttpErrors.ts"
-import { operation } from "../shared/Operation.ts"
-import { PageQuery, SortQuery } from "../shared/Params.ts"
+import { listEndpoint } from "../shared/Endpoints.ts"
 
 export const SponsorshipList = SponsorshipResource.List
 
 export class SponsorshipsGroup extends HttpApiGroup.make("sponsorships")
   .add(
-    HttpApiEndpoint.get("list", "/", {
-      query: { sort: SortQuery, page: PageQuery },
-      success: SponsorshipList,
-      error: ValidationError
-    }).pipe(operation({
+    listEndpoint("/", SponsorshipList, {
       access: "sponsorships:read",
       summary: "List live sponsorships",
       description:
@@ -22,7 +16,7 @@ export class SponsorshipsGroup extends HttpApiGroup.make("sponsorships")
         "`starts_on`..`ends_on` (a missing date is open). Advertising placements are listed by /api/v1/placements. " +
         "100 a page. `sort`: starts_on, -starts_on, created_at or -created_at (default: current first, the latest-starting " +
         "first, those without a start last); anything else means the default. `member_name` is the member's current name."
-    }))
+    })
   )
   .middleware(Authentication)
   .prefix("/api/v1/sponsorships")

@@ -1,0 +1,53 @@
+/**
+ * The endpoint shapes every resource repeats, declared once: a list (a page with `sort` and
+ * `page`, docs/api.md "Lists, paging, sorting"), a create (201 `{data}`) and an update of one row
+ * by its id. Each takes the operation's access and description (shared/Operation.ts), so a
+ * resource's group is a list of these.
+ */
+import type { Schema } from "effect"
+import type { HttpRouter } from "effect/http"
+import { HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
+import { NotFoundError, ValidationError } from "./HttpErrors.ts"
+import { operation, type OperationDoc } from "./Operation.ts"
+import { PageQuery, RowId, SortQuery } from "./Params.ts"
+
+/** GET a page of rows, `{data, meta}`; `filters` are query parameters beside `sort` and `page`. */
+export const listEndpoint = <const Path extends HttpRouter.PathInput, L extends Schema.Top, const Q extends Schema.Struct.Fields = {}>(
+  path: Path,
+  list: L,
+  doc: OperationDoc,
+  filters?: Q
+) =>
+  HttpApiEndpoint.get("list", path, {
+    query: { ...(filters as Q), sort: SortQuery, page: PageQuery },
+    success: list,
+    error: ValidationError
+  }).pipe(operation(doc))
+
+/** POST a new row: 201 with `response` (`{data}`). */
+export const createEndpoint = <const Path extends HttpRouter.PathInput, P extends Schema.Top, R extends Schema.Top>(
+  path: Path,
+  payload: P,
+  response: R,
+  doc: OperationDoc
+) =>
+  HttpApiEndpoint.post("create", path, {
+    payload,
+    success: response.pipe(HttpApiSchema.status(201)),
+    error: ValidationError
+  }).pipe(operation(doc))
+
+/** PATCH the row `:id` names (`/:member`): only the fields sent change; another chamber's row is a 404. */
+export const updateEndpoint = <const Path extends HttpRouter.PathInput, const Id extends string, P extends Schema.Top, R extends Schema.Top>(
+  path: Path,
+  id: Id,
+  payload: P,
+  response: R,
+  doc: OperationDoc
+) =>
+  HttpApiEndpoint.patch("update", path, {
+    params: { [id]: RowId } as { readonly [K in Id]: typeof RowId },
+    payload,
+    success: response,
+    error: [NotFoundError, ValidationError]
+  }).pipe(operation(doc))
