@@ -7,6 +7,7 @@ import { BookingsGroup } from "./bookings/BookingsGroup.ts"
 import { ContactsGroup } from "./contacts/ContactsGroup.ts"
 import { DealsGroup } from "./deals/DealsGroup.ts"
 import { EventsGroup } from "./events/EventsGroup.ts"
+import { HooksGroup } from "./hooks/HooksGroup.ts"
 import { InvoicesGroup } from "./invoices/InvoicesGroup.ts"
 import { MeGroup } from "./me/MeGroup.ts"
 import { MembersGroup } from "./members/MembersGroup.ts"
@@ -31,6 +32,7 @@ export class Api extends HttpApi.make("chamber-data-api")
   .add(SponsorshipsGroup)
   .add(PlacementsGroup)
   .add(BookingsGroup)
+  .add(HooksGroup)
   .middleware(ValidationErrors)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "ignore" })
   .annotateMerge(

@@ -11,6 +11,7 @@ import { BookingsHandlers } from "./bookings/BookingsHandlers.ts"
 import { ContactsHandlers } from "./contacts/ContactsHandlers.ts"
 import { DealsHandlers } from "./deals/DealsHandlers.ts"
 import { EventsHandlers } from "./events/EventsHandlers.ts"
+import { HooksHandlers } from "./hooks/HooksHandlers.ts"
 import { InvoicesHandlers } from "./invoices/InvoicesHandlers.ts"
 import { MeHandlers } from "./me/MeHandlers.ts"
 import { MembersHandlers } from "./members/MembersHandlers.ts"
@@ -38,7 +39,8 @@ export const HandlersLive = Layer.mergeAll(
   DealsHandlers,
   SponsorshipsHandlers,
   PlacementsHandlers,
-  BookingsHandlers
+  BookingsHandlers,
+  HooksHandlers
 ).pipe(
   Layer.provide([AuthenticationLive, ValidationErrorsLive])
 )

@@ -10,7 +10,7 @@ import { ALL_SCOPES, Keys } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { type Access, AnyValidKey } from "../src/index.ts"
 import { assertError, assertMessageOnly } from "./assertions.ts"
-import { creatorOf, type Endpoint, endpoints, type Method, withReferences } from "./endpoints.ts"
+import { createdId, creatorOf, type Endpoint, endpoints, type Method, withReferences } from "./endpoints.ts"
 import { anotherKey, call, chamberWithKey, serverOn } from "./fixture.ts"
 
 const METHODS: ReadonlyArray<Method> = ["GET", "POST", "PATCH", "PUT", "DELETE"]
@@ -27,7 +27,7 @@ const chamberFor = (endpoint: Endpoint) =>
         const body = yield* withReferences(creator.body, make)
         const created = yield* call(creator.method, creator.path, { key: chamber.key, body })
         assert.strictEqual(created.status, 201, `${creator.label} with its example: ${JSON.stringify(created.body)}`)
-        return created.body.data.id as number
+        return createdId(created.body)
       })
     for (const id of endpoint.ids) rows[id] = yield* make(creatorOf(endpoint, id))
     const pathWith = (ids: Record<string, string | number>) => endpoint.path.replace(/:([A-Za-z_]+)/g, (_, id: string) => String(ids[id]))

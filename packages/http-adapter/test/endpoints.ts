@@ -39,6 +39,9 @@ HttpApi.reflect(Api, {
 })
 
 
+/** The id of a row a create answered: `{data: {id}}` for a resource, `{id}` for a flat webhook subscription. */
+export const createdId = (body: { readonly data?: { readonly id: number }; readonly id?: number }): number => (body.data?.id ?? body.id)!
+
 /** The endpoint that creates the rows a path id names: POST on the collection before `/:id`. */
 export const creatorOf = (endpoint: Endpoint, id: string) => {
   const collection = endpoint.path.slice(0, endpoint.path.indexOf(`/:${id}`))

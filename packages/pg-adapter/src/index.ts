@@ -3,13 +3,14 @@
  * resource adds its repository to `RepositoriesLive` and its core service to `ServicesLive`.
  */
 import { Layer } from "effect"
-import { Bookings, Contacts, Deals, Events, Importer, Invoices, Keys, Members, Payments, Placements, Registrations, Sponsorships, Tenants } from "@chamber/core"
+import { Bookings, Contacts, Deals, Events, Hooks, Importer, Invoices, Keys, Members, Payments, Placements, Registrations, Sponsorships, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"
 import { BookingRepoSql } from "./repos/BookingRepoSql.ts"
 import { ContactRepoSql } from "./repos/ContactRepoSql.ts"
 import { DealRepoSql } from "./repos/DealRepoSql.ts"
 import { EventRepoSql } from "./repos/EventRepoSql.ts"
+import { HookRepoSql } from "./repos/HookRepoSql.ts"
 import { InvoiceRepoSql } from "./repos/InvoiceRepoSql.ts"
 import { PaymentRepoSql } from "./repos/PaymentRepoSql.ts"
 import { RegistrationRepoSql } from "./repos/RegistrationRepoSql.ts"
@@ -19,6 +20,7 @@ import { OutboxSql } from "./repos/OutboxSql.ts"
 import { PlacementRepoSql } from "./repos/PlacementRepoSql.ts"
 import { SponsorshipRepoSql } from "./repos/SponsorshipRepoSql.ts"
 import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
+import { WebhookSecretsNode } from "./repos/WebhookSecretsNode.ts"
 
 export * from "./Database.ts"
 export { EmbeddedInUse, embeddedOwner, openEmbedded, socketPath } from "./embedded/EmbeddedDatabase.ts"
@@ -29,6 +31,7 @@ export {
   ContactRepoSql,
   DealRepoSql,
   EventRepoSql,
+  HookRepoSql,
   InvoiceRepoSql,
   KeyHasherNode,
   MemberRepoSql,
@@ -38,8 +41,10 @@ export {
   RegistrationRepoSql,
   SponsorshipRepoSql,
   TenantRepoSql,
-  TransactorSql
+  TransactorSql,
+  WebhookSecretsNode
 }
+export { SecretKeyMismatch, webhookSecrets } from "./repos/WebhookSecretsNode.ts"
 
 /** Every repository and infrastructure port over the SQL client. */
 const RepositoriesLive = Layer.mergeAll(
@@ -55,9 +60,11 @@ const RepositoriesLive = Layer.mergeAll(
   SponsorshipRepoSql,
   PlacementRepoSql,
   BookingRepoSql,
+  HookRepoSql,
   OutboxSql,
   TransactorSql,
   KeyHasherNode,
+  WebhookSecretsNode,
   ReadinessSql
 )
 
@@ -75,7 +82,8 @@ export const ServicesLive = Importer.layer.pipe(
       Payments.layer,
       Sponsorships.layer,
       Placements.layer,
-      Bookings.layer
+      Bookings.layer,
+      Hooks.layer
     )
   ),
   Layer.provideMerge(Tenants.layer),

@@ -15,3 +15,13 @@ export class KeyHasher extends Context.Service<KeyHasher, {
 export class Readiness extends Context.Service<Readiness, {
   readonly check: Effect.Effect<boolean>
 }>()("chamber/Readiness") {}
+
+/**
+ * Webhook signing secrets (ruling 23): a new one is `whsec_` + 32 random bytes in base64; stored
+ * sealed (encrypted when CHAMBER_SECRET_KEY is set) and opened again for the relay to sign.
+ */
+export class WebhookSecrets extends Context.Service<WebhookSecrets, {
+  readonly generate: () => string
+  readonly seal: (secret: string) => string
+  readonly open: (stored: string) => string
+}>()("chamber/WebhookSecrets") {}

@@ -37,6 +37,9 @@ const forTenant = <A, E, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) =
 export const single = <A, E extends DomainError, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) =>
   forTenant(run).pipe(Effect.map((data) => ({ data })), toHttp)
 
+/** The value itself, not wrapped in `{data}` (a webhook subscription is a flat object, docs/webhooks.md). */
+export const bare = <A, E extends DomainError, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) => forTenant(run).pipe(toHttp)
+
 type ItemOf<L extends Schema.Top> = L["Encoded"] extends { readonly data: ReadonlyArray<infer I> } ? I : never
 
 /**

@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import type { HttpClient } from "effect/http"
 import { Keys, Tenants } from "@chamber/core"
-import { creatorOf, type Endpoint, endpoints, withReferences } from "../endpoints.ts"
+import { createdId, creatorOf, type Endpoint, endpoints, withReferences } from "../endpoints.ts"
 import { call } from "../fixture.ts"
 import { rawExchange, type RawReply } from "../raw.ts"
 import { type FuzzTarget, generate, prng } from "./cases.ts"
@@ -57,8 +57,8 @@ export const fuzzTarget = Effect.gen(function*() {
       const body = yield* withReferences(creator.body, make)
       const created = yield* call(creator.method, creator.path, { key, body })
       if (created.status !== 201) return yield* Effect.die(new Error(`${creator.label}: ${JSON.stringify(created.body)}`))
-      made.set(creator.path, created.body.data.id)
-      return created.body.data.id as number
+      made.set(creator.path, createdId(created.body))
+      return createdId(created.body)
     })
   for (const endpoint of endpoints) {
     for (const id of endpoint.ids) {

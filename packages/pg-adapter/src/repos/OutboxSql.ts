@@ -1,4 +1,7 @@
-/** The outbox in SQL: an event row written with the caller's transaction (the ambient one). */
+/**
+ * The outbox in SQL: an event row, and its deliveries to the subscriptions that want it, written
+ * with the caller's transaction (the ambient one).
+ */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type EventKind, newEventId, Outbox, type OutboxEvent } from "@chamber/core"
@@ -23,9 +26,19 @@ const toEvent = (r: EventRow): OutboxEvent => ({
 export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return Outbox.of({
+    // The event and one delivery per active subscription of its tenant listing its kind, at this
+    // moment and in the caller's transaction (ruling 19): one statement.
     append: (tenantId, type, data) =>
-      sql<EventRow>`INSERT INTO outbox_events (event_id, tenant_id, type, payload)
-          VALUES (${newEventId()}, ${tenantId}, ${type}, ${JSON.stringify(data)}::jsonb) RETURNING *`.pipe(
+      sql<EventRow>`
+        WITH e AS (
+          INSERT INTO outbox_events (event_id, tenant_id, type, payload)
+          VALUES (${newEventId()}, ${tenantId}, ${type}, ${JSON.stringify(data)}::jsonb) RETURNING *
+        ), d AS (
+          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id)
+          SELECT e.tenant_id, e.id, s.id FROM e
+          JOIN webhook_subscriptions s ON s.tenant_id = e.tenant_id AND s.active AND s.events @> jsonb_build_array(e.type)
+        )
+        SELECT * FROM e`.pipe(
         Effect.map((rows) => toEvent(rows[0]!)),
         Effect.orDie
       ),

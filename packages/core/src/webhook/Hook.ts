@@ -1,0 +1,65 @@
+/**
+ * Webhook subscriptions (docs/webhooks.md "Subscriptions"): flat objects, not resource envelopes.
+ * A subscription names an https URL and the event kinds it receives; its secret is shown when it
+ * is created (or posted again) and never listed.
+ */
+import { Schema } from "effect"
+import { EventKinds } from "../outbox/Outbox.ts"
+import * as F from "../resource/Field.ts"
+
+export const MAX_HOOK_URL = 500
+
+const httpsUrl = (s: string) => {
+  if (!/^https:\/\//i.test(s)) return false
+  try {
+    return new URL(s).hostname !== ""
+  } catch {
+    return false
+  }
+}
+
+const Url = F.text(MAX_HOOK_URL, "https://hooks.example.com/chamber").schema.check(
+  Schema.makeFilter(httpsUrl, { message: "The {field} field must be a valid URL starting with https://." })
+).annotate({ format: "uri" })
+
+const Kinds = Schema.Array(F.oneOf(EventKinds, "member.created").schema).annotate({ message: "The {field} field must be an array." }).check(
+  Schema.makeFilter((xs: ReadonlyArray<unknown>) => xs.length >= 1, {
+    message: "The {field} field must have at least 1 item.",
+    toJsonSchema: () => ({ minItems: 1 })
+  })
+)
+
+const required = { messageMissingKey: "The {field} field is required." }
+
+/** POST /api/v1/hooks: an https URL (at most 500 characters) and at least one known event kind. */
+export const HookCreate = Schema.Struct({
+  url: Url.pipe(Schema.annotateKey(required)),
+  events: Kinds.pipe(Schema.annotateKey(required))
+}).annotate({ identifier: "HookCreate", examples: [{ url: "https://hooks.example.com/chamber", events: ["member.created", "invoice.paid"] }] })
+export type HookCreate = typeof HookCreate.Type
+
+export const Hook = Schema.Struct({
+  id: Schema.Int,
+  url: Schema.String,
+  events: Schema.Array(Schema.String),
+  active: Schema.Boolean,
+  created_at: Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
+}).annotate({
+  identifier: "Hook",
+  examples: [{ id: 3, url: "https://hooks.example.com/chamber", events: ["member.created"], active: true, created_at: "2026-11-22T15:04:05.000Z" }]
+})
+export type Hook = typeof Hook.Type
+
+/** The create response: the subscription and its signing secret. */
+export const HookWithSecret = Schema.Struct({ ...Hook.fields, secret: Schema.String }).annotate({
+  identifier: "HookWithSecret",
+  examples: [{
+    id: 3,
+    url: "https://hooks.example.com/chamber",
+    events: ["member.created"],
+    active: true,
+    created_at: "2026-11-22T15:04:05.000Z",
+    secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5dL4Y6sZtQ0="
+  }]
+})
+export type HookWithSecret = typeof HookWithSecret.Type

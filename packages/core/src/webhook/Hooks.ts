@@ -1,0 +1,38 @@
+/**
+ * Webhook subscription use cases (docs/webhooks.md "Subscriptions"): list without secrets,
+ * create or update in place by URL (ruling 22) returning the secret, delete.
+ */
+import { Context, Effect, Layer } from "effect"
+import { WebhookSecrets } from "../shared/Ports.ts"
+import type { Hook, HookCreate, HookWithSecret } from "./Hook.ts"
+import { HookNotFound } from "./HookErrors.ts"
+import { HookRepo } from "./HookRepo.ts"
+
+export class Hooks extends Context.Service<Hooks, {
+  readonly list: (tenantId: number) => Effect.Effect<ReadonlyArray<Hook>>
+  /** A new subscription, or the existing one of that URL updated; its secret either way. */
+  readonly create: (tenantId: number, input: HookCreate) => Effect.Effect<HookWithSecret & { readonly created: boolean }>
+  readonly delete: (tenantId: number, id: number) => Effect.Effect<{ readonly deleted: true }, HookNotFound>
+}>()("chamber/Hooks") {
+  static readonly layer = Layer.effect(Hooks, Effect.gen(function*() {
+    const repo = yield* HookRepo
+    const secrets = yield* WebhookSecrets
+
+    const list = Effect.fn("Hooks.list")(function*(tenantId: number) {
+      return yield* repo.list(tenantId)
+    })
+
+    const create = Effect.fn("Hooks.create")(function*(tenantId: number, input: HookCreate) {
+      const events = [...new Set(input.events)]
+      const { hook, sealedSecret, created } = yield* repo.upsert(tenantId, input.url, events, secrets.seal(secrets.generate()))
+      return { ...hook, secret: secrets.open(sealedSecret), created }
+    })
+
+    const delete_ = Effect.fn("Hooks.delete")(function*(tenantId: number, id: number) {
+      if (!(yield* repo.delete(tenantId, id))) return yield* new HookNotFound({ id })
+      return { deleted: true as const }
+    })
+
+    return Hooks.of({ list, create, delete: delete_ })
+  }))
+}

@@ -1,0 +1,14 @@
+/** Webhook subscription handlers: each endpoint of HooksGroup as one call of the core service. */
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Hooks } from "@chamber/core"
+import { Api } from "../Api.ts"
+import * as Kit from "../server/Kit.ts"
+
+export const HooksHandlers = HttpApiBuilder.group(Api, "hooks", Effect.fn(function*(handlers) {
+  const hooks = yield* Hooks
+  return handlers
+    .handle("list", () => Kit.single((tenant) => hooks.list(tenant)))
+    .handle("create", ({ payload }) => Kit.bare((tenant) => hooks.create(tenant, payload).pipe(Effect.map(({ created: _, ...hook }) => hook))))
+    .handle("delete", ({ params }) => Kit.bare((tenant) => hooks.delete(tenant, params.hook)))
+}))
