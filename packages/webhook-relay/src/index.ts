@@ -1,2 +1,4 @@
-/** @chamber/webhook-relay: signing and framing of outbound deliveries (the relay loop comes with the webhooks work). */
+/** @chamber/webhook-relay: signing and sending deliveries, and the relay that claims and records them (docs/webhooks.md). */
+export * from "./DeliveryStore.ts"
+export * from "./Relay.ts"
 export * from "./Signature.ts"

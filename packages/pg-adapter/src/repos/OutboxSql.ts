@@ -37,8 +37,10 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
           INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id)
           SELECT e.tenant_id, e.id, s.id FROM e
           JOIN webhook_subscriptions s ON s.tenant_id = e.tenant_id AND s.active AND s.events @> jsonb_build_array(e.type)
+          RETURNING 1
         )
-        SELECT * FROM e`.pipe(
+        -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.
+        SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`.pipe(
         Effect.map((rows) => toEvent(rows[0]!)),
         Effect.orDie
       ),

@@ -1,0 +1,183 @@
+/**
+ * The relay's database side (docs/webhooks.md "Delivery") on every storage runtime, with a
+ * scripted sender in place of the network (the network side is tested in sender.test.ts): leases
+ * and SKIP LOCKED, per-subscription caps, retries then failure, the consecutive-failure count
+ * (deactivation at 20, reset by a success), releasing leases, and a relay loop that delivers each
+ * event once.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Fiber, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { Hooks, Members, Tenants } from "@chamber/core"
+import { StorageLive } from "@chamber/pg-adapter"
+import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
+import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore, DeliveryStoreSql, runRelay } from "../src/index.ts"
+
+const storageOn = (rt: ReturnType<typeof runtimes>[number]) =>
+  DeliveryStoreSql.pipe(
+    Layer.provideMerge(Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) => StorageLive(config)))),
+    Layer.provide(rt.database)
+  )
+
+let n = 0
+/** A chamber with one subscription to member.created, and `events` members created (one delivery each). */
+const chamberWithDeliveries = (events: number, hooks = 1) =>
+  Effect.gen(function*() {
+    const tenant = yield* (yield* Tenants).create({ name: `Relay ${++n}` })
+    const subscriptions = yield* Hooks
+    const made = yield* Effect.forEach(Array.from({ length: hooks }, (_, i) => i), (i) =>
+      subscriptions.create(tenant.id, { url: `https://hooks.example.com/${n}/${i}`, events: ["member.created"] }))
+    for (let i = 0; i < events; i++) yield* (yield* Members).create(tenant.id, { name: `Member ${i}`, status: "active" })
+    return { tenant, hooks: made }
+  }).pipe(Effect.orDie)
+
+const outcome = (delivery: ClaimedDelivery, status: number): AttemptOutcome => ({
+  delivery,
+  attemptedAt: new Date(),
+  ok: status >= 200 && status < 300,
+  status,
+  latencyMs: 3,
+  responseExcerpt: status >= 300 ? "nope" : "ok",
+  error: null,
+  retryAfterSeconds: null
+})
+
+const claimOf = (relayId: string, limit = 100, perSubscription = 100, leaseMs = 60_000) =>
+  Effect.flatMap(DeliveryStore, (s) => s.claim({ relayId, limit, leaseMs, perSubscription }))
+
+const mine = (tenantId: number) => (ds: ReadonlyArray<ClaimedDelivery>) => ds.filter((d) => d.tenantId === tenantId)
+
+const subscription = (hookId: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ readonly failure_count: number; readonly active: boolean; readonly last_failure_at: Date | null; readonly last_success_at: Date | null }>`
+      SELECT failure_count, active, last_failure_at, last_success_at FROM webhook_subscriptions WHERE id = ${hookId}`
+    return rows[0]!
+  }).pipe(Effect.orDie)
+
+const deliveryRows = (tenantId: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql<{ readonly id: string; readonly status: string; readonly attempt_count: number; readonly attempts: string }>`
+      SELECT d.id::text, d.status, d.attempt_count, (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id)::text AS attempts
+      FROM webhook_deliveries d WHERE d.tenant_id = ${tenantId} ORDER BY d.id`
+  }).pipe(Effect.orDie)
+
+const now = () => 0
+
+for (const rt of runtimes()) {
+  describe(`the relay's store on ${rt.name}`, () => {
+    // The real clock: the relay loop sleeps between polls.
+    layer(storageOn(rt), { timeout: 120_000, excludeTestServices: true })((it) => {
+      it.effect("claims lease deliveries: two relays never hold the same one; an expired lease is claimed again", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithDeliveries(6)
+          const [a, b] = yield* Effect.all([claimOf("a", 4), claimOf("b", 4)], { concurrency: 2 })
+          const ids = [...mine(tenant.id)(a), ...mine(tenant.id)(b)].map((d) => d.id)
+          assert.strictEqual(new Set(ids).size, ids.length)
+          assert.lengthOf(ids, 6)
+          assert.lengthOf(mine(tenant.id)(yield* claimOf("c")), 0)
+          // Relay "a" stops answering: once its lease runs out its deliveries are anyone's.
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE webhook_deliveries SET lease_expires_at = now() - interval '1 second' WHERE leased_by = 'a'`.pipe(Effect.orDie)
+          const again = mine(tenant.id)(yield* claimOf("c"))
+          assert.sameMembers(again.map((d) => d.id), mine(tenant.id)(a).map((d) => d.id))
+          const first = again[0]!
+          assert.match(first.secret, /^whsec_/)
+          assert.strictEqual(first.url, `https://hooks.example.com/${n}/0`)
+          assert.strictEqual(first.event.type, "member.created")
+        }))
+
+      it.effect("at most perSubscription deliveries of one subscription are leased at once, across relays", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithDeliveries(10, 2)
+          const first = mine(tenant.id)(yield* claimOf("a", 100, 3))
+          const byHook = (ds: ReadonlyArray<ClaimedDelivery>) => ds.reduce((m, d) => m.set(d.hookId, (m.get(d.hookId) ?? 0) + 1), new Map<number, number>())
+          assert.deepStrictEqual([...byHook(first).values()], [3, 3])
+          assert.lengthOf(mine(tenant.id)(yield* claimOf("b", 100, 3)), 0)
+          yield* (yield* DeliveryStore).record("a", first.slice(0, 2).map((d) => outcome(d, 200)), now)
+          assert.lengthOf(mine(tenant.id)(yield* claimOf("b", 100, 3)), 2)
+        }))
+
+      it.effect("500, 500, 500, 200: delivered at the 4th attempt, every attempt recorded; 4 failures: failed, counted once", () =>
+        Effect.gen(function*() {
+          const { tenant, hooks } = yield* chamberWithDeliveries(2)
+          const store = yield* DeliveryStore
+          const script = [[500, 500], [500, 500], [500, 500], [200, 503]]
+          for (const [i, statuses] of script.entries()) {
+            const claimed = [...mine(tenant.id)(yield* claimOf("r"))].sort((x, y) => x.id - y.id)
+            assert.lengthOf(claimed, 2, `round ${i}`)
+            assert.deepStrictEqual(claimed.map((d) => d.attemptCount), [i, i])
+            yield* store.record("r", claimed.map((d, j) => outcome(d, statuses![j]!)), now)
+          }
+          assert.lengthOf(mine(tenant.id)(yield* claimOf("r")), 0)
+          const rows = yield* deliveryRows(tenant.id)
+          assert.deepStrictEqual(rows.map((r) => [r.status, r.attempt_count, r.attempts]), [["succeeded", 4, "4"], ["failed", 4, "4"]])
+          // The success came first in the batch, then the failure: the count is 1.
+          assert.deepInclude(yield* subscription(hooks[0]!.id), { failure_count: 1, active: true })
+        }))
+
+      it.effect("20 failed deliveries deactivate the subscription (no further attempts); 19 then a success leave it active at 0", () =>
+        Effect.gen(function*() {
+          const store = yield* DeliveryStore
+          const failAll = (tenantId: number, statuses: (i: number) => number) =>
+            Effect.gen(function*() {
+              for (let round = 0; round < 4; round++) {
+                const claimed = mine(tenantId)(yield* claimOf("r"))
+                yield* store.record("r", claimed.map((d, i) => outcome(d, round < 3 ? 500 : statuses(i))), now)
+              }
+            })
+          const dead = yield* chamberWithDeliveries(20)
+          yield* failAll(dead.tenant.id, () => 500)
+          const deadSub = yield* subscription(dead.hooks[0]!.id)
+          assert.deepInclude(deadSub, { failure_count: 20, active: false })
+          assert.isNotNull(deadSub.last_failure_at)
+          yield* (yield* Members).create(dead.tenant.id, { name: "After", status: "active" })
+          assert.lengthOf(mine(dead.tenant.id)(yield* claimOf("r")), 0)
+
+          const alive = yield* chamberWithDeliveries(20)
+          yield* failAll(alive.tenant.id, (i) => (i === 19 ? 200 : 500))
+          const aliveSub = yield* subscription(alive.hooks[0]!.id)
+          assert.deepInclude(aliveSub, { failure_count: 0, active: true })
+          assert.isNotNull(aliveSub.last_success_at)
+        }))
+
+      it.effect("a relay loop delivers every event once and, stopped, gives back what it still holds", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithDeliveries(30, 2)
+          const seen: Array<number> = []
+          const config = {
+            relayId: "loop",
+            concurrency: 8,
+            perSubscription: 4,
+            batchSize: 10,
+            leaseMs: 60_000,
+            pollMs: 50,
+            flushMs: 20,
+            stopTimeoutMs: 1_000,
+            listen: false,
+            retryDelayMs: now
+          }
+          const relay = yield* Effect.forkChild(runRelay(config, (d) =>
+            Effect.sync(() => {
+              if (d.tenantId === tenant.id) seen.push(d.id)
+              return outcome(d, 200)
+            })))
+          for (let i = 0; i < 100 && seen.length < 60; i++) yield* Effect.sleep(50)
+          yield* Effect.sleep(100)
+          yield* Fiber.interrupt(relay)
+          assert.lengthOf(seen, 60)
+          assert.strictEqual(new Set(seen).size, 60)
+          const rows = yield* deliveryRows(tenant.id)
+          assert.isTrue(rows.every((r) => r.status === "succeeded" && r.attempts === "1"), JSON.stringify(rows.slice(0, 3)))
+
+          // A relay stopped while holding leases gives them back.
+          const more = yield* chamberWithDeliveries(3)
+          const held = mine(more.tenant.id)(yield* claimOf("quitter"))
+          assert.lengthOf(held, 3)
+          assert.strictEqual(yield* (yield* DeliveryStore).release("quitter"), 3)
+          assert.lengthOf(mine(more.tenant.id)(yield* claimOf("next")), 3)
+        }))
+    })
+  })
+}
