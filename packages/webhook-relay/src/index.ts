@@ -1,2 +1,3 @@
-/** @chamber/webhook-relay: signing and framing of outbound deliveries (the relay loop comes with the webhooks work). */
+/** @chamber/webhook-relay: the parts of delivery that need no database (packages/webhook-relay/README.md). */
+export * from "./Schedule.ts"
 export * from "./Signature.ts"
