@@ -2,4 +2,5 @@
 export * from "./Destination.ts"
 export * from "./Schedule.ts"
 export * from "./Sender.ts"
+export * from "./Settings.ts"
 export * from "./Signature.ts"

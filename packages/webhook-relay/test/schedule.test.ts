@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import {
   ATTEMPTS_PER_DELIVERY,
   DeliveryConfigError,
+  deliverySettingsFromEnv,
   MAX_RETRY_AFTER_MS,
   nextAttemptDelay,
   parseDuration,
@@ -66,6 +67,18 @@ describe("retry configuration", () => {
     assert.throws(() => parseTimeout("0s"), DeliveryConfigError, /CHAMBER_WEBHOOK_TIMEOUT must be a duration above 0.*"0s"/)
     assert.throws(() => parseTimeout("10"), DeliveryConfigError, /"10"/)
     assert.throws(() => parseTimeout("soon"), DeliveryConfigError, /"soon"/)
+  })
+})
+
+describe("deliverySettingsFromEnv", () => {
+  it("reads the three variables, with their defaults", () => {
+    assert.deepStrictEqual(deliverySettingsFromEnv({}), { retryDelaysMs: [MIN, 30 * MIN, 6 * HOUR], timeoutMs: 10_000, allowPrivate: false })
+    assert.deepStrictEqual(
+      deliverySettingsFromEnv({ CHAMBER_WEBHOOK_RETRY_DELAYS: "1s,2s,3s", CHAMBER_WEBHOOK_TIMEOUT: "2s", CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true" }),
+      { retryDelaysMs: [1000, 2000, 3000], timeoutMs: 2000, allowPrivate: true }
+    )
+    assert.throws(() => deliverySettingsFromEnv({ CHAMBER_WEBHOOK_TIMEOUT: "fast" }), /CHAMBER_WEBHOOK_TIMEOUT/)
+    assert.throws(() => deliverySettingsFromEnv({ CHAMBER_WEBHOOK_ALLOW_PRIVATE: "1" }), /CHAMBER_WEBHOOK_ALLOW_PRIVATE/)
   })
 })
 
