@@ -284,6 +284,7 @@ const attempt = (agent: GuardedAgent, request: Omit<SendRequest, "allowPrivate" 
       res.on("end", () => done(res, false))
       res.on("error", () => done(res, true))
       res.on("aborted", () => done(res, true))
+      res.on("close", () => done(res, false))
     })
     req.on("error", (error) => {
       if (settled) return

@@ -75,8 +75,8 @@ export const verifyStandard = (
 export const deliveryBody = (event: OutboxEvent): string =>
   JSON.stringify({ id: event.id, type: event.type, created_at: event.created_at, data: event.data })
 
-/** The headers of one delivery attempt, names in lower case. */
-export interface DeliveryHeaders {
+/** The headers of one delivery attempt, names in lower case (a type, not an interface, so that it is a Record<string, string>). */
+export type DeliveryHeaders = {
   readonly "content-type": "application/json"
   readonly "user-agent": "Chamber-Webhooks/1"
   /** The event kind. */

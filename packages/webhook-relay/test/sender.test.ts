@@ -47,7 +47,7 @@ const deliver = (overrides: Partial<SendRequest> = {}) => {
   const body = deliveryBody(event)
   return send({
     url: `${receiver.url}/hooks/chamber`,
-    headers: { ...deliveryHeaders(event, secret, body, new Date()) },
+    headers: deliveryHeaders(event, secret, body, new Date()),
     body,
     timeoutMs: 5000,
     allowPrivate: true,
@@ -65,7 +65,7 @@ describe("send", () => {
     const headers = deliveryHeaders(event, secret, body, new Date())
     const result = await send({
       url: `${receiver.url}/hooks/chamber?x=1`,
-      headers: { ...headers },
+      headers,
       body,
       timeoutMs: 5000,
       allowPrivate: true,
