@@ -7,6 +7,7 @@
 import { Array as Arr, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type EventKind, type OutboxEvent, WebhookSecrets } from "@chamber/core"
+import { RETRIES_PER_DELIVERY } from "./Schedule.ts"
 
 /** A delivery this relay holds the lease of. */
 export interface ClaimedDelivery {
@@ -40,8 +41,6 @@ export interface ClaimOptions {
   readonly perSubscription: number
 }
 
-/** Retries after the first attempt (spec section 8). */
-export const RETRIES = 3
 /** Consecutive failed deliveries that deactivate a subscription (spec section 6.2). */
 export const DEACTIVATE_AT = 20
 
@@ -137,8 +136,10 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       // Each delivery: succeeded, pending again (a retry is left), or failed.
       const settled = outcomes.map((o) => {
         const attempts = o.delivery.attemptCount + 1
-        const state = o.ok ? "succeeded" : attempts <= RETRIES ? "pending" : "failed"
-        const next = state === "pending" ? new Date(o.attemptedAt.getTime() + retryDelayMs(attempts - 1, o.retryAfterSeconds)) : null
+        const state = o.ok ? "succeeded" : attempts <= RETRIES_PER_DELIVERY ? "pending" : "failed"
+        // Counted from the attempt's end, when its answer (and any Retry-After) arrived.
+        const ended = o.attemptedAt.getTime() + o.latencyMs
+        const next = state === "pending" ? new Date(ended + retryDelayMs(attempts - 1, o.retryAfterSeconds)) : null
         return { id: o.delivery.id, state, attempts, next: next?.toISOString() ?? null }
       })
       const held = yield* sql<{ readonly id: string }>`

@@ -1,7 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import { createHmac } from "node:crypto"
 import type { OutboxEvent } from "@chamber/core"
-import { deliveryBody, deliveryHeaders, sign, verify } from "../src/index.ts"
+import { Webhook, WebhookVerificationError } from "standardwebhooks"
+import {
+  deliveryBody,
+  deliveryHeaders,
+  sign,
+  signStandard,
+  standardWebhooksKey,
+  verify,
+  verifyStandard
+} from "../src/index.ts"
 
 const event: OutboxEvent = {
   id: "evt_abc",
@@ -25,6 +34,17 @@ const BODY =
  */
 const BODY_SIGNATURE = "78d40da81bba587b599b52581801067482ed1b46c9a689529efab07c57bc2498"
 
+/** An attempt made at 2026-11-22T10:01:30.250Z: `webhook-timestamp` is its Unix seconds, 1795341690. */
+const ATTEMPT = new Date("2026-11-22T10:01:30.250Z")
+
+/**
+ * `webhook-signature` of that attempt: base64 HMAC-SHA256 of "evt_abc.1795341690." + BODY (UTF-8),
+ * keyed with the base64-decoded bytes after `whsec_`, computed outside this code with Python
+ * (hmac, hashlib, base64) and pasted. Keyed with the whole secret string instead it would be
+ * IenwB2p1Y2zp….
+ */
+const STANDARD_SIGNATURE = "v1,nWjn1pojYyNGDDh1vV4v7EG31pLj4qgiOKj/HC2S7PA="
+
 describe("delivery signing", () => {
   it("signs the exact raw body with the secret's UTF-8 bytes, as a receiver recomputes it", () => {
     const body = deliveryBody(event)
@@ -40,16 +60,64 @@ describe("delivery signing", () => {
     assert.strictEqual(sign(secret, BODY), BODY_SIGNATURE)
   })
 
-  it("frames the delivery body (id, type, created_at, data) and its headers (X-CC-Signature: hex HMAC-SHA256 of the raw body)", () => {
+  it("frames the delivery body (id, type, created_at, data) and its headers, both signatures included", () => {
     const body = deliveryBody(event)
     assert.strictEqual(body, BODY)
-    assert.deepStrictEqual(deliveryHeaders(event, secret, body), {
+    assert.deepStrictEqual(deliveryHeaders(event, secret, body, ATTEMPT), {
       "content-type": "application/json",
       "user-agent": "Chamber-Webhooks/1",
       "x-cc-event": "member.created",
       "x-cc-delivery": "evt_abc",
-      "x-cc-signature": BODY_SIGNATURE
+      "x-cc-signature": BODY_SIGNATURE,
+      "webhook-id": "evt_abc",
+      "webhook-timestamp": "1795341690",
+      "webhook-signature": STANDARD_SIGNATURE
     })
+  })
+
+  it("signs the Standard Webhooks way: known answer, keyed with the decoded bytes after whsec_", () => {
+    assert.strictEqual(signStandard(secret, "evt_abc", 1795341690, BODY), STANDARD_SIGNATURE)
+    assert.deepStrictEqual([...standardWebhooksKey(secret)], Array.from({ length: 32 }, (_, i) => i))
+    // A retry an hour later signs a new timestamp; X-CC-Signature and the ids do not change.
+    const later = deliveryHeaders(event, secret, BODY, new Date(ATTEMPT.getTime() + 3_600_000))
+    assert.strictEqual(later["webhook-timestamp"], "1795345290")
+    assert.notStrictEqual(later["webhook-signature"], STANDARD_SIGNATURE)
+    assert.strictEqual(later["x-cc-signature"], BODY_SIGNATURE)
+    assert.strictEqual(later["webhook-id"], "evt_abc")
+  })
+
+  it("refuses a secret that is not whsec_ + standard base64", () => {
+    assert.throws(() => standardWebhooksKey("whsec_"), /standard base64/)
+    assert.throws(() => standardWebhooksKey("whsec_not base64!"), /standard base64/)
+    assert.throws(() => standardWebhooksKey("whsec_AAECAwQ"), /standard base64/)
+    assert.throws(() => standardWebhooksKey("whsec_AAEC-_Q="), /standard base64/)
+  })
+
+  it("a Standard Webhooks library (standardwebhooks) accepts our headers and rejects a tampered body", () => {
+    const body = deliveryBody(event)
+    const headers = deliveryHeaders(event, secret, body, new Date())
+    const library = new Webhook(secret)
+    assert.deepStrictEqual(library.verify(body, { ...headers }), JSON.parse(body))
+    assert.throws(() => library.verify(body.replace("Café", "Cafe"), { ...headers }), WebhookVerificationError)
+    assert.throws(() => library.verify(body, { ...headers, "webhook-id": "evt_other" }), WebhookVerificationError)
+    assert.throws(
+      () => new Webhook("whsec_" + Buffer.alloc(32, 9).toString("base64")).verify(body, { ...headers }),
+      WebhookVerificationError
+    )
+  })
+
+  it("verifyStandard accepts the library's own signature and any matching one of several, and nothing else", () => {
+    const library = new Webhook(secret)
+    const timestamp = new Date("2026-11-22T10:01:30Z")
+    const theirs = library.sign("evt_abc", timestamp, BODY)
+    assert.strictEqual(theirs, STANDARD_SIGNATURE)
+    assert.isTrue(verifyStandard(secret, "evt_abc", "1795341690", BODY, STANDARD_SIGNATURE))
+    assert.isTrue(verifyStandard(secret, "evt_abc", "1795341690", BODY, `v1,AAAA ${STANDARD_SIGNATURE}`))
+    assert.isFalse(verifyStandard(secret, "evt_abc", "1795341691", BODY, STANDARD_SIGNATURE))
+    assert.isFalse(verifyStandard(secret, "evt_abd", "1795341690", BODY, STANDARD_SIGNATURE))
+    assert.isFalse(verifyStandard(secret, "evt_abc", "1795341690", BODY + " ", STANDARD_SIGNATURE))
+    assert.isFalse(verifyStandard(secret, "evt_abc", "1795341690", BODY, STANDARD_SIGNATURE.replace("v1,", "v2,")))
+    assert.isFalse(verifyStandard(secret, "evt_abc", "nope", BODY, STANDARD_SIGNATURE))
   })
 
   it("verification accepts the receiver's signature and fails for a changed body, another secret or a malformed signature", () => {

@@ -36,7 +36,7 @@ const outcome = (delivery: ClaimedDelivery, status: number): AttemptOutcome => (
   attemptedAt: new Date(),
   ok: status >= 200 && status < 300,
   status,
-  latencyMs: 3,
+  latencyMs: 0,
   responseExcerpt: status >= 300 ? "nope" : "ok",
   error: null,
   retryAfterSeconds: null

@@ -1,0 +1,73 @@
+/**
+ * A relay as part of an application (docs/webhooks.md "Delivery"): each claimed delivery signed
+ * (both signatures, the attempt's own timestamp) and sent with the configured timeout and
+ * destination guard; the relay loop runs in the background for as long as the layer lives and
+ * stops gracefully with it.
+ */
+import { Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
+import { hostname } from "node:os"
+import type { AttemptOutcome, ClaimedDelivery } from "./DeliveryStore.ts"
+import { DeliveryStoreSql } from "./DeliveryStore.ts"
+import { type Deliver, type RelayConfig, runRelay } from "./Relay.ts"
+import { nextAttemptDelay } from "./Schedule.ts"
+import { type ExtraCa, sendEffect } from "./Sender.ts"
+import type { DeliverySettings } from "./Settings.ts"
+import { deliveryBody, deliveryHeaders } from "./Signature.ts"
+
+/** One attempt: the body serialized once, so the bytes signed are the bytes sent. */
+export const deliverWith = (settings: DeliverySettings, ca?: ExtraCa): Deliver => (delivery: ClaimedDelivery) =>
+  Effect.suspend(() => {
+    const attemptedAt = new Date()
+    const body = deliveryBody(delivery.event)
+    return sendEffect({
+      url: delivery.url,
+      headers: deliveryHeaders(delivery.event, delivery.secret, body, attemptedAt),
+      body,
+      timeoutMs: settings.timeoutMs,
+      allowPrivate: settings.allowPrivate,
+      ca
+    }).pipe(Effect.map((r): AttemptOutcome => ({
+      delivery,
+      attemptedAt,
+      ok: r.ok,
+      status: r.status,
+      latencyMs: r.latencyMs,
+      responseExcerpt: r.responseExcerpt,
+      error: r.error,
+      retryAfterSeconds: r.retryAfterSeconds
+    })))
+  })
+
+export interface RelayOptions {
+  readonly settings: DeliverySettings
+  /** LISTEN for new deliveries (PostgreSQL); PGlite relays poll. */
+  readonly listen: boolean
+  readonly concurrency?: number
+  readonly perSubscription?: number
+  readonly pollMs?: number
+  readonly stopTimeoutMs?: number
+  readonly ca?: ExtraCa
+}
+
+/** The loop's settings: leases outlast a send's timeout, retries follow CHAMBER_WEBHOOK_RETRY_DELAYS. */
+export const relayConfig = (options: RelayOptions): RelayConfig => ({
+  relayId: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
+  concurrency: options.concurrency ?? 64,
+  perSubscription: options.perSubscription ?? 4,
+  batchSize: 50,
+  leaseMs: options.settings.timeoutMs + 60_000,
+  pollMs: options.pollMs ?? 1_000,
+  flushMs: 25,
+  stopTimeoutMs: options.stopTimeoutMs ?? options.settings.timeoutMs + 1_000,
+  listen: options.listen,
+  retryDelayMs: (retryIndex, retryAfterSeconds) => nextAttemptDelay(retryIndex, { retryAfterSeconds, delaysMs: options.settings.retryDelaysMs })
+})
+
+/** A relay running in the background of the application; needs the storage layer (and its PgClient). */
+export const RelayLive = (options: RelayOptions) => {
+  const config = relayConfig(options)
+  return Layer.effectDiscard(Effect.forkScoped(runRelay(config, deliverWith(options.settings, options.ca)))).pipe(
+    Layer.provide(DeliveryStoreSql)
+  )
+}

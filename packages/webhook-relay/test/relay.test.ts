@@ -1,0 +1,138 @@
+/**
+ * The relay end to end (docs/webhooks.md "Delivery"), on every storage runtime: a change commits,
+ * the relay claims its delivery and POSTs it to a real HTTPS receiver on 127.0.0.1 (a certificate
+ * made at test time); both signatures verify (Standard Webhooks with its own npm library); the body
+ * carries the resource as GET returns it; retries keep one delivery id; timeouts, redirects and
+ * Retry-After are honoured; every attempt is recorded.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { Hooks, Members, Tenants } from "@chamber/core"
+import { StorageLive } from "@chamber/pg-adapter"
+import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
+import { Webhook } from "standardwebhooks"
+import { RelayLive, verify } from "../src/index.ts"
+import { type Receiver, startReceiver } from "./receiver.ts"
+
+const storageOn = (rt: ReturnType<typeof runtimes>[number]) =>
+  Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) => StorageLive(config))).pipe(Layer.provide(rt.database))
+
+/** A receiver for the test and a relay sending to it (short delays and timeout), both gone with the test's scope. */
+const withRelay = (listen: boolean, retryDelaysMs: ReadonlyArray<number> = [100, 100, 100], timeoutMs = 2_000) =>
+  Effect.gen(function*() {
+    const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
+    yield* Layer.build(RelayLive({ settings: { retryDelaysMs, timeoutMs, allowPrivate: true }, listen, ca: receiver.ca, pollMs: 100 }))
+    return receiver
+  })
+
+let n = 0
+const subscribed = (receiver: Receiver, events: ReadonlyArray<"member.created" | "member.updated"> = ["member.created"]) =>
+  Effect.gen(function*() {
+    const tenant = yield* (yield* Tenants).create({ name: `Relay e2e ${++n}` })
+    const hook = yield* (yield* Hooks).create(tenant.id, { url: `${receiver.url}/hooks/${n}`, events })
+    return { tenant, hook }
+  }).pipe(Effect.orDie)
+
+const wait = (receiver: Receiver, count: number, timeoutMs = 15_000) => Effect.promise(() => receiver.waitFor(count, timeoutMs))
+
+const attemptsOf = (tenantId: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql<{ readonly status: number | null; readonly error: string | null; readonly delivery: string; readonly state: string }>`
+      SELECT a.status, a.error, a.delivery_id::text AS delivery, d.status AS state FROM webhook_attempts a
+      JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE a.tenant_id = ${tenantId} ORDER BY a.id`
+  }).pipe(Effect.orDie)
+
+/** Until the relay has recorded `count` attempts of the tenant (it writes them in batches). */
+const recorded = (tenantId: number, count: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 200; i++) {
+      const rows = yield* attemptsOf(tenantId)
+      if (rows.length >= count) return rows
+      yield* Effect.sleep(50)
+    }
+    return yield* attemptsOf(tenantId)
+  })
+
+for (const rt of runtimes()) {
+  const listen = rt.name === "postgres"
+  describe(`the relay on ${rt.name}`, () => {
+    layer(storageOn(rt), { timeout: 120_000, excludeTestServices: true })((it) => {
+      it.effect("delivers a committed change, signed both ways, the body carrying the resource as GET returns it", () =>
+        Effect.gen(function*() {
+          const receiver = yield* withRelay(listen)
+          const { tenant, hook } = yield* subscribed(receiver)
+          const member = yield* (yield* Members).create(tenant.id, { name: "Café Ünïcode", status: "active" })
+          const [request] = yield* wait(receiver, 1)
+          const raw = request!.body.toString("utf8")
+          const h = request!.headers
+          assert.strictEqual(request!.path, `/hooks/${n}`)
+          assert.strictEqual(h["content-type"], "application/json")
+          assert.strictEqual(h["user-agent"], "Chamber-Webhooks/1")
+          assert.strictEqual(h["x-cc-event"], "member.created")
+          const body = JSON.parse(raw)
+          assert.deepStrictEqual(Object.keys(body), ["id", "type", "created_at", "data"])
+          assert.match(body.id, /^evt_/)
+          assert.strictEqual(h["x-cc-delivery"], body.id)
+          assert.strictEqual(h["webhook-id"], body.id)
+          assert.strictEqual(body.type, "member.created")
+          assert.deepStrictEqual(body.data, yield* (yield* Members).get(tenant.id, member.id))
+          assert.isTrue(verify(hook.secret, raw, String(h["x-cc-signature"])))
+          const verified = new Webhook(hook.secret).verify(raw, {
+            "webhook-id": String(h["webhook-id"]),
+            "webhook-timestamp": String(h["webhook-timestamp"]),
+            "webhook-signature": String(h["webhook-signature"])
+          })
+          assert.deepStrictEqual(verified, body)
+          assert.throws(() =>
+            new Webhook(hook.secret).verify(raw.replace("Café", "Cafe"), {
+              "webhook-id": String(h["webhook-id"]),
+              "webhook-timestamp": String(h["webhook-timestamp"]),
+              "webhook-signature": String(h["webhook-signature"])
+            }))
+          const rows = yield* recorded(tenant.id, 1)
+          assert.deepStrictEqual(rows.map((r) => [r.status, r.state]), [[200, "succeeded"]])
+        }))
+
+      it.effect("500, 500, 500, 200: delivered at the 4th attempt with one delivery id; each attempt recorded", () =>
+        Effect.gen(function*() {
+          const receiver = yield* withRelay(listen)
+          receiver.script(500, 500, 500, 200)
+          const { tenant } = yield* subscribed(receiver)
+          yield* (yield* Members).create(tenant.id, { name: "Retried", status: "active" })
+          const requests = yield* wait(receiver, 4)
+          assert.strictEqual(new Set(requests.map((r) => r.headers["x-cc-delivery"])).size, 1)
+          assert.strictEqual(new Set(requests.map((r) => r.body.toString("utf8"))).size, 1)
+          const rows = yield* recorded(tenant.id, 4)
+          assert.deepStrictEqual(rows.map((r) => r.status), [500, 500, 500, 200])
+          assert.strictEqual(rows[3]!.state, "succeeded")
+        }))
+
+      it.effect("a hanging receiver fails after the timeout; a 301 is a failure and is not followed", () =>
+        Effect.gen(function*() {
+          const receiver = yield* withRelay(listen, [100, 100, 100], 500)
+          receiver.script({ hang: true }, { redirect: "/elsewhere" }, 200)
+          const { tenant } = yield* subscribed(receiver)
+          yield* (yield* Members).create(tenant.id, { name: "Slow", status: "active" })
+          const requests = yield* wait(receiver, 3)
+          assert.deepStrictEqual(requests.map((r) => r.path), [`/hooks/${n}`, `/hooks/${n}`, `/hooks/${n}`])
+          const rows = yield* recorded(tenant.id, 3)
+          assert.strictEqual(rows[0]!.status, null)
+          assert.match(rows[0]!.error ?? "", /did not answer within/)
+          assert.strictEqual(rows[1]!.status, 301)
+          assert.deepStrictEqual(rows.map((r) => r.state), ["succeeded", "succeeded", "succeeded"])
+        }))
+
+      it.effect("a 429 with Retry-After: 5 puts that retry at least 5 s later", () =>
+        Effect.gen(function*() {
+          const receiver = yield* withRelay(listen)
+          receiver.script({ status: 429, retryAfter: "5" }, 200)
+          const { tenant } = yield* subscribed(receiver)
+          yield* (yield* Members).create(tenant.id, { name: "Busy", status: "active" })
+          const [first, second] = yield* wait(receiver, 2, 20_000)
+          assert.isAtLeast(second!.receivedAt.getTime() - first!.receivedAt.getTime(), 5_000)
+        }), 30_000)
+    })
+  })
+}
