@@ -1,6 +1,5 @@
 /**
- * Where a delivery may go (docs/webhooks.md "Destinations"; until that part of docs/webhooks.md
- * lands, packages/webhook-relay/README.md "Destinations"; ruling 24).
+ * Where a delivery may go (docs/webhooks.md "Destinations"; ruling 24).
  *
  * The relay refuses to connect to loopback, private, link-local, carrier-grade NAT, multicast,
  * unspecified, broadcast and other non-public addresses, IPv4 and IPv6 alike, IPv4 inside IPv6

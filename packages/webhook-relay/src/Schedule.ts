@@ -1,6 +1,5 @@
 /**
- * When a delivery is tried again (docs/webhooks.md "Retries"; until that part of
- * docs/webhooks.md lands, packages/webhook-relay/README.md "Retries"; ruling 21, spec 6.2 and 8).
+ * When a delivery is tried again (docs/webhooks.md "Retries"; ruling 21, spec 6.2 and 8).
  *
  * A delivery gets one attempt and up to 3 retries. Retry n waits the n-th configured delay
  * (CHAMBER_WEBHOOK_RETRY_DELAYS, default `1m,30m,6h`) with +-20% jitter. When the failed attempt

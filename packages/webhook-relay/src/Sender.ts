@@ -1,7 +1,5 @@
 /**
- * One delivery attempt over the wire (docs/webhooks.md "Delivery"; until that part of
- * docs/webhooks.md lands, packages/webhook-relay/README.md "Delivery" and "Destinations";
- * rulings 21 and 24).
+ * One delivery attempt over the wire (docs/webhooks.md "Delivery"; rulings 21 and 24).
  *
  * A POST over node:https (an http: URL is refused: destinations are https only) through a
  * keep-alive agent whose connections pass the destination guard (Destination.ts). The attempt

@@ -1,6 +1,5 @@
 /**
- * The relay's delivery settings from the environment (docs/webhooks.md "Configuration"; until that
- * part of docs/webhooks.md lands, packages/webhook-relay/README.md "Configuration"):
+ * The relay's delivery settings from the environment (docs/webhooks.md "Configuration"):
  * CHAMBER_WEBHOOK_RETRY_DELAYS, CHAMBER_WEBHOOK_TIMEOUT and CHAMBER_WEBHOOK_ALLOW_PRIVATE.
  * NODE_EXTRA_CA_CERTS needs nothing here: Node reads it itself.
  */

@@ -1,7 +1,6 @@
 /**
- * Signing a delivery (docs/webhooks.md "Delivery" and "Verifying a delivery"; until that part
- * of docs/webhooks.md lands, packages/webhook-relay/README.md "Body and headers" and
- * "Verifying a delivery"; rulings 20 and 23).
+ * Signing a delivery (docs/webhooks.md "Body and headers" and "Verifying a delivery"; rulings
+ * 20 and 23).
  *
  * Every delivery carries two signatures over the same raw body bytes:
  * - `X-CC-Signature`: the lower-case hex HMAC-SHA256 of the raw body, keyed with the whole

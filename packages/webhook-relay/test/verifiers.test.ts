@@ -99,11 +99,11 @@ describe("the documented verifiers, run against a real signed delivery", () => {
     })
   }
 
-  it("README.md shows each verifier verbatim", () => {
-    const readme = readFileSync(here("../README.md"), "utf8")
+  it("docs/webhooks.md shows each verifier verbatim", () => {
+    const readme = readFileSync(here("../../../docs/webhooks.md"), "utf8")
     for (const [file, language] of [["verifiers/verify.mjs", "js"], ["verifiers/verify.py", "python"], ["verifiers/verify-library.mjs", "js"]]) {
       const source = readFileSync(here(file!), "utf8")
-      assert.include(readme, "```" + language + "\n" + source + "```\n", `${file} is not in README.md as it is`)
+      assert.include(readme, "```" + language + "\n" + source + "```\n", `${file} is not in docs/webhooks.md as it is`)
     }
   })
 })

@@ -3,11 +3,12 @@
  * or SIGTERM, then stop gracefully (docs/cli.md "Stopping"). Log lines follow LOG_FORMAT and
  * LOG_LEVEL (docs/cli.md "Logs").
  */
-import { Cause, Effect, Exit, Layer, Logger, LogLevel, References } from "effect"
+import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, References } from "effect"
 import { HttpServer, HttpServerError } from "effect/http"
 import { NodeRuntime } from "@effect/platform-node"
 import { databaseConfigFromEnv } from "@chamber/pg-adapter"
 import { HttpLive, NodeServerLive } from "@chamber/http-adapter"
+import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
 import { knownChamber, seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
 import { parseDuration } from "../Durations.ts"
@@ -40,6 +41,12 @@ export const serve = (opts: ServeOptions) => {
   const shutdownTimeout = parseDuration(timeoutText)
   if (shutdownTimeout === undefined) {
     return fail(json, new Error(`CHAMBER_SHUTDOWN_TIMEOUT must be a duration such as 30s, 500ms or 2m, not "${timeoutText}".`))
+  }
+  let settings
+  try {
+    settings = deliverySettingsFromEnv()
+  } catch (error) {
+    return fail(json, error)
   }
   const config = databaseConfigFromEnv()
   const where = config._tag === "Postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite at ${config.dataDir}`
@@ -79,7 +86,10 @@ export const serve = (opts: ServeOptions) => {
       docs,
       database: where
     })
-    if (opts.relay !== false) yield* tell(dim("Webhook relay: not part of this build yet; nothing to deliver."), "No webhook relay in this build")
+    if (opts.relay !== false) {
+      const wakes = config._tag === "Postgres" ? "woken by LISTEN/NOTIFY" : "polling every second"
+      yield* tell(dim(`Webhook relay: delivering in this process (${wakes}).`), "Webhook relay running", { wakes })
+    }
   })
 
   /** A second `pnpm start`: which chamber this is, and how to get a key again (docs/cli.md "Serving"). */
@@ -124,10 +134,13 @@ export const serve = (opts: ServeOptions) => {
     }
   })
 
-  // RELAY: the webhook relay (unless --no-relay) joins HttpLive here, over the same storage. A stop
-  // closes it in the same window, before the storage: its finalizer releases the deliveries it has
-  // claimed and not settled, for another relay to take (docs/cli.md "Stopping").
-  const app = Layer.mergeAll(HttpLive, Layer.effectDiscard(announce)).pipe(
+  // The webhook relay (unless --no-relay) runs beside HttpLive over the same storage. A stop closes
+  // it in the same window, before the storage: sends in flight finish (within the shutdown
+  // timeout), and the deliveries it still holds are given back for another relay (docs/cli.md "Stopping").
+  const relay = opts.relay === false
+    ? Layer.empty
+    : RelayLive({ settings, listen: config._tag === "Postgres", stopTimeoutMs: Duration.toMillis(shutdownTimeout) })
+  const app = Layer.mergeAll(HttpLive, relay, Layer.effectDiscard(announce)).pipe(
     Layer.provide(listener),
     Layer.provide(storage({ exclusive: true }))
   )

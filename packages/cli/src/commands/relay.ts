@@ -1,0 +1,49 @@
+/**
+ * `chamber relay` (docs/cli.md "Serving"): a webhook relay alone, for running several beside the
+ * servers. Stops gracefully on SIGINT/SIGTERM: sends in flight finish (within
+ * CHAMBER_SHUTDOWN_TIMEOUT) and the deliveries it holds are given back.
+ */
+import { Cause, Duration, Effect, Exit, Layer } from "effect"
+import { NodeRuntime } from "@effect/platform-node"
+import { databaseConfigFromEnv } from "@chamber/pg-adapter"
+import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
+import { parseDuration } from "../Durations.ts"
+import { dim, fail, printError } from "../Output.ts"
+import { causeError, storage } from "../Run.ts"
+
+export const relay = (opts: { readonly json?: boolean }) => {
+  const json = opts.json === true
+  let settings
+  try {
+    settings = deliverySettingsFromEnv()
+  } catch (error) {
+    return fail(json, error)
+  }
+  const timeoutText = process.env.CHAMBER_SHUTDOWN_TIMEOUT ?? "30s"
+  const stopTimeout = parseDuration(timeoutText)
+  if (stopTimeout === undefined) return fail(json, new Error(`CHAMBER_SHUTDOWN_TIMEOUT must be a duration such as 30s, not "${timeoutText}".`))
+  const config = databaseConfigFromEnv()
+  const listen = config._tag === "Postgres"
+  const say = (text: string, fields: Record<string, unknown>) =>
+    Effect.sync(() => console.log(json ? JSON.stringify({ message: text, ...fields }) : dim(text)))
+  const app = Layer.mergeAll(
+    RelayLive({ settings, listen, stopTimeoutMs: Duration.toMillis(stopTimeout) }),
+    Layer.effectDiscard(say(`Webhook relay running (${listen ? "woken by LISTEN/NOTIFY" : "polling every second"}); Ctrl-C stops it.`, {
+      pid: process.pid,
+      listen
+    }))
+  ).pipe(Layer.provide(storage()))
+  return Layer.launch(app).pipe(
+    NodeRuntime.runMain({
+      disableErrorReporting: true,
+      teardown: (exit, onExit) => {
+        if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) {
+          printError(json, causeError(exit.cause))
+          return onExit(1)
+        }
+        Effect.runSync(say("Webhook relay stopped.", {}))
+        onExit(0)
+      }
+    })
+  )
+}

@@ -1,0 +1,112 @@
+/**
+ * What an operator sees and does with webhooks (docs/cli.md "Webhooks"): subscriptions with their
+ * health, deliveries with their attempts, reactivation, and replay: a delivery queued again with
+ * its event id (signed afresh when sent), its earlier attempts kept.
+ */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+
+export interface HookHealth {
+  readonly id: number
+  readonly tenant: string
+  readonly url: string
+  readonly events: ReadonlyArray<string>
+  readonly active: boolean
+  readonly failure_count: number
+  readonly last_failure_at: string | null
+  readonly last_success_at: string | null
+  readonly created_at: string
+}
+
+export interface AttemptView {
+  readonly attempted_at: string
+  readonly status: number | null
+  readonly latency_ms: number
+  readonly response_excerpt: string | null
+  readonly error: string | null
+}
+
+export interface DeliveryView {
+  readonly id: number
+  readonly hook_id: number
+  readonly url: string
+  readonly event_id: string
+  readonly type: string
+  readonly status: "pending" | "succeeded" | "failed"
+  readonly attempt_count: number
+  readonly next_attempt_at: string | null
+  readonly created_at: string
+  readonly attempts: ReadonlyArray<AttemptView>
+}
+
+export interface DeliveryFilter {
+  readonly tenant?: string | undefined
+  readonly hookId?: number | undefined
+  readonly status?: "pending" | "failed" | "succeeded" | undefined
+  readonly since?: string | undefined
+  readonly limit?: number | undefined
+}
+
+export class WebhookAdmin extends Context.Service<WebhookAdmin, {
+  readonly hooks: (tenant: string) => Effect.Effect<ReadonlyArray<HookHealth>>
+  readonly hook: (id: number) => Effect.Effect<HookHealth | undefined>
+  /** Active again with its count at 0; false when there is no such subscription. */
+  readonly reactivate: (id: number) => Effect.Effect<boolean>
+  /** Newest first, each with its attempts, oldest attempt first. */
+  readonly deliveries: (filter: DeliveryFilter) => Effect.Effect<ReadonlyArray<DeliveryView>>
+  /** Queues deliveries again, due now with a fresh set of retries; the ids it queued. */
+  readonly replay: (ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<number>>
+}>()("chamber/WebhookAdmin") {}
+
+const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+const HOOK_COLUMNS = `h.id::int AS id, t.public_id AS tenant, h.url, h.events, h.active, h.failure_count,
+  ${ISO("h.last_failure_at")} AS last_failure_at, ${ISO("h.last_success_at")} AS last_success_at, ${ISO("h.created_at")} AS created_at`
+
+export const WebhookAdminSql = Layer.effect(WebhookAdmin, Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const hooks = (tenant: string) =>
+    sql<HookHealth>`SELECT ${sql.literal(HOOK_COLUMNS)} FROM webhook_subscriptions h JOIN tenants t ON t.id = h.tenant_id
+      WHERE t.public_id = ${tenant} ORDER BY h.id`.pipe(Effect.orDie)
+
+  const hook = (id: number) =>
+    sql<HookHealth>`SELECT ${sql.literal(HOOK_COLUMNS)} FROM webhook_subscriptions h JOIN tenants t ON t.id = h.tenant_id
+      WHERE h.id = ${id}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+
+  const reactivate = (id: number) =>
+    sql`UPDATE webhook_subscriptions SET active = true, failure_count = 0, updated_at = now() WHERE id = ${id} RETURNING id`.pipe(
+      Effect.map((rows) => rows.length > 0),
+      Effect.orDie
+    )
+
+  const deliveries = (f: DeliveryFilter) => {
+    const clauses = [sql`true`]
+    if (f.tenant !== undefined) clauses.push(sql`d.tenant_id = (SELECT id FROM tenants WHERE public_id = ${f.tenant})`)
+    if (f.hookId !== undefined) clauses.push(sql`d.hook_id = ${f.hookId}`)
+    if (f.status !== undefined) clauses.push(sql`d.status = ${f.status}`)
+    if (f.since !== undefined) clauses.push(sql`d.created_at >= ${f.since}::timestamptz`)
+    return sql<DeliveryView>`
+      SELECT d.id::int AS id, d.hook_id::int AS hook_id, s.url, e.event_id, e.type, d.status, d.attempt_count,
+        CASE WHEN d.status = 'pending' THEN ${sql.literal(ISO("d.next_attempt_at"))} END AS next_attempt_at,
+        ${sql.literal(ISO("d.created_at"))} AS created_at,
+        coalesce((SELECT jsonb_agg(jsonb_build_object(
+            'attempted_at', ${sql.literal(ISO("a.attempted_at"))}, 'status', a.status, 'latency_ms', a.latency_ms,
+            'response_excerpt', a.response_excerpt, 'error', a.error) ORDER BY a.id)
+          FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::jsonb) AS attempts
+      FROM webhook_deliveries d
+      JOIN webhook_subscriptions s ON s.id = d.hook_id
+      JOIN outbox_events e ON e.id = d.event_id
+      WHERE ${sql.and(clauses)}
+      ORDER BY d.id DESC LIMIT ${f.limit ?? 100}`.pipe(Effect.orDie)
+  }
+
+  const replay = (ids: ReadonlyArray<number>) =>
+    ids.length === 0 ? Effect.succeed([]) : sql<{ readonly id: number }>`
+      UPDATE webhook_deliveries SET status = 'pending', attempt_count = 0, next_attempt_at = now(),
+        lease_expires_at = NULL, leased_by = NULL, settled_at = NULL
+      WHERE id IN ${sql.in(ids)} AND status <> 'pending'
+      RETURNING id::int AS id`.pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
+
+  return WebhookAdmin.of({ hooks, hook, reactivate, deliveries, replay })
+}))
