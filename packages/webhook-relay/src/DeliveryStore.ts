@@ -59,6 +59,8 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   ) => Effect.Effect<void>
   /** Gives back every lease of `relayId` (a graceful stop); how many. */
   readonly release: (relayId: string) => Effect.Effect<number>
+  /** Deletes up to `batch` settled deliveries (their attempts with them) settled more than `retentionMs` ago; how many. */
+  readonly prune: (retentionMs: number, batch: number) => Effect.Effect<number>
 }>()("chamber/DeliveryStore") {}
 
 interface ClaimRow {
@@ -178,5 +180,12 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
     sql`UPDATE webhook_deliveries SET lease_expires_at = NULL, leased_by = NULL
         WHERE leased_by = ${relayId} AND status = 'pending' RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
 
-  return DeliveryStore.of({ claim, record, release })
+  const prune = (retentionMs: number, batch: number) =>
+    sql`DELETE FROM webhook_deliveries WHERE id IN (
+          SELECT id FROM webhook_deliveries
+          WHERE status <> 'pending' AND settled_at < now() - ${retentionMs} * interval '1 millisecond'
+          ORDER BY settled_at LIMIT ${batch})
+        RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
+
+  return DeliveryStore.of({ claim, record, release, prune })
 }))

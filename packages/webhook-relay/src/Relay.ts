@@ -30,7 +30,13 @@ export interface RelayConfig {
   /** Whether to LISTEN for notifications (PostgreSQL); polling alone otherwise (PGlite). */
   readonly listen: boolean
   readonly retryDelayMs: (retryIndex: number, retryAfterSeconds: number | null) => number
+  /** Settled deliveries older than this are pruned, in batches, every `pruneEveryMs`. */
+  readonly retentionMs: number
+  readonly pruneEveryMs: number
 }
+
+/** Rows one prune statement deletes at most, so it never holds long locks. */
+export const PRUNE_BATCH = 1_000
 
 /** One attempt at one delivery; never fails (a failed send is an outcome). */
 export type Deliver = (delivery: ClaimedDelivery) => Effect.Effect<AttemptOutcome>
@@ -84,6 +90,10 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
 
   const recorder = Effect.forever(Effect.andThen(Effect.sleep(config.flushMs), flush))
 
+  // Batches until a short one: the tables never grow past the retention (docs/webhooks.md "Retention").
+  const pruneAll: Effect.Effect<void> = Effect.flatMap(store.prune(config.retentionMs, PRUNE_BATCH), (n) => (n === PRUNE_BATCH ? pruneAll : Effect.void))
+  const pruner = Effect.forever(Effect.andThen(pruneAll, Effect.sleep(config.pruneEveryMs)))
+
   const stop = Effect.gen(function*() {
     yield* Effect.forEach([...inflight], Fiber.await, { concurrency: "unbounded" }).pipe(
       Effect.timeoutOrElse({ duration: config.stopTimeoutMs, orElse: () => Effect.forEach([...inflight], Fiber.interrupt) })
@@ -94,5 +104,6 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
   })
 
   yield* Effect.forkScoped(recorder)
+  yield* Effect.forkScoped(pruner)
   return yield* loop.pipe(Effect.ensuring(stop))
 }, Effect.scoped)

@@ -61,7 +61,9 @@ export const relayConfig = (options: RelayOptions): RelayConfig => ({
   flushMs: 25,
   stopTimeoutMs: options.stopTimeoutMs ?? options.settings.timeoutMs + 1_000,
   listen: options.listen,
-  retryDelayMs: (retryIndex, retryAfterSeconds) => nextAttemptDelay(retryIndex, { retryAfterSeconds, delaysMs: options.settings.retryDelaysMs })
+  retryDelayMs: (retryIndex, retryAfterSeconds) => nextAttemptDelay(retryIndex, { retryAfterSeconds, delaysMs: options.settings.retryDelaysMs }),
+  retentionMs: options.settings.retentionMs,
+  pruneEveryMs: 10 * 60_000
 })
 
 /** A relay running in the background of the application; needs the storage layer (and its PgClient). */

@@ -1,10 +1,11 @@
 /**
  * The relay's delivery settings from the environment (docs/webhooks.md "Configuration"):
- * CHAMBER_WEBHOOK_RETRY_DELAYS, CHAMBER_WEBHOOK_TIMEOUT and CHAMBER_WEBHOOK_ALLOW_PRIVATE.
+ * CHAMBER_WEBHOOK_RETRY_DELAYS, CHAMBER_WEBHOOK_TIMEOUT, CHAMBER_WEBHOOK_ALLOW_PRIVATE and
+ * CHAMBER_WEBHOOK_RETENTION.
  * NODE_EXTRA_CA_CERTS needs nothing here: Node reads it itself.
  */
 import { parseAllowPrivate } from "./Destination.ts"
-import { parseRetryDelays, parseTimeout } from "./Schedule.ts"
+import { DeliveryConfigError, parseDuration, parseRetryDelays, parseTimeout } from "./Schedule.ts"
 
 export interface DeliverySettings {
   /** Before retries 1 to 3, in milliseconds, before jitter. */
@@ -13,11 +14,24 @@ export interface DeliverySettings {
   readonly timeoutMs: number
   /** Loopback and private destinations allowed (development and tests only). */
   readonly allowPrivate: boolean
+  /** Settled deliveries (and their attempts) older than this are pruned, CHAMBER_WEBHOOK_RETENTION. */
+  readonly retentionMs: number
+}
+
+/** CHAMBER_WEBHOOK_RETENTION: default 30 days. */
+export const parseRetention = (text: string | undefined): number => {
+  if (text === undefined || text.trim() === "") return 30 * 86_400_000
+  const ms = parseDuration(text)
+  if (ms === undefined || ms <= 0) {
+    throw new DeliveryConfigError(`CHAMBER_WEBHOOK_RETENTION must be a duration such as 30d, 12h or 90m, not "${text}".`)
+  }
+  return ms
 }
 
 /** Reads the three variables, their defaults for unset or empty ones; throws an error naming the variable for a bad value. */
 export const deliverySettingsFromEnv = (env: Readonly<Record<string, string | undefined>> = process.env): DeliverySettings => ({
   retryDelaysMs: parseRetryDelays(env.CHAMBER_WEBHOOK_RETRY_DELAYS),
   timeoutMs: parseTimeout(env.CHAMBER_WEBHOOK_TIMEOUT),
-  allowPrivate: parseAllowPrivate(env.CHAMBER_WEBHOOK_ALLOW_PRIVATE)
+  allowPrivate: parseAllowPrivate(env.CHAMBER_WEBHOOK_ALLOW_PRIVATE),
+  retentionMs: parseRetention(env.CHAMBER_WEBHOOK_RETENTION)
 })

@@ -22,7 +22,7 @@ const storageOn = (rt: ReturnType<typeof runtimes>[number]) =>
 const withRelay = (listen: boolean, retryDelaysMs: ReadonlyArray<number> = [100, 100, 100], timeoutMs = 2_000) =>
   Effect.gen(function*() {
     const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
-    yield* Layer.build(RelayLive({ settings: { retryDelaysMs, timeoutMs, allowPrivate: true }, listen, ca: receiver.ca, pollMs: 100 }))
+    yield* Layer.build(RelayLive({ settings: { retryDelaysMs, timeoutMs, allowPrivate: true, retentionMs: 86_400_000 }, listen, ca: receiver.ca, pollMs: 100 }))
     return receiver
   })
 

@@ -71,12 +71,23 @@ describe("retry configuration", () => {
 })
 
 describe("deliverySettingsFromEnv", () => {
-  it("reads the three variables, with their defaults", () => {
-    assert.deepStrictEqual(deliverySettingsFromEnv({}), { retryDelaysMs: [MIN, 30 * MIN, 6 * HOUR], timeoutMs: 10_000, allowPrivate: false })
+  it("reads the four variables, with their defaults", () => {
+    assert.deepStrictEqual(deliverySettingsFromEnv({}), {
+      retryDelaysMs: [MIN, 30 * MIN, 6 * HOUR],
+      timeoutMs: 10_000,
+      allowPrivate: false,
+      retentionMs: 30 * 24 * HOUR
+    })
     assert.deepStrictEqual(
-      deliverySettingsFromEnv({ CHAMBER_WEBHOOK_RETRY_DELAYS: "1s,2s,3s", CHAMBER_WEBHOOK_TIMEOUT: "2s", CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true" }),
-      { retryDelaysMs: [1000, 2000, 3000], timeoutMs: 2000, allowPrivate: true }
+      deliverySettingsFromEnv({
+        CHAMBER_WEBHOOK_RETRY_DELAYS: "1s,2s,3s",
+        CHAMBER_WEBHOOK_TIMEOUT: "2s",
+        CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true",
+        CHAMBER_WEBHOOK_RETENTION: "7d"
+      }),
+      { retryDelaysMs: [1000, 2000, 3000], timeoutMs: 2000, allowPrivate: true, retentionMs: 7 * 24 * HOUR }
     )
+    assert.throws(() => deliverySettingsFromEnv({ CHAMBER_WEBHOOK_RETENTION: "forever" }), /CHAMBER_WEBHOOK_RETENTION/)
     assert.throws(() => deliverySettingsFromEnv({ CHAMBER_WEBHOOK_TIMEOUT: "fast" }), /CHAMBER_WEBHOOK_TIMEOUT/)
     assert.throws(() => deliverySettingsFromEnv({ CHAMBER_WEBHOOK_ALLOW_PRIVATE: "1" }), /CHAMBER_WEBHOOK_ALLOW_PRIVATE/)
   })

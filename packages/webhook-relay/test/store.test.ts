@@ -142,6 +142,28 @@ for (const rt of runtimes()) {
           assert.isNotNull(aliveSub.last_success_at)
         }))
 
+      it.effect("settled deliveries past the retention are pruned with their attempts, in batches; waiting ones never", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithDeliveries(5)
+          const store = yield* DeliveryStore
+          const claimed = [...mine(tenant.id)(yield* claimOf("p"))].sort((x, y) => x.id - y.id)
+          yield* store.record("p", claimed.slice(0, 4).map((d, i) => outcome(d, i < 2 ? 200 : 500)), now)
+          const sql = yield* SqlClient.SqlClient
+          // Two settled long ago, one settled just now, two waiting (one of them failed once, to be retried).
+          yield* sql`UPDATE webhook_deliveries SET settled_at = now() - interval '40 days'
+            WHERE id IN ${sql.in(claimed.slice(0, 2).map((d) => d.id))}`.pipe(Effect.orDie)
+          yield* sql`UPDATE webhook_deliveries SET status = 'failed', settled_at = now() WHERE id = ${claimed[2]!.id}`.pipe(Effect.orDie)
+          const thirtyDays = 30 * 86_400_000
+          assert.strictEqual(yield* store.prune(thirtyDays, 1), 1)
+          assert.strictEqual(yield* store.prune(thirtyDays, 1_000), 1)
+          assert.strictEqual(yield* store.prune(thirtyDays, 1_000), 0)
+          const left = yield* deliveryRows(tenant.id)
+          assert.sameMembers(left.map((r) => Number(r.id)), claimed.slice(2).map((d) => d.id))
+          const orphans = yield* sql<{ readonly n: string }>`SELECT count(*)::text AS n FROM webhook_attempts
+            WHERE delivery_id IN ${sql.in(claimed.slice(0, 2).map((d) => d.id))}`.pipe(Effect.orDie)
+          assert.strictEqual(orphans[0]!.n, "0")
+        }))
+
       it.effect("a relay loop delivers every event once and, stopped, gives back what it still holds", () =>
         Effect.gen(function*() {
           const { tenant } = yield* chamberWithDeliveries(30, 2)
@@ -156,7 +178,9 @@ for (const rt of runtimes()) {
             flushMs: 20,
             stopTimeoutMs: 1_000,
             listen: false,
-            retryDelayMs: now
+            retryDelayMs: now,
+            retentionMs: 86_400_000,
+            pruneEveryMs: 60_000
           }
           const relay = yield* Effect.forkChild(runRelay(config, (d) =>
             Effect.sync(() => {
