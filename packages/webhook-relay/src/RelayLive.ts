@@ -56,7 +56,7 @@ export const relayConfig = (options: RelayOptions): RelayConfig => ({
   concurrency: options.concurrency ?? 64,
   perSubscription: options.perSubscription ?? 4,
   batchSize: 50,
-  leaseMs: options.settings.timeoutMs + 60_000,
+  leaseMs: options.settings.leaseMs ?? options.settings.timeoutMs + 60_000,
   pollMs: options.pollMs ?? 1_000,
   flushMs: 25,
   stopTimeoutMs: options.stopTimeoutMs ?? options.settings.timeoutMs + 1_000,

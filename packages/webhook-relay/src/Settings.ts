@@ -16,6 +16,18 @@ export interface DeliverySettings {
   readonly allowPrivate: boolean
   /** Settled deliveries (and their attempts) older than this are pruned, CHAMBER_WEBHOOK_RETENTION. */
   readonly retentionMs: number
+  /** How long a claim holds a delivery, CHAMBER_WEBHOOK_LEASE (default: the timeout + 60 s); a dead relay's deliveries wait this long. */
+  readonly leaseMs?: number | undefined
+}
+
+/** CHAMBER_WEBHOOK_LEASE: longer than the timeout, or a delivery could be sent twice at once. */
+export const parseLease = (text: string | undefined, timeoutMs: number): number | undefined => {
+  if (text === undefined || text.trim() === "") return undefined
+  const ms = parseDuration(text)
+  if (ms === undefined || ms <= timeoutMs) {
+    throw new DeliveryConfigError(`CHAMBER_WEBHOOK_LEASE must be a duration longer than CHAMBER_WEBHOOK_TIMEOUT (${timeoutMs} ms), not "${text}".`)
+  }
+  return ms
 }
 
 /** CHAMBER_WEBHOOK_RETENTION: default 30 days. */
@@ -29,9 +41,14 @@ export const parseRetention = (text: string | undefined): number => {
 }
 
 /** Reads the three variables, their defaults for unset or empty ones; throws an error naming the variable for a bad value. */
-export const deliverySettingsFromEnv = (env: Readonly<Record<string, string | undefined>> = process.env): DeliverySettings => ({
-  retryDelaysMs: parseRetryDelays(env.CHAMBER_WEBHOOK_RETRY_DELAYS),
-  timeoutMs: parseTimeout(env.CHAMBER_WEBHOOK_TIMEOUT),
-  allowPrivate: parseAllowPrivate(env.CHAMBER_WEBHOOK_ALLOW_PRIVATE),
-  retentionMs: parseRetention(env.CHAMBER_WEBHOOK_RETENTION)
-})
+export const deliverySettingsFromEnv = (env: Readonly<Record<string, string | undefined>> = process.env): DeliverySettings => {
+  const timeoutMs = parseTimeout(env.CHAMBER_WEBHOOK_TIMEOUT)
+  const leaseMs = parseLease(env.CHAMBER_WEBHOOK_LEASE, timeoutMs)
+  return {
+    retryDelaysMs: parseRetryDelays(env.CHAMBER_WEBHOOK_RETRY_DELAYS),
+    timeoutMs,
+    allowPrivate: parseAllowPrivate(env.CHAMBER_WEBHOOK_ALLOW_PRIVATE),
+    retentionMs: parseRetention(env.CHAMBER_WEBHOOK_RETENTION),
+    ...(leaseMs === undefined ? {} : { leaseMs })
+  }
+}
