@@ -22,7 +22,8 @@
  * Knobs (env): DATABASE_URL, BENCH_MEMBERS (1000), BENCH_CONNECTIONS (32), BENCH_DURATION (10 s),
  * BENCH_ROUNDS (2), BENCH_WARMUP (4 s), BENCH_POOL_SIZE (10), BENCH_ONLY=members,me,members-post,
  * invoices (a comma-separated selection), BENCH_PROFILE=1 (run our server under --cpu-prof,
- * profile written to bench/profiles/ when it exits; summarise it with bench/profile-summary.ts).
+ * profile written to bench/profiles/ when it exits; summarise it with bench/profile-summary.ts;
+ * BENCH_PROFILE=all profiles the baseline too).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -46,7 +47,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2))
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)
-const PROFILE = process.env.BENCH_PROFILE === "1"
+const PROFILE = process.env.BENCH_PROFILE === "1" || process.env.BENCH_PROFILE === "all"
+const PROFILE_BASELINE = process.env.BENCH_PROFILE === "all"
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
 const BAR = { throughput: 0.5, p99: 1.5, accessLogCost: 0.05, writes: 0.6 }
 
@@ -702,6 +704,7 @@ const main = async () => {
   const memberIds = (await db.query("SELECT id FROM members ORDER BY id")).rows.map((r) => Number(r.id))
   const seededUpTo = memberIds[memberIds.length - 1] ?? 0
   const world: World = { keys, memberIds }
+  lastEvent = Number((await db.query("SELECT coalesce(max(id), 0) AS id FROM outbox_events")).rows[0].id)
   log(`[${elapsed()}] seeded`)
 
   // Same answers and same SQL, on a pair of servers started through the tracing proxy.
@@ -725,10 +728,11 @@ const main = async () => {
     mkdirSync(profileDir, { recursive: true })
   }
   const accessLog = join(tmpdir(), `${dbName}-access.log`)
+  const profiled = (name: string) => profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.${dbName}.cpuprofile`]
   const [ours, withLog, baseline] = await Promise.all([
-    startServer("ours", "./our-server.ts", { nodeArgs: profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] }),
+    startServer("ours", "./our-server.ts", { nodeArgs: profiled("ours") }),
     startServer("ours+log", "./our-server.ts", { env: { BENCH_ACCESS_LOG: accessLog } }),
-    startServer("baseline", "./baseline-server.ts")
+    startServer("baseline", "./baseline-server.ts", { nodeArgs: PROFILE_BASELINE ? profiled("baseline") : [] })
   ])
   const servers = [ours, withLog, baseline] as const
   log(`[${elapsed()}] servers up: ${servers.map((s) => `${s.name} ${s.base} (pid ${s.child.pid})`).join(", ")}`)
@@ -810,7 +814,10 @@ const main = async () => {
     log(`\nnote: the ${server.name} server printed ${server.output.lines} log line(s) during the bench (e.g. requests cut off when autocannon closes its connections at the end of a run); first lines:`)
     for (const line of server.output.first.slice(0, 4)) log(`  | ${line.slice(0, 160)}`)
   }
-  if (profileDir !== undefined) log(`CPU profile of our server: ${profileDir}/ (written when it exits); summarise with: node bench/profile-summary.ts <file>`)
+  if (profileDir !== undefined) {
+    log(`CPU profiles (written when the servers exit): ${profileDir}/{ours${PROFILE_BASELINE ? ",baseline" : ""}}.${dbName}.cpuprofile`)
+    log(`summarise with: node bench/profile-summary.ts ${profileDir}/ours.${dbName}.cpuprofile`)
+  }
 }
 
 try {
