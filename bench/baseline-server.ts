@@ -3,6 +3,9 @@
  * ours for the measured endpoints, with the same SQL statements in the same transactions (the
  * bench checks this through bench/sql-trace.ts before it measures anything):
  *
+ * - every request: an X-Request-Id (a well-formed incoming one kept, else a new UUID), only
+ *   canonical paths routed, a body over 1 MiB refused by its Content-Length, one Authorization
+ *   header at most, as ours does;
  * - auth: `Authorization: Bearer cck_...`, key shape check, SHA-256 hash, the same lookup as
  *   ApiKeyRepoSql.findActiveByHash (api_keys joined with tenants), last_used_at touched at most
  *   once a minute off the request path, scope check;
@@ -26,7 +29,7 @@
  * Pool of BENCH_POOL_SIZE connections (same as ours); statements are prepared (named), as
  * @effect/sql-pg prepares them, BEGIN and COMMIT included. Prints `BENCH_LISTENING <port>`.
  */
-import { createHash, getRandomValues, randomBytes } from "node:crypto"
+import { createHash, getRandomValues, randomBytes, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
 import { LISTENING, POOL_SIZE } from "./shared.ts"
@@ -381,6 +384,21 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
   res.end(text)
 }
 
+/** As ours: a well-formed incoming X-Request-Id is kept, otherwise a new one; every response carries it. */
+const WELL_FORMED_ID = /^[A-Za-z0-9._:-]{1,128}$/
+const requestId = (req: IncomingMessage) => {
+  const incoming = req.headers["x-request-id"]
+  return typeof incoming === "string" && WELL_FORMED_ID.test(incoming) ? incoming : randomUUID()
+}
+
+/** As ours: only canonical paths reach the routes; two Authorization headers are no key. */
+const NOT_CANONICAL = /[^A-Za-z0-9/._~-]/
+const authorizationHeaders = (req: IncomingMessage) => {
+  let count = 0
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === "authorization") count++
+  return count
+}
+
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 /** `evt_` + 24 random base62 characters (rejection sampling), as core's newEventId. */
 const newEventId = () => {
@@ -644,11 +662,13 @@ const SCOPES: Record<Route["name"], string | undefined> = {
 }
 
 const server = createServer(async (req, res) => {
+  res.setHeader("x-request-id", requestId(req))
   try {
     const [path = "/", search = ""] = (req.url ?? "/").split("?")
-    const target = route(req.method, path)
+    const target = NOT_CANONICAL.test(path) ? undefined : route(req.method, path)
     if (target === undefined) return send(res, 404, { message: "Not found." })
-    const key = await authenticate(req)
+    if (Number(req.headers["content-length"] ?? 0) > MAX_BODY) return send(res, 413, { message: "The request body is larger than 1 MiB." })
+    const key = authorizationHeaders(req) > 1 ? undefined : await authenticate(req)
     if (key === undefined) return send(res, 401, { message: "Unauthenticated." })
     const scope = SCOPES[target.name]
     if (scope !== undefined && !key.scopes.includes(scope)) return send(res, 403, { message: "This action is unauthorized." })
