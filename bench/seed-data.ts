@@ -31,23 +31,29 @@ const ABOUT_SENTENCES = [
   "Sustainability matters to us: we source locally whenever we can and recycle everything we are able to.",
   "Our founders started the business with a single storefront and a commitment to doing things right."
 ]
+const SURNAMES = [
+  "Anderson", "Baker", "Castillo", "Chen", "Clark", "Collins", "Diaz", "Edwards", "Evans", "Fischer", "Foster", "Garcia", "Gonzalez",
+  "Gupta", "Hall", "Harris", "Hernandez", "Hughes", "Jackson", "Johnson", "Kelly", "Kim", "King", "Kowalski", "Lee", "Lewis", "Lopez",
+  "Martin", "Martinez", "Miller", "Mitchell", "Moore", "Morgan", "Murphy", "Nguyen", "O'Brien", "Olsen", "Parker", "Patel", "Perez",
+  "Phillips", "Ramirez", "Reed", "Reyes", "Rivera", "Roberts", "Robinson", "Rossi", "Sanchez", "Schmidt", "Scott", "Shah", "Smith",
+  "Sullivan", "Taylor", "Thompson", "Turner", "Walker", "Wright", "Young"
+]
 const LEVELS = ["Bronze", "Silver", "Gold", "Platinum", "Trustee"]
 const STATUSES: ReadonlyArray<MemberStatus> = ["active", "active", "active", "active", "active", "active", "pending", "lapsed", "former"]
 
-export const memberInputs = (count: number): ReadonlyArray<MemberCreateInput> => {
-  const random = rng(20240611)
+/** One member's fields after its name, drawn from `random` (the seeded ones also get custom field values). */
+const memberDraw = (random: () => number) => {
   const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
   const maybe = <A>(p: number, value: () => A): A | null => (random() < p ? value() : null)
   const digits = (n: number) => Array.from({ length: n }, () => Math.floor(random() * 10)).join("")
-  const out: Array<MemberCreateInput> = []
-  for (let i = 0; i < count; i++) {
-    const name = `${pick(PREFIXES)} ${pick(CORES)}${pick(SUFFIXES)} ${i + 1}`
+  const name = () => `${pick(PREFIXES)} ${pick(CORES)}${pick(SUFFIXES)}`
+  const fields = (name: string, customFields: boolean): MemberCreateInput => {
     const domain = name.toLowerCase().replace(/[^a-z0-9]+/g, "")
     const [city, state, zip3] = pick(CITIES)
     const industry = pick(INDUSTRIES)
     const about = Array.from({ length: 2 + Math.floor(random() * 3) }, () => pick(ABOUT_SENTENCES)).join(" ")
     const year = 1985 + Math.floor(random() * 39)
-    out.push({
+    return {
       name,
       status: pick(STATUSES),
       industry,
@@ -65,12 +71,79 @@ export const memberInputs = (count: number): ReadonlyArray<MemberCreateInput> =>
       member_since: `${year}-${String(1 + Math.floor(random() * 12)).padStart(2, "0")}-${String(1 + Math.floor(random() * 28)).padStart(2, "0")}`,
       employee_count: maybe(0.85, () => 1 + Math.floor(random() ** 3 * 500)),
       directory_visible: random() < 0.9,
-      custom_fields: {
-        membership_level: pick(LEVELS),
-        board_member: random() < 0.08,
-        internal_notes: `Renewal contact: ${pick(["Pat", "Sam", "Alex", "Jordan", "Taylor"])}; dues ${pick(["paid", "invoiced", "overdue"])}.`
-      }
-    })
+      ...(customFields
+        ? {
+          custom_fields: {
+            membership_level: pick(LEVELS),
+            board_member: random() < 0.08,
+            internal_notes: `Renewal contact: ${pick(["Pat", "Sam", "Alex", "Jordan", "Taylor"])}; dues ${pick(["paid", "invoiced", "overdue"])}.`
+          }
+        }
+        : {})
+    }
   }
+  return { pick, maybe, name, fields }
+}
+
+export const memberInputs = (count: number): ReadonlyArray<MemberCreateInput> => {
+  const draw = memberDraw(rng(20240611))
+  const out: Array<MemberCreateInput> = []
+  for (let i = 0; i < count; i++) out.push(draw.fields(`${draw.name()} ${i + 1}`, true))
   return out
+}
+
+/**
+ * Bodies for POST /api/v1/members, one per call: what a client sends (no custom fields, no slug),
+ * with the same mix of empty and filled fields as the seeded members. Names are a place or a
+ * family name or two (`Riverside Bakery`, `Nguyen Dental LLC`, `Garcia & Patel Law Group`)
+ * without a number: seven draws in ten from some 14,000 combinations, the rest from 630,000, so
+ * that over a run roughly one create in eight to one in four finds its slug taken and takes `-2`,
+ * `-3`... (`pnpm bench` prints the share; the seeded members' `...-17` slugs are read as taken too).
+ */
+export const memberBodies = (seed = 20261122): (() => MemberCreateInput) => {
+  const random = rng(seed)
+  const draw = memberDraw(random)
+  const owner = () => {
+    const u = random()
+    if (u < 0.35) return draw.pick(PREFIXES)
+    if (u < 0.7) return draw.pick(SURNAMES)
+    return `${draw.pick(SURNAMES)} & ${draw.pick(SURNAMES)}`
+  }
+  return () => draw.fields(`${owner()} ${draw.pick(CORES)}${draw.pick(SUFFIXES)}`, false)
+}
+
+const DUES: ReadonlyArray<readonly [string, string]> = [["Bronze", "250.00"], ["Silver", "450.00"], ["Gold", "900.00"], ["Platinum", "1500.00"], ["Trustee", "5000.00"]]
+const EXTRAS: ReadonlyArray<readonly [string, string]> = [["Annual gala ticket", "85.00"], ["Ribbon cutting ceremony", "150.00"], ["Business expo booth", "325.50"], ["Luncheon seat", "27.50"]]
+
+/** Bodies for POST /api/v1/invoices: dues for one of `memberIds`, sometimes extras, sometimes a memo. */
+export const invoiceBodies = (memberIds: ReadonlyArray<number>, seed = 20261123) => {
+  const random = rng(seed)
+  const { pick, maybe } = memberDraw(random)
+  return () => {
+    const [level, dues] = pick(DUES)
+    const lines: Array<{ description: string; unit: string; quantity?: number }> = [{ description: `Annual membership dues (${level})`, unit: dues }]
+    const extras = Math.floor(random() * 3)
+    for (let i = 0; i < extras; i++) {
+      const [description, unit] = pick(EXTRAS)
+      lines.push(random() < 0.5 ? { description, unit } : { description, unit, quantity: 1 + Math.floor(random() * 4) })
+    }
+    return { member_id: pick(memberIds), lines, memo: maybe(0.5, () => "Thank you for being a member.") }
+  }
+}
+
+/** Bodies for POST /api/v1/invoices/{id}/payments paying `balanceCents` in full. */
+export const paymentBodies = (seed = 20261124) => {
+  const random = rng(seed)
+  const { pick, maybe } = memberDraw(random)
+  let check = 1000
+  return (balanceCents: number) => {
+    const method = pick(["check", "check", "card", "ach", "cash"] as const)
+    return {
+      method,
+      amount: `${Math.floor(balanceCents / 100)}.${String(balanceCents % 100).padStart(2, "0")}`,
+      received_on: new Date().toISOString().slice(0, 10),
+      reference: method === "check" ? `Check #${check++}` : maybe(0.5, () => `Batch ${Math.floor(random() * 90000) + 10000}`),
+      notes: maybe(0.3, () => "Dropped off at the front desk.")
+    }
+  }
 }

@@ -3,7 +3,7 @@
  * (server/ContractCheck.ts), the OpenAPI document and docs page, and JSON for every error.
  * Adding a resource adds its handlers to `HandlersLive` (docs/architecture.md "Adding a resource").
  */
-import { type Effect, Layer, type Types } from "effect"
+import { Effect, Layer, References, Tracer, type Types } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar } from "effect/http-api"
 import { Api } from "./Api.ts"
@@ -78,6 +78,14 @@ export const serveApi = <Id extends string, Groups extends HttpApiGroup.Constrai
 export const ApiRoutes = Layer.mergeAll(serveApi(Api, HandlersLive), HealthRoutes)
 
 /**
+ * Spans are made only when a tracer is installed. The default one keeps them nowhere, and making
+ * them (one per request, per traced call, per SQL statement) costs a write request a measurable
+ * share of its CPU (bench/README.md, "Write endpoints"); an embedder that provides a tracer gets
+ * them all.
+ */
+const spansOnlyForATracer = Effect.map(Effect.service(Tracer.Tracer), (tracer) => tracer !== Tracer.nativeTracer)
+
+/**
  * The served application (no listener): provide an HttpServer (server/NodeServer.ts) to run it.
  * Paths match exactly as written: case, trailing and doubled slashes count.
  */
@@ -85,4 +93,4 @@ export const HttpLive = HttpRouter.serve(ApiRoutes, {
   disableLogger: true,
   disableListenLog: true,
   routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
-})
+}).pipe(Layer.provide(Layer.effect(References.TracerEnabled, spansOnlyForATracer)))

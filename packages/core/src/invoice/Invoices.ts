@@ -63,7 +63,8 @@ export class Invoices extends Context.Service<Invoices, {
       return invoice === undefined ? yield* new InvoiceNotFound({ id }) : invoice
     })
 
-    const create = Effect.fn("Invoices.create")(function*(tenantId: number, input: InvoiceCreate) {
+    /** Untraced (no span, no call-site stack frame): tracing costs a write request a measurable share of its CPU (bench/README.md, "Write endpoints"). */
+    const create = Effect.fnUntraced(function*(tenantId: number, input: InvoiceCreate) {
       const lines: Array<InvoiceLineStored> = input.lines.map((l) => ({ description: l.description, unit_cents: l.unit, quantity: l.quantity ?? 1 }))
       const subtotal = lines.reduce((sum, l) => sum + BigInt(l.unit_cents) * BigInt(l.quantity), 0n)
       if (subtotal > BigInt(F.MAX_CENTS)) return yield* new InvoiceTotalTooLarge()
@@ -83,7 +84,8 @@ export class Invoices extends Context.Service<Invoices, {
       return yield* tx.withTransaction(repo.insert(tenantId, values, lines))
     })
 
-    const issue = Effect.fn("Invoices.issue")(function*(tenantId: number, id: number) {
+    /** Untraced (no span, no call-site stack frame): tracing costs a write request a measurable share of its CPU (bench/README.md, "Write endpoints"). */
+    const issue = Effect.fnUntraced(function*(tenantId: number, id: number) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* locked(tenantId, id)
         if (current.status !== "draft") return yield* new InvoiceNotDraft({ status: current.status })

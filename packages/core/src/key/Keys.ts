@@ -85,7 +85,8 @@ export class Keys extends Context.Service<Keys, {
       return { ...stored, key: plaintext }
     })
 
-    const authenticate = Effect.fn("Keys.authenticate")(function*(plaintext: string) {
+    /** Untraced (no span, no call-site stack frame): every request authenticates, and tracing costs a write request a measurable share of its CPU (bench/README.md, "Write endpoints"). */
+    const authenticate = Effect.fnUntraced(function*(plaintext: string) {
       if (!looksLikeKey(plaintext)) return undefined
       return yield* repo.findActiveByHash(hasher.hash(plaintext))
     })

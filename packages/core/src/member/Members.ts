@@ -61,8 +61,11 @@ export class Members extends Context.Service<Members, {
       return member
     })
 
-    /** An explicit slug must be free; a generated one takes the next free number (docs/api.md "Members"). */
-    const insertWithSlug = Effect.fn("Members.insertWithSlug")(function*(tenantId: number, input: MemberCreateInput) {
+    /**
+     * An explicit slug must be free; a generated one takes the next free number (docs/api.md "Members").
+     * Untraced (no span, no call-site stack frame): tracing costs a write request a measurable share of its CPU (bench/README.md, "Write endpoints").
+     */
+    const insertWithSlug = Effect.fnUntraced(function*(tenantId: number, input: MemberCreateInput) {
       const values = MemberResource.defaults(input)
       if (values.slug !== null) return yield* repo.insert(tenantId, values)
       const base = slugify(values.name)
@@ -76,7 +79,8 @@ export class Members extends Context.Service<Members, {
       }
     })
 
-    const create = Effect.fn("Members.create")(function*(tenantId: number, input: MemberCreateInput) {
+    /** Untraced (no span, no call-site stack frame): tracing costs a write request a measurable share of its CPU (bench/README.md, "Write endpoints"). */
+    const create = Effect.fnUntraced(function*(tenantId: number, input: MemberCreateInput) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const member = yield* insertWithSlug(tenantId, input)
         yield* outbox.append(tenantId, "member.created", member)

@@ -11,8 +11,8 @@ export const ContactsHandlers = HttpApiBuilder.group(Api, "contacts", Effect.fn(
   return handlers
     .handle("list", ({ query }) => Kit.page(ContactList, query.page, (tenant, page) => contacts.list(tenant, { ...query, page })))
     .handle("search", ({ query }) => Kit.page(ContactList, query.page, (tenant, page) => contacts.search(tenant, { ...query, page })))
-    .handle("create", ({ payload }) => Kit.single((tenant) => contacts.create(tenant, payload)))
-    .handle("update", ({ params, payload }) => Kit.single((tenant) => contacts.update(tenant, params.contact, payload)))
+    .handle("create", ({ payload }) => Kit.single(ContactResponse, 201, (tenant) => contacts.create(tenant, payload)))
+    .handle("update", ({ params, payload }) => Kit.single(ContactResponse, 200, (tenant) => contacts.update(tenant, params.contact, payload)))
     .handle("subscribe", ({ payload }) =>
       Kit.withStatus(ContactResponse, (tenant) => contacts.subscribe(tenant, payload), (r) => [r.outcome === "already" ? 200 : 201, { data: r.contact }]))
 }))

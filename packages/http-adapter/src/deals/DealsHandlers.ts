@@ -4,12 +4,12 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Deals } from "@chamber/core"
 import { Api } from "../Api.ts"
 import * as Kit from "../server/Kit.ts"
-import { DealList } from "./DealsGroup.ts"
+import { DealList, DealResponse } from "./DealsGroup.ts"
 
 export const DealsHandlers = HttpApiBuilder.group(Api, "deals", Effect.fn(function*(handlers) {
   const deals = yield* Deals
   return handlers
     .handle("list", ({ query }) => Kit.page(DealList, query.page, (tenant, page) => deals.list(tenant, { ...query, page })))
-    .handle("create", ({ payload }) => Kit.single((tenant) => deals.create(tenant, payload)))
-    .handle("update", ({ params, payload }) => Kit.single((tenant) => deals.update(tenant, params.deal, payload)))
+    .handle("create", ({ payload }) => Kit.single(DealResponse, 201, (tenant) => deals.create(tenant, payload)))
+    .handle("update", ({ params, payload }) => Kit.single(DealResponse, 200, (tenant) => deals.update(tenant, params.deal, payload)))
 }))

@@ -4,12 +4,12 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Invoices } from "@chamber/core"
 import { Api } from "../Api.ts"
 import * as Kit from "../server/Kit.ts"
-import { InvoiceList } from "./InvoicesGroup.ts"
+import { InvoiceList, InvoiceResponse } from "./InvoicesGroup.ts"
 
 export const InvoicesHandlers = HttpApiBuilder.group(Api, "invoices", Effect.fn(function*(handlers) {
   const invoices = yield* Invoices
   return handlers
     .handle("list", ({ query }) => Kit.page(InvoiceList, query.page, (tenant, page) => invoices.list(tenant, { ...query, page })))
-    .handle("create", ({ payload }) => Kit.single((tenant) => invoices.create(tenant, payload)))
-    .handle("issue", ({ params }) => Kit.single((tenant) => invoices.issue(tenant, params.invoice)))
+    .handle("create", ({ payload }) => Kit.single(InvoiceResponse, 201, (tenant) => invoices.create(tenant, payload)))
+    .handle("issue", ({ params }) => Kit.single(InvoiceResponse, 200, (tenant) => invoices.issue(tenant, params.invoice)))
 }))

@@ -4,14 +4,14 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Members } from "@chamber/core"
 import { Api } from "../Api.ts"
 import * as Kit from "../server/Kit.ts"
-import { MemberList } from "./MembersGroup.ts"
+import { MemberList, MemberResponse } from "./MembersGroup.ts"
 
 export const MembersHandlers = HttpApiBuilder.group(Api, "members", Effect.fn(function*(handlers) {
   const members = yield* Members
   return handlers
     .handle("list", ({ query }) => Kit.page(MemberList, query.page, (tenant, page) => members.list(tenant, { ...query, page })))
     .handle("search", ({ query }) => Kit.page(MemberList, query.page, (tenant, page) => members.search(tenant, { ...query, page })))
-    .handle("get", ({ params }) => Kit.single((tenant) => members.get(tenant, params.member)))
-    .handle("create", ({ payload }) => Kit.single((tenant) => members.create(tenant, payload)))
-    .handle("update", ({ params, payload }) => Kit.single((tenant) => members.update(tenant, params.member, payload)))
+    .handle("get", ({ params }) => Kit.single(MemberResponse, 200, (tenant) => members.get(tenant, params.member)))
+    .handle("create", ({ payload }) => Kit.single(MemberResponse, 201, (tenant) => members.create(tenant, payload)))
+    .handle("update", ({ params, payload }) => Kit.single(MemberResponse, 200, (tenant) => members.update(tenant, params.member, payload)))
 }))

@@ -4,11 +4,11 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Payments } from "@chamber/core"
 import { Api } from "../Api.ts"
 import * as Kit from "../server/Kit.ts"
-import { PaymentList } from "./PaymentsGroup.ts"
+import { PaymentList, PaymentResponse } from "./PaymentsGroup.ts"
 
 export const PaymentsHandlers = HttpApiBuilder.group(Api, "payments", Effect.fn(function*(handlers) {
   const payments = yield* Payments
   return handlers
-    .handle("record", ({ params, payload }) => Kit.single((tenant) => payments.record(tenant, params.invoice, payload)))
+    .handle("record", ({ params, payload }) => Kit.single(PaymentResponse, 201, (tenant) => payments.record(tenant, params.invoice, payload)))
     .handle("list", ({ query }) => Kit.page(PaymentList, query.page, (tenant, page) => payments.list(tenant, { ...query, page })))
 }))

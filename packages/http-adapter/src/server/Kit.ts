@@ -33,9 +33,21 @@ const toHttp = <A, E extends DomainError, R>(self: Effect.Effect<A, E, R>): Effe
 const forTenant = <A, E, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(Effect.service(CurrentKey), (key) => run(key.tenantId))
 
-/** `{data}` of one resource of the key's tenant. */
-export const single = <A, E extends DomainError, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) =>
-  forTenant(run).pipe(Effect.map((data) => ({ data })), toHttp)
+type DataOf<S extends Schema.Top> = S["Encoded"] extends { readonly data: infer D } ? D : never
+
+/**
+ * `{data}` of one resource of the key's tenant, with the status the endpoint declares for it.
+ * Written as JSON directly, as pages are: the resource must have the type of the response
+ * schema's `data`, and it is not encoded through the schema again (bench/README.md, "Write
+ * endpoints").
+ */
+export const single = <S extends Schema.Top, A extends DataOf<S>, E extends DomainError, R>(
+  response: S,
+  status: 200 | 201,
+  run: (tenantId: number) => Effect.Effect<A, E, R>
+) =>
+  // `{data}` with `data` of the schema's `data` type is the schema's encoded type.
+  withStatus(response, run, (data) => [status, { data } as S["Encoded"]])
 
 /** The value itself, not wrapped in `{data}` (a webhook subscription is a flat object, docs/webhooks.md). */
 export const bare = <A, E extends DomainError, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) => forTenant(run).pipe(toHttp)
