@@ -4,11 +4,12 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Hooks } from "@chamber/core"
 import { Api } from "../Api.ts"
 import * as Kit from "../server/Kit.ts"
+import { HookList } from "./HooksGroup.ts"
 
 export const HooksHandlers = HttpApiBuilder.group(Api, "hooks", Effect.fn(function*(handlers) {
   const hooks = yield* Hooks
   return handlers
-    .handle("list", () => Kit.single((tenant) => hooks.list(tenant)))
+    .handle("list", () => Kit.single(HookList, 200, (tenant) => hooks.list(tenant)))
     .handle("create", ({ payload }) => Kit.bare((tenant) => hooks.create(tenant, payload).pipe(Effect.map(({ created: _, ...hook }) => hook))))
     .handle("delete", ({ params }) => Kit.bare((tenant) => hooks.delete(tenant, params.hook)))
 }))
