@@ -12,7 +12,8 @@
  *    size: ours, ours with the access log on (for the GET endpoints), the baseline;
  * 5. per endpoint: a warm-up of each, then BENCH_DURATION seconds of measurement each, cut into
  *    BENCH_ROUNDS rounds run alternately (ours, baseline, ours, baseline...) so both see the same
- *    machine conditions; autocannon at BENCH_CONNECTIONS connections;
+ *    machine conditions; autocannon at BENCH_CONNECTIONS connections; before each round of a write
+ *    endpoint the database is settled (vacuum, analyze, checkpoint) outside the measured window;
  * 6. prints req/s (flows/s for the invoice flow), p50/p99 latency (over every response of every
  *    round), server CPU per request, peak RSS, the ratios ours/baseline and the PASS/FAIL verdicts
  *    (members page: throughput >= 0.5x baseline and p99 <= 1.5x; POST /members and the invoice
