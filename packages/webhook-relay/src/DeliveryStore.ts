@@ -94,8 +94,11 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         WHERE d.status = 'pending' AND d.next_attempt_at <= now()
           AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
       ), picked AS (
+        -- The conditions again on the row itself: a row another relay leased and committed between
+        -- this statement's snapshot and its lock is checked afresh (and skipped), never leased twice.
         SELECT d.id FROM webhook_deliveries d
         WHERE d.id IN (SELECT id FROM due WHERE place <= ${o.perSubscription} ORDER BY next_attempt_at, id LIMIT ${o.limit})
+          AND d.status = 'pending' AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
         FOR UPDATE SKIP LOCKED
       )
       UPDATE webhook_deliveries d

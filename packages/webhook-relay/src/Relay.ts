@@ -48,9 +48,10 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
   const outcomes: Array<AttemptOutcome> = []
   const inflight = new Set<Fiber.Fiber<void>>()
 
+  // Recorded outcomes free their subscriptions' places: only then is a claim worth trying again.
   const flush = Effect.suspend(() => {
     const batch = outcomes.splice(0, outcomes.length)
-    return store.record(config.relayId, batch, config.retryDelayMs)
+    return batch.length === 0 ? Effect.void : Effect.andThen(store.record(config.relayId, batch, config.retryDelayMs), Queue.offer(wake, undefined))
   })
 
   if (config.listen) {
@@ -66,7 +67,6 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
   const send = (delivery: ClaimedDelivery) =>
     deliver(delivery).pipe(
       Effect.tap((outcome) => Effect.sync(() => outcomes.push(outcome))),
-      Effect.andThen(Queue.offer(wake, undefined)),
       Effect.asVoid
     )
 
