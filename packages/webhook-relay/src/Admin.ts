@@ -5,6 +5,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { isoColumn as ISO } from "./IsoColumn.ts"
 
 export interface HookHealth {
   readonly id: number
@@ -58,7 +59,6 @@ export class WebhookAdmin extends Context.Service<WebhookAdmin, {
   readonly replay: (ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<number>>
 }>()("chamber/WebhookAdmin") {}
 
-const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
 const HOOK_COLUMNS = `h.id::int AS id, t.public_id AS tenant, h.url, h.events, h.active, h.failure_count,
   ${ISO("h.last_failure_at")} AS last_failure_at, ${ISO("h.last_success_at")} AS last_success_at, ${ISO("h.created_at")} AS created_at`

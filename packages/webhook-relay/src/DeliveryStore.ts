@@ -7,6 +7,7 @@
 import { Array as Arr, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type EventKind, type OutboxEvent, WebhookSecrets } from "@chamber/core"
+import { isoColumn } from "./IsoColumn.ts"
 import { RETRIES_PER_DELIVERY } from "./Schedule.ts"
 
 /** A delivery this relay holds the lease of. */
@@ -106,7 +107,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       FROM picked, outbox_events e, webhook_subscriptions s
       WHERE d.id = picked.id AND e.id = d.event_id AND s.id = d.hook_id
       RETURNING d.id::text, d.tenant_id::text, d.hook_id::text, s.url, s.secret, d.attempt_count,
-        e.event_id, e.type, to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at, e.payload`.pipe(
+        e.event_id, e.type, ${sql.literal(isoColumn("e.created_at"))} AS created_at, e.payload`.pipe(
       Effect.map((rows) =>
         rows.map((r): ClaimedDelivery => ({
           id: Number(r.id),
@@ -166,15 +167,24 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         if (state === "succeeded") bySubscription.set(o.delivery.hookId, { ...s, reset: true, failures: 0, success: o.attemptedAt })
         else bySubscription.set(o.delivery.hookId, { ...s, failures: s.failures + 1, failure: o.attemptedAt })
       })
-      for (const [hookId, s] of bySubscription) {
+      // All of the batch's subscriptions in one statement.
+      const counts = [...bySubscription].map(([id, s]) => ({
+        id,
+        reset: s.reset,
+        failures: s.failures,
+        success: s.success?.toISOString() ?? null,
+        failure: s.failure?.toISOString() ?? null
+      }))
+      if (counts.length > 0) {
         yield* sql`
-          UPDATE webhook_subscriptions
-          SET failure_count = CASE WHEN ${s.reset} THEN 0 ELSE failure_count END + ${s.failures},
-              active = active AND (CASE WHEN ${s.reset} THEN 0 ELSE failure_count END + ${s.failures}) < ${DEACTIVATE_AT},
-              last_success_at = coalesce(${s.success?.toISOString() ?? null}::timestamptz, last_success_at),
-              last_failure_at = coalesce(${s.failure?.toISOString() ?? null}::timestamptz, last_failure_at),
+          UPDATE webhook_subscriptions h
+          SET failure_count = CASE WHEN v.reset THEN 0 ELSE h.failure_count END + v.failures,
+              active = h.active AND (CASE WHEN v.reset THEN 0 ELSE h.failure_count END + v.failures) < ${DEACTIVATE_AT},
+              last_success_at = coalesce(v.success::timestamptz, h.last_success_at),
+              last_failure_at = coalesce(v.failure::timestamptz, h.last_failure_at),
               updated_at = now()
-          WHERE id = ${hookId}`
+          FROM jsonb_to_recordset(${JSON.stringify(counts)}::jsonb) AS v(id bigint, reset boolean, failures integer, success text, failure text)
+          WHERE h.id = v.id`
       }
     })).pipe(Effect.orDie)
   }

@@ -4,7 +4,8 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { Transactor } from "../shared/Ports.ts"
-import { InvalidInput } from "../shared/Errors.ts"
+import type { InvalidInput } from "../shared/Errors.ts"
+import { requireOwn } from "../shared/Input.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import type { Page } from "../Pagination.ts"
@@ -77,9 +78,7 @@ export class Contacts extends Context.Service<Contacts, {
       )
 
     const create = Effect.fn("Contacts.create")(function*(tenantId: number, input: ContactCreateInput) {
-      if (input.member_id != null && (yield* members.find(tenantId, input.member_id)) === undefined) {
-        return yield* InvalidInput.field("member_id", "The selected member id is invalid.")
-      }
+      yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       return yield* tx.withTransaction(insert(tenantId, input, false))
     })
 

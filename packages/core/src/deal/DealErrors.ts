@@ -9,17 +9,6 @@ export class DealNotFound extends Schema.TaggedError<DealNotFound>()("DealNotFou
   }
 }
 
-/** A deal's member must be one of the chamber's. */
-export class DealMemberUnknown extends Schema.TaggedError<DealMemberUnknown>()("DealMemberUnknown", { member_id: Schema.Number }) {
-  readonly kind = "Invalid" as const
-  get errors() {
-    return { member_id: ["The selected member id is invalid."] }
-  }
-  override get message() {
-    return summarize(this.errors)
-  }
-}
-
 /** A deal must end after today (UTC). */
 export class DealEndsTooSoon extends Schema.TaggedError<DealEndsTooSoon>()("DealEndsTooSoon", {}) {
   readonly kind = "Invalid" as const

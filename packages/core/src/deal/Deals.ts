@@ -11,7 +11,9 @@ import { parseSort } from "../Sort.ts"
 import { slugify } from "../member/Member.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
 import { type Deal, type DealCreate, DealResource, DealSortColumns, type DealUpdate } from "./Deal.ts"
-import { DealEndsTooSoon, DealMemberUnknown, DealNotFound } from "./DealErrors.ts"
+import { DealEndsTooSoon, DealNotFound } from "./DealErrors.ts"
+import type { InvalidInput } from "../shared/Errors.ts"
+import { requireOwn } from "../shared/Input.ts"
 import { DealRepo } from "./DealRepo.ts"
 
 export interface DealListQuery {
@@ -25,8 +27,8 @@ const afterToday = (endsAt: string | null | undefined, now: Date) =>
 
 export class Deals extends Context.Service<Deals, {
   readonly list: (tenantId: number, query: DealListQuery) => Effect.Effect<Page<Deal>>
-  readonly create: (tenantId: number, input: DealCreate) => Effect.Effect<Deal, DealMemberUnknown | DealEndsTooSoon>
-  readonly update: (tenantId: number, id: number, input: DealUpdate) => Effect.Effect<Deal, DealNotFound | DealMemberUnknown | DealEndsTooSoon>
+  readonly create: (tenantId: number, input: DealCreate) => Effect.Effect<Deal, InvalidInput | DealEndsTooSoon>
+  readonly update: (tenantId: number, id: number, input: DealUpdate) => Effect.Effect<Deal, DealNotFound | InvalidInput | DealEndsTooSoon>
 }>()("chamber/Deals") {
   static readonly layer = Layer.effect(Deals, Effect.gen(function*() {
     const repo = yield* DealRepo
@@ -34,10 +36,7 @@ export class Deals extends Context.Service<Deals, {
     const outbox = yield* Outbox
     const tx = yield* Transactor
 
-    const requireMember = (tenantId: number, memberId: number | undefined) =>
-      memberId === undefined
-        ? Effect.void
-        : Effect.flatMap(members.find(tenantId, memberId), (m) => (m === undefined ? Effect.fail(new DealMemberUnknown({ member_id: memberId })) : Effect.void))
+    const requireMember = (tenantId: number, memberId: number | undefined) => requireOwn("member_id", memberId, (id) => members.find(tenantId, id))
 
     const list = Effect.fn("Deals.list")(function*(tenantId: number, query: DealListQuery) {
       return yield* repo.list(tenantId, parseSort(query.sort, DealSortColumns), query.page ?? 1)

@@ -38,17 +38,6 @@ export class InvoiceNotVoidable extends Schema.TaggedError<InvoiceNotVoidable>()
   }
 }
 
-/** An invoice's member must be one of the chamber's. */
-export class InvoiceMemberUnknown extends Schema.TaggedError<InvoiceMemberUnknown>()("InvoiceMemberUnknown", { member_id: Schema.Number }) {
-  readonly kind = "Invalid" as const
-  get errors() {
-    return { member_id: ["The selected member id is invalid."] }
-  }
-  override get message() {
-    return summarize(this.errors)
-  }
-}
-
 /** The lines add up to more than a response can carry exactly (docs/api.md "Money"). */
 export class InvoiceTotalTooLarge extends Schema.TaggedError<InvoiceTotalTooLarge>()("InvoiceTotalTooLarge", {}) {
   readonly kind = "Invalid" as const

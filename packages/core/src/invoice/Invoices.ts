@@ -6,6 +6,8 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { Transactor } from "../shared/Ports.ts"
+import type { InvalidInput } from "../shared/Errors.ts"
+import { requireOwn } from "../shared/Input.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import type { Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
@@ -14,7 +16,7 @@ import { MemberRepo } from "../member/MemberRepo.ts"
 import { TenantRepo } from "../tenant/TenantRepo.ts"
 import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { type Invoice, type InvoiceCreate, type InvoiceLineStored, InvoiceResource, InvoiceSortColumns, type InvoiceStatus } from "./Invoice.ts"
-import { InvoiceMemberUnknown, InvoiceNotDraft, InvoiceNotFound, InvoiceNotOpen, InvoiceNotVoidable, InvoiceTotalTooLarge } from "./InvoiceErrors.ts"
+import { InvoiceNotDraft, InvoiceNotFound, InvoiceNotOpen, InvoiceNotVoidable, InvoiceTotalTooLarge } from "./InvoiceErrors.ts"
 import { InvoiceRepo } from "./InvoiceRepo.ts"
 
 export interface InvoiceListQuery {
@@ -33,7 +35,7 @@ export class Invoices extends Context.Service<Invoices, {
   readonly list: (tenantId: number, query: InvoiceListQuery) => Effect.Effect<Page<Invoice>>
   readonly get: (tenantId: number, id: number) => Effect.Effect<Invoice, InvoiceNotFound>
   /** A draft: no number, no due date; the tenant's currency. */
-  readonly create: (tenantId: number, input: InvoiceCreate) => Effect.Effect<Invoice, InvoiceMemberUnknown | InvoiceTotalTooLarge>
+  readonly create: (tenantId: number, input: InvoiceCreate) => Effect.Effect<Invoice, InvalidInput | InvoiceTotalTooLarge>
   /** Draft to open (or straight to paid when it totals zero), with number and due date; fires invoice.issued. */
   readonly issue: (tenantId: number, id: number) => Effect.Effect<Invoice, InvoiceNotFound | InvoiceNotDraft>
   /** A draft or open invoice becomes void (core only). */
@@ -68,7 +70,7 @@ export class Invoices extends Context.Service<Invoices, {
       const lines: Array<InvoiceLineStored> = input.lines.map((l) => ({ description: l.description, unit_cents: l.unit, quantity: l.quantity ?? 1 }))
       const subtotal = lines.reduce((sum, l) => sum + BigInt(l.unit_cents) * BigInt(l.quantity), 0n)
       if (subtotal > BigInt(F.MAX_CENTS)) return yield* new InvoiceTotalTooLarge()
-      if ((yield* members.find(tenantId, input.member_id)) === undefined) return yield* new InvoiceMemberUnknown({ member_id: input.member_id })
+      yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       const tenant = yield* tenantOf(tenantId)
       const total = Number(subtotal)
       const values = InvoiceResource.defaults({

@@ -4,7 +4,8 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { Transactor } from "../shared/Ports.ts"
-import { InvalidInput } from "../shared/Errors.ts"
+import type { InvalidInput } from "../shared/Errors.ts"
+import { requireOwn } from "../shared/Input.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import type { Page } from "../Pagination.ts"
 import { ContactRepo } from "../contact/ContactRepo.ts"
@@ -37,12 +38,8 @@ export class Registrations extends Context.Service<Registrations, {
 
     const create = Effect.fn("Registrations.create")(function*(tenantId: number, eventId: number, input: RegistrationCreate) {
       yield* eventOf(tenantId, eventId)
-      if (input.member_id != null && (yield* members.find(tenantId, input.member_id)) === undefined) {
-        return yield* InvalidInput.field("member_id", "The selected member id is invalid.")
-      }
-      if (input.contact_id != null && (yield* contacts.find(tenantId, input.contact_id)) === undefined) {
-        return yield* InvalidInput.field("contact_id", "The selected contact id is invalid.")
-      }
+      yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
+      yield* requireOwn("contact_id", input.contact_id, (id) => contacts.find(tenantId, id))
       const values = RegistrationResource.defaults({ ...input, event_id: eventId, registered_at: input.registered_at ?? new Date().toISOString() })
       return yield* tx.withTransaction(
         Effect.tap(repo.insert(tenantId, values), (registration) => outbox.append(tenantId, "event.registration.created", registration))
