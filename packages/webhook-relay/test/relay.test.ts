@@ -19,10 +19,10 @@ const storageOn = (rt: ReturnType<typeof runtimes>[number]) =>
   Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) => StorageLive(config))).pipe(Layer.provide(rt.database))
 
 /** A receiver for the test and a relay sending to it (short delays and timeout), both gone with the test's scope. */
-const withRelay = (listen: boolean, retryDelaysMs: ReadonlyArray<number> = [100, 100, 100], timeoutMs = 2_000) =>
+const withRelay = (listen: boolean, retryDelaysMs: ReadonlyArray<number> = [100, 100, 100], timeoutMs = 2_000, concurrency?: number) =>
   Effect.gen(function*() {
     const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
-    yield* Layer.build(RelayLive({ settings: { retryDelaysMs, timeoutMs, allowPrivate: true, retentionMs: 86_400_000 }, listen, ca: receiver.ca, pollMs: 100 }))
+    yield* Layer.build(RelayLive({ settings: { retryDelaysMs, timeoutMs, allowPrivate: true, retentionMs: 86_400_000 }, listen, ca: receiver.ca, pollMs: 100, ...(concurrency === undefined ? {} : { concurrency }) }))
     return receiver
   })
 
@@ -122,6 +122,21 @@ for (const rt of runtimes()) {
           assert.match(rows[0]!.error ?? "", /did not answer within/)
           assert.strictEqual(rows[1]!.status, 301)
           assert.deepStrictEqual(rows.map((r) => r.state), ["succeeded", "succeeded", "succeeded"])
+        }))
+
+      it.effect("a receiver that hangs holds up no other subscription: the other's deliveries all arrive meanwhile", () =>
+        Effect.gen(function*() {
+          // 6 sends at once at most: without the per-subscription cap (4) the stuck ones could take them all.
+          const fast = yield* withRelay(listen, [100, 100, 100], 10_000, 6)
+          const slow = yield* Effect.acquireRelease(Effect.promise(() => startReceiver({ defaultReply: { hang: true } })), (r) => Effect.promise(() => r.close()))
+          const { tenant } = yield* subscribed(fast)
+          yield* (yield* Hooks).create(tenant.id, { url: `${slow.url}/stuck`, events: ["member.created"] })
+          for (let i = 0; i < 8; i++) yield* (yield* Members).create(tenant.id, { name: `Member ${i}`, status: "active" })
+          // Every delivery to the fast receiver arrives while the slow one's sends still hang (10 s timeout).
+          assert.lengthOf(yield* wait(fast, 8, 5_000), 8)
+          assert.isAtLeast(slow.requests.length, 1)
+          const answered = (yield* attemptsOf(tenant.id)).filter((a) => a.status === null)
+          assert.lengthOf(answered, 0, "no slow attempt has ended yet")
         }))
 
       it.effect("a 429 with Retry-After: 5 puts that retry at least 5 s later", () =>
