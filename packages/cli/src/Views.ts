@@ -1,5 +1,5 @@
 /** What the CLI shows of each record: the same objects for --json and for tables. */
-import type { ApiKey, CustomFieldDefinition, Tenant, User } from "@chamber/core"
+import { type ApiKey, type CustomFieldDefinition, type Tenant, type User, type Verdict, type WindowUse, wholeSeconds } from "@chamber/core"
 
 export const tenantView = (t: Tenant) => ({
   id: t.public_id,
@@ -30,4 +30,27 @@ export const fieldView = (f: CustomFieldDefinition) => ({
   key: f.key,
   label: f.label,
   api_visible: f.api_visible
+})
+
+export interface WindowView {
+  readonly limit: number
+  readonly used: number
+  readonly remaining: number
+  /** Seconds until the oldest counted request leaves the window (0: none counted). */
+  readonly back_in_seconds: number
+}
+
+const windowView = (w: WindowUse): WindowView => ({
+  limit: w.limit,
+  used: w.used,
+  remaining: Math.max(0, w.limit - w.used),
+  back_in_seconds: wholeSeconds(w.backInMs)
+})
+
+export const usageView = (k: ApiKey, v: Verdict, store: string) => ({
+  prefix: k.prefix,
+  name: k.name,
+  store,
+  minute: windowView(v.minute),
+  day: windowView(v.day)
 })

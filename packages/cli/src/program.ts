@@ -125,6 +125,15 @@ export const program = () => {
   json(key.command("revoke").description("revoke a key by its prefix (cck_ + 8)")).argument("<prefix>")
     .addHelpText("after", example("chamber key revoke cck_Xy12Ab34"))
     .action(admin("keyRevoke"))
+  json(key.command("set-limit").description("set a key's daily ceiling (requests in any 24 hours), from its next request"))
+    .argument("<prefix>")
+    .requiredOption("--daily <n>", "the new ceiling, 1 to 2147483647")
+    .addHelpText("after", example("chamber key set-limit cck_Xy12Ab34 --daily 50000"))
+    .action(admin("keySetLimit"))
+  json(key.command("usage").description("a key's requests in the rolling minute and 24 hours, against its limits"))
+    .argument("<prefix>")
+    .addHelpText("after", example("chamber key usage cck_Xy12Ab34", "REDIS_URL=redis://cache:6379 chamber key usage cck_Xy12Ab34 --json"))
+    .action(admin("keyUsage"))
 
   const webhooks = (name: keyof typeof import("./commands/webhooks.ts")) => async (...args: Array<unknown>): Promise<void> => {
     await ((await import("./commands/webhooks.ts"))[name] as (...a: Array<unknown>) => unknown)(...args)

@@ -4,3 +4,4 @@ export { ApiRoutes, HandlersLive, HttpLive, MAX_BODY_BYTES, serveApi } from "./S
 export { CurrentKey } from "./shared/Access.ts"
 export { createServer, NodeServerLive, NodeServerTest } from "./server/NodeServer.ts"
 export { checkContract, ContractViolation, contractProblems } from "./server/ContractCheck.ts"
+export { RateLimitPerMinute, rateLimitHeaders } from "./server/RateLimiting.ts"

@@ -4,16 +4,30 @@
  */
 import { Effect, Layer, References } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest, type HttpClientResponse, HttpServer } from "effect/http"
-import { Keys, Tenants } from "@chamber/core"
+import { Keys, MemoryRateLimitStore, type RateLimitStore, Tenants } from "@chamber/core"
 import { StorageLive } from "@chamber/pg-adapter"
 import { onDatabase, type Runtime } from "@chamber/pg-adapter/testing"
-import { HttpLive, NodeServerTest } from "../src/index.ts"
+import { HttpLive, NodeServerTest, RateLimitPerMinute } from "../src/index.ts"
 
-/** The real server on a fresh database of `rt`; its access log (one Info line per request) is not printed. */
-export const serverOn = (rt: Runtime) =>
+/**
+ * Suites make far more than 120 requests a minute with one key; rate-limits.test.ts holds the
+ * spec's limit. The daily ceiling is each key's own (25,000 by default) everywhere.
+ */
+export const SUITE_PER_MINUTE = 100_000
+
+/** The in-process rate-limit store at `perMinute` a key. */
+export const rateLimitsAt = (perMinute: number) =>
+  Layer.merge(MemoryRateLimitStore, Layer.succeed(RateLimitPerMinute)(perMinute))
+
+/**
+ * The real server on a fresh database of `rt`, limiting with `rateLimits`; its access log (one
+ * Info line per request) is not printed.
+ */
+export const serverOn = (rt: Runtime, rateLimits: Layer.Layer<RateLimitStore> = rateLimitsAt(SUITE_PER_MINUTE)) =>
   HttpLive.pipe(
     Layer.provideMerge(NodeServerTest),
     Layer.provideMerge(onDatabase(rt, (config) => StorageLive(config))),
+    Layer.provide(rateLimits),
     Layer.provide(Layer.succeed(References.MinimumLogLevel)("Warn"))
   )
 

@@ -11,7 +11,7 @@ import { DatabaseConfigRef, type Runtime, runtimes } from "@chamber/pg-adapter/t
 import pg from "pg"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { HttpLive, NodeServerTest } from "../src/index.ts"
-import { call, chamberWithKey, serverUrl } from "./fixture.ts"
+import { call, chamberWithKey, rateLimitsAt, serverUrl, SUITE_PER_MINUTE } from "./fixture.ts"
 import { rawExchange, rawRequest } from "./raw.ts"
 
 /** Every log line the server writes, as the JSON objects `LOG_FORMAT=json` prints. */
@@ -26,6 +26,7 @@ const server = (rt: Runtime) =>
       Layer.provideMerge(NodeServerTest),
       Layer.provideMerge(StorageLive(config)),
       Layer.provideMerge(Layer.succeed(DatabaseConfigRef)(config)),
+      Layer.provide(rateLimitsAt(SUITE_PER_MINUTE)),
       Layer.provide(CaptureLogs)
     )
   })).pipe(Layer.provide(rt.database))

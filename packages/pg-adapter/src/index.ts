@@ -18,6 +18,7 @@ import { KeyHasherNode, ReadinessSql, TransactorSql } from "./repos/Infrastructu
 import { MemberRepoSql } from "./repos/MemberRepoSql.ts"
 import { OutboxSql } from "./repos/OutboxSql.ts"
 import { PlacementRepoSql } from "./repos/PlacementRepoSql.ts"
+import { RateLimitSnapshotsSql } from "./repos/RateLimitSnapshotsSql.ts"
 import { SponsorshipRepoSql } from "./repos/SponsorshipRepoSql.ts"
 import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
 import { WebhookSecretsNode } from "./repos/WebhookSecretsNode.ts"
@@ -38,6 +39,7 @@ export {
   OutboxSql,
   PaymentRepoSql,
   PlacementRepoSql,
+  RateLimitSnapshotsSql,
   RegistrationRepoSql,
   SponsorshipRepoSql,
   TenantRepoSql,
@@ -62,6 +64,7 @@ const RepositoriesLive = Layer.mergeAll(
   BookingRepoSql,
   HookRepoSql,
   OutboxSql,
+  RateLimitSnapshotsSql,
   TransactorSql,
   KeyHasherNode,
   WebhookSecretsNode,

@@ -4,9 +4,9 @@ import { type CustomFieldResource, Keys, type Role, Tenants } from "@chamber/cor
 import { migrate } from "@chamber/pg-adapter"
 import { seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
-import { bold, dim, green, table } from "../Output.ts"
+import { bold, dim, fail, green, table } from "../Output.ts"
 import { run } from "../Run.ts"
-import { fieldView, keyView, tenantView, userView } from "../Views.ts"
+import { fieldView, keyView, tenantView, usageView, userView, type WindowView } from "../Views.ts"
 
 type Json = { readonly json?: boolean }
 
@@ -118,3 +118,36 @@ export const demoCommand = (opts: Json) =>
         ].join("\n")
         : "The database already has data: nothing was changed."
   })
+
+export const keySetLimit = (prefix: string, opts: Json & { daily: string }) =>
+  run(opts, Effect.flatMap(Effect.service(Keys), (k) => k.setDailyLimit(prefix, Number(opts.daily))), {
+    json: (ks) => ({ updated: ks.map(keyView) }),
+    human: (ks) => ks.map((k) => `${green("Set")} ${k.name} ${dim(k.prefix)}: at most ${k.daily_limit.toLocaleString("en-US")} requests in any 24 hours, from its next request`).join("\n")
+  })
+
+export const keyUsage = async (prefix: string, opts: Json) => {
+  const { describeStore, rateLimitSettingsFromEnv, usageOf } = await import("../RateLimits.ts")
+  let settings
+  try {
+    settings = rateLimitSettingsFromEnv()
+  } catch (error) {
+    return fail(opts.json === true, error)
+  }
+  return run(opts, Effect.gen(function*() {
+    const [key] = yield* (yield* Keys).live(prefix)
+    const verdict = yield* usageOf(settings, key!.id, { perMinute: settings.perMinute, daily: key!.daily_limit })
+    return usageView(key!, verdict, describeStore(settings))
+  }), {
+    json: (u) => u,
+    human: (u) =>
+      [
+        `${bold(u.name)} ${dim(u.prefix)}  ${dim(`(counts ${u.store})`)}`,
+        `  last minute:   ${windowLine(u.minute)}`,
+        `  last 24 hours: ${windowLine(u.day)}`
+      ].join("\n")
+  })
+}
+
+const windowLine = (w: WindowView) =>
+  `${w.used.toLocaleString("en-US")} of ${w.limit.toLocaleString("en-US")} used, ${w.remaining.toLocaleString("en-US")} left` +
+  (w.used > 0 ? dim(`  (more back in ${w.back_in_seconds} s)`) : "")

@@ -12,6 +12,7 @@ import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
 import { knownChamber, seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
 import { parseDuration } from "../Durations.ts"
+import { describeStore, rateLimitsLayer, rateLimitSettingsFromEnv } from "../RateLimits.ts"
 import { bold, dim, errorMessage, fail, printError } from "../Output.ts"
 import { causeError, storage } from "../Run.ts"
 
@@ -42,9 +43,10 @@ export const serve = (opts: ServeOptions) => {
   if (shutdownTimeout === undefined) {
     return fail(json, new Error(`CHAMBER_SHUTDOWN_TIMEOUT must be a duration such as 30s, 500ms or 2m, not "${timeoutText}".`))
   }
-  let settings
+  let settings, limits
   try {
     settings = deliverySettingsFromEnv()
+    limits = rateLimitSettingsFromEnv()
   } catch (error) {
     return fail(json, error)
   }
@@ -82,10 +84,12 @@ export const serve = (opts: ServeOptions) => {
         yield* describeChamber
       }
     }
-    yield* tell(`Chamber Data API on ${api}  ${dim(`(docs: ${docs}, database: ${where})`)}`, `Chamber Data API on ${api}`, {
-      docs,
-      database: where
-    })
+    const counts = describeStore(limits)
+    yield* tell(
+      `Chamber Data API on ${api}  ${dim(`(docs: ${docs}, database: ${where}, rate limits: ${limits.perMinute}/min per key, counted ${counts})`)}`,
+      `Chamber Data API on ${api}`,
+      { docs, database: where, rate_limit_per_minute: limits.perMinute, rate_limits_counted: counts }
+    )
     if (opts.relay !== false) {
       const wakes = config._tag === "Postgres" ? "woken by LISTEN/NOTIFY" : "polling every second"
       yield* tell(dim(`Webhook relay: delivering in this process (${wakes}).`), "Webhook relay running", { wakes })
@@ -142,6 +146,7 @@ export const serve = (opts: ServeOptions) => {
     : RelayLive({ settings, listen: config._tag === "Postgres", stopTimeoutMs: Duration.toMillis(shutdownTimeout) })
   const app = Layer.mergeAll(HttpLive, relay, Layer.effectDiscard(announce)).pipe(
     Layer.provide(listener),
+    Layer.provide(rateLimitsLayer(limits)),
     Layer.provide(storage({ exclusive: true }))
   )
   return Layer.launch(app).pipe(

@@ -19,4 +19,8 @@ export class ApiKeyRepo extends Context.Service<ApiKeyRepo, {
   /** Revokes every live key with this display prefix; returns the keys revoked. */
   readonly revokeByPrefix: (prefix: string) => Effect.Effect<ReadonlyArray<ApiKey>>
   readonly touch: (keyId: number) => Effect.Effect<void>
+  /** The live keys with this display prefix. */
+  readonly findLiveByPrefix: (prefix: string) => Effect.Effect<ReadonlyArray<ApiKey>>
+  /** Sets the daily ceiling of every live key with this display prefix; returns them. */
+  readonly setDailyLimit: (prefix: string, dailyLimit: number) => Effect.Effect<ReadonlyArray<ApiKey>>
 }>()("chamber/ApiKeyRepo") {}

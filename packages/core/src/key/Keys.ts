@@ -28,6 +28,11 @@ export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound"
   }
 }
 
+const checkDailyLimit = (dailyLimit: number) =>
+  Number.isInteger(dailyLimit) && dailyLimit >= 1 && dailyLimit <= MAX_DAILY_LIMIT
+    ? Effect.succeed(dailyLimit)
+    : InvalidInput.field("daily_limit", `The daily limit must be a whole number from 1 to ${MAX_DAILY_LIMIT}.`)
+
 export interface MintRequest {
   readonly tenant: string | number
   readonly asEmail: string
@@ -47,6 +52,10 @@ export class Keys extends Context.Service<Keys, {
   readonly authenticate: (plaintext: string) => Effect.Effect<KeyContext | undefined>
   readonly list: (tenant: string | number) => Effect.Effect<ReadonlyArray<ApiKey>, TenantNotFound>
   readonly revoke: (prefix: string) => Effect.Effect<ReadonlyArray<ApiKey>, KeyNotFound>
+  /** The live keys with this display prefix (usually one). */
+  readonly live: (prefix: string) => Effect.Effect<ReadonlyArray<ApiKey>, KeyNotFound>
+  /** A new daily ceiling for the live keys with this prefix, from their next request on. */
+  readonly setDailyLimit: (prefix: string, dailyLimit: number) => Effect.Effect<ReadonlyArray<ApiKey>, KeyNotFound | InvalidInput>
 }>()("chamber/Keys") {
   static readonly layer = Layer.effect(Keys, Effect.gen(function*() {
     const repo = yield* ApiKeyRepo
@@ -68,10 +77,7 @@ export class Keys extends Context.Service<Keys, {
       if (!parsed.ok) {
         return yield* InvalidInput.field("scopes", `Unknown scopes: ${parsed.unknown.join(", ")}.`)
       }
-      const dailyLimit = request.dailyLimit ?? DEFAULT_DAILY_LIMIT
-      if (!Number.isInteger(dailyLimit) || dailyLimit < 1 || dailyLimit > MAX_DAILY_LIMIT) {
-        return yield* InvalidInput.field("daily_limit", `The daily limit must be a whole number from 1 to ${MAX_DAILY_LIMIT}.`)
-      }
+      const dailyLimit = yield* checkDailyLimit(request.dailyLimit ?? DEFAULT_DAILY_LIMIT)
       const plaintext = generateKey()
       const stored = yield* repo.insert({
         tenant_id: tenant.id,
@@ -102,6 +108,18 @@ export class Keys extends Context.Service<Keys, {
       return revoked
     })
 
-    return Keys.of({ mint, authenticate, list, revoke })
+    const live = Effect.fn("Keys.live")(function*(prefix: string) {
+      const found = yield* repo.findLiveByPrefix(prefix)
+      if (found.length === 0) return yield* new KeyNotFound({ prefix })
+      return found
+    })
+
+    const setDailyLimit = Effect.fn("Keys.setDailyLimit")(function*(prefix: string, dailyLimit: number) {
+      const changed = yield* repo.setDailyLimit(prefix, yield* checkDailyLimit(dailyLimit))
+      if (changed.length === 0) return yield* new KeyNotFound({ prefix })
+      return changed
+    })
+
+    return Keys.of({ mint, authenticate, list, revoke, live, setDailyLimit })
   }))
 }

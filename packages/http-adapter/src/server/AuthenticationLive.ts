@@ -2,7 +2,8 @@
  * Bearer authentication and the access check, before anything else about the request is read:
  * a bad key is a 401 even when the body is bad too; a missing scope is a 403 before any 422
  * (docs/api.md "Authentication and scopes"). An endpoint that states no access is refused (fail
- * closed). A JSON body that is not UTF-8 is refused here too, once the key may send it.
+ * closed). A JSON body that is not UTF-8 is refused here too, once the key may send it. A valid
+ * key's request is counted against its rate limits (server/RateLimiting.ts) before its scope is checked.
  */
 import { Context, Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
@@ -10,6 +11,7 @@ import { ApiKeyRepo, type KeyContext, Keys } from "@chamber/core"
 import { AnyValidKey, Authentication, CurrentKey, RequiredAccess } from "../shared/Access.ts"
 import { Forbidden, Unauthenticated } from "../shared/HttpErrors.ts"
 import { authorizationHeaders, requireUtf8Body } from "./RawRequest.ts"
+import { makeLimiter } from "./RateLimiting.ts"
 import { RequestFacts } from "./RequestLog.ts"
 
 const TOUCH_EVERY_MS = 60_000
@@ -19,6 +21,7 @@ const undeclared = new Forbidden({ message: "This endpoint states no scope, so n
 export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(function*() {
   const keys = yield* Keys
   const repo = yield* ApiKeyRepo
+  const limitRequest = yield* makeLimiter
   // last_used_at is written at most once a minute per key and per process, off the request path.
   const touched = new Map<number, number>()
   const touch = (key: KeyContext) => {
@@ -38,6 +41,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         const facts = yield* Effect.serviceOption(RequestFacts)
         if (facts._tag === "Some") facts.value.keyPrefix = key.prefix
         yield* touch(key)
+        yield* limitRequest(key)
         const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
         if (access === undefined) return yield* Effect.fail(undeclared)
         if (access !== AnyValidKey && !key.scopes.includes(access)) return yield* Effect.fail(Forbidden.lacking(access))

@@ -7,7 +7,7 @@
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import type { KeyContext, Scope } from "@chamber/core"
-import { Forbidden, Unauthenticated, ValidationError } from "./HttpErrors.ts"
+import { Forbidden, TooManyRequests, Unauthenticated, ValidationError } from "./HttpErrors.ts"
 
 /** The access of an endpoint that needs a valid key and no scope. */
 export const AnyValidKey: unique symbol = Symbol("AnyValidKey")
@@ -25,5 +25,5 @@ export const describeAccess = (access: Access): string =>
 
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentKey }>()(
   "chamber/http/Authentication",
-  { security: { bearer: HttpApiSecurity.bearer }, error: [Unauthenticated, Forbidden, ValidationError], requiredForClient: true }
+  { security: { bearer: HttpApiSecurity.bearer }, error: [Unauthenticated, TooManyRequests, Forbidden, ValidationError], requiredForClient: true }
 ) {}

@@ -65,3 +65,11 @@ export const declaredAt = (declared: Iterable<Schema.Top>, error: Schema.Top): n
   const id = SchemaAST.resolveIdentifier(error.ast)
   return [...declared].findIndex((s) => SchemaAST.resolveIdentifier(s.ast) === id)
 }
+
+export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyRequests")(
+  { message: Schema.String },
+  { httpApiStatus: 429, description: "The key's rate limit is reached; `Retry-After` says when to try again (docs/api.md \"Rate limits\")" }
+) {
+  readonly _tag = "TooManyRequests" as const
+  static readonly body = new TooManyRequests({ message: "Too many requests." })
+}

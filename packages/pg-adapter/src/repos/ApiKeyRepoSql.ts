@@ -74,6 +74,16 @@ export const ApiKeyRepoSql = Layer.effect(ApiKeyRepo, Effect.gen(function*() {
         Effect.map((rows) => rows.map(toKey)),
         Effect.orDie
       ),
+    findLiveByPrefix: (prefix) =>
+      sql<KeyRow>`SELECT ${sql.literal(KEY_COLUMNS)} FROM api_keys WHERE prefix = ${prefix} AND revoked_at IS NULL ORDER BY id`.pipe(
+        Effect.map((rows) => rows.map(toKey)),
+        Effect.orDie
+      ),
+    setDailyLimit: (prefix, dailyLimit) =>
+      sql<KeyRow>`UPDATE api_keys SET daily_limit = ${dailyLimit} WHERE prefix = ${prefix} AND revoked_at IS NULL RETURNING ${sql.literal(KEY_COLUMNS)}`.pipe(
+        Effect.map((rows) => rows.map(toKey)),
+        Effect.orDie
+      ),
     touch: (keyId) => sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${keyId}`.pipe(Effect.asVoid, Effect.orDie)
   })
 }))

@@ -1,0 +1,96 @@
+/**
+ * The rate-limit store shared by every API instance (docs/operations.md "Rate limits"): one
+ * atomic script per request (windows.lua), three Redis keys per API key that expire a day and a
+ * minute after its last admitted request. Judged by the Redis server's clock, so instances with
+ * skewed clocks still count one window. When Redis does not answer, this instance limits on its
+ * own (fail open, per instance) and says so once per outage; it goes back to Redis by itself.
+ */
+import { readFileSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { Clock, Duration, Effect, Layer } from "effect"
+import { createClient } from "redis"
+import { makeMemoryStore, RateLimitStore, type Limits, type Verdict } from "@chamber/core"
+
+const SCRIPT = readFileSync(new URL("./windows.lua", import.meta.url), "utf8")
+const SHA = createHash("sha1").update(SCRIPT).digest("hex")
+
+export interface RedisStoreOptions {
+  readonly url: string
+  /** Whose clock judges the windows: Redis's own (production), or the Effect clock the store is made with (tests). */
+  readonly clock?: "redis" | "caller"
+  /** How long one check may take before this instance limits on its own; default 250 ms. */
+  readonly timeoutMs?: number
+  /** Prefix of every Redis key; default `chamber:rl:`. */
+  readonly prefix?: string
+  /** Limit on this instance alone while Redis does not answer (default); false: die instead (tests that must reach Redis). */
+  readonly failOpen?: boolean
+}
+
+type Reply = [number, number, number, number, number, number]
+
+const toVerdict = (reply: Reply, limits: Limits): Verdict => ({
+  admitted: reply[0] === 1,
+  minute: { limit: limits.perMinute, used: reply[1], backInMs: reply[2] },
+  day: { limit: limits.daily, used: reply[3], backInMs: reply[4] },
+  retryAfterMs: reply[5]
+})
+
+export const makeRedisStore = Effect.fn("RedisRateLimitStore.make")(function*(options: RedisStoreOptions) {
+  const prefix = options.prefix ?? "chamber:rl:"
+  const timeout = Duration.millis(options.timeoutMs ?? 250)
+  const client = createClient({
+    url: options.url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) }
+  })
+  // Errors surface on the commands that meet them; the client reconnects by itself.
+  client.on("error", () => {})
+  // Start without Redis if it does not answer soon: the first checks then limit on this instance.
+  const connected = client.connect().then(() => true, () => false)
+  yield* Effect.acquireRelease(
+    Effect.promise(() => connected).pipe(Effect.timeoutOption(Duration.millis(1_500))),
+    () => Effect.promise(() => (client.isOpen ? client.close().catch(() => client.destroy()) : Promise.resolve(client.destroy())))
+  )
+
+  const fallback = (yield* makeMemoryStore()).store
+  const clock = yield* Effect.service(Clock.Clock)
+  let down: string | undefined
+
+  const run = (key: string, limits: Limits, mode: "hit" | "peek") =>
+    Effect.gen(function*() {
+      const now = options.clock === "caller" ? String(clock.currentTimeMillisUnsafe()) : ""
+      const keys = [`${prefix}{${key}}:m`, `${prefix}{${key}}:d`, `${prefix}{${key}}:h`]
+      const args = [now, String(limits.perMinute), String(limits.daily), mode]
+      const call = (command: "EVALSHA" | "EVAL", body: string) => client.sendCommand<Reply>([command, body, "3", ...keys, ...args])
+      return yield* Effect.tryPromise(() =>
+        call("EVALSHA", SHA).catch((error: unknown) =>
+          error instanceof Error && error.message.startsWith("NOSCRIPT") ? call("EVAL", SCRIPT) : Promise.reject(error)
+        )
+      )
+    }).pipe(
+      Effect.timeout(timeout),
+      Effect.map((reply) => toVerdict(reply, limits)),
+      Effect.tap(() => {
+        if (down === undefined) return Effect.void
+        down = undefined
+        return Effect.logInfo("rate limits: Redis answers again; limits are shared by every instance again")
+      }),
+      Effect.catch((error) => {
+        if (options.failOpen === false) return Effect.die(error)
+        const local = mode === "hit" ? fallback.hit(key, limits) : fallback.peek(key, limits)
+        if (down !== undefined) return local
+        down = String(error)
+        return Effect.andThen(
+          Effect.logWarning(`rate limits: Redis does not answer (${down}); each instance limits on its own until it does`),
+          local
+        )
+      })
+    )
+
+  return RateLimitStore.of({
+    hit: (key, limits) => run(key, limits, "hit"),
+    peek: (key, limits) => run(key, limits, "peek")
+  })
+})
+
+export const RedisRateLimitStore = (options: RedisStoreOptions) => Layer.effect(RateLimitStore, makeRedisStore(options))

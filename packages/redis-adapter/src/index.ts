@@ -1,0 +1,2 @@
+/** @chamber/redis-adapter: the rate-limit store shared by every API instance (docs/operations.md). */
+export * from "./RedisRateLimitStore.ts"
