@@ -43,7 +43,7 @@ export const rateLimitsLayer = (settings: RateLimitSettings) =>
   )
 
 /** The windows of one key as the store holds them, counting nothing. */
-export const usageOf = (settings: RateLimitSettings, keyId: number, limits: Limits) =>
+export const usageOf = (settings: RateLimitSettings, key: string, limits: Limits) =>
   settings.redisUrl === undefined
-    ? savedVerdict(String(keyId), limits)
-    : Effect.flatMap(Effect.service(RateLimitStore), (store) => store.peek(String(keyId), limits)).pipe(Effect.provide(redisStore(settings.redisUrl)))
+    ? savedVerdict(key, limits)
+    : Effect.flatMap(Effect.service(RateLimitStore), (store) => store.peek(key, limits)).pipe(Effect.provide(redisStore(settings.redisUrl)))

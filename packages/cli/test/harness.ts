@@ -36,7 +36,8 @@ export const envLayer = (rt: ReturnType<typeof runtimes>[number]) =>
   })).pipe(Layer.provide(rt.database))
 
 const spawnChamber = (env: Record<string, string>, args: ReadonlyArray<string>, extra: Record<string, string>) =>
-  spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, NO_COLOR: "1", ...extra } })
+  // Rate limits in-process (REDIS_URL unset) unless a test says otherwise; CI sets REDIS_URL for the Redis suites.
+  spawn(process.execPath, [BIN, ...args], { env: { ...process.env, REDIS_URL: "", ...env, NO_COLOR: "1", ...extra } })
 
 /** One `chamber` command, run to its end. */
 export const chamber = (args: ReadonlyArray<string>, extraEnv: Record<string, string> = {}) =>

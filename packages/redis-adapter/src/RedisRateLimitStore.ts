@@ -62,11 +62,13 @@ export const makeRedisStore = Effect.fn("RedisRateLimitStore.make")(function*(op
       const keys = [`${prefix}{${key}}:m`, `${prefix}{${key}}:d`, `${prefix}{${key}}:h`]
       const args = [now, String(limits.perMinute), String(limits.daily), mode]
       const call = (command: "EVALSHA" | "EVAL", body: string) => client.sendCommand<Reply>([command, body, "3", ...keys, ...args])
-      return yield* Effect.tryPromise(() =>
-        call("EVALSHA", SHA).catch((error: unknown) =>
-          error instanceof Error && error.message.startsWith("NOSCRIPT") ? call("EVAL", SCRIPT) : Promise.reject(error)
-        )
-      )
+      return yield* Effect.tryPromise({
+        try: () =>
+          call("EVALSHA", SHA).catch((error: unknown) =>
+            error instanceof Error && error.message.startsWith("NOSCRIPT") ? call("EVAL", SCRIPT) : Promise.reject(error)
+          ),
+        catch: (error) => error
+      })
     }).pipe(
       Effect.timeout(timeout),
       Effect.map((reply) => toVerdict(reply, limits)),
@@ -79,7 +81,7 @@ export const makeRedisStore = Effect.fn("RedisRateLimitStore.make")(function*(op
         if (options.failOpen === false) return Effect.die(error)
         const local = mode === "hit" ? fallback.hit(key, limits) : fallback.peek(key, limits)
         if (down !== undefined) return local
-        down = String(error)
+        down = error instanceof Error ? error.message || error.name : String(error)
         return Effect.andThen(
           Effect.logWarning(`rate limits: Redis does not answer (${down}); each instance limits on its own until it does`),
           local

@@ -1,6 +1,6 @@
 /** Tenants, people, keys, custom fields, migrations and the demo: short commands over the core services. */
 import { Effect } from "effect"
-import { type CustomFieldResource, Keys, type Role, Tenants } from "@chamber/core"
+import { type CustomFieldResource, Keys, rateLimitKey, type Role, Tenants } from "@chamber/core"
 import { migrate } from "@chamber/pg-adapter"
 import { seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
@@ -135,7 +135,8 @@ export const keyUsage = async (prefix: string, opts: Json) => {
   }
   return run(opts, Effect.gen(function*() {
     const [key] = yield* (yield* Keys).live(prefix)
-    const verdict = yield* usageOf(settings, key!.id, { perMinute: settings.perMinute, daily: key!.daily_limit })
+    const tenant = yield* (yield* Tenants).get(key!.tenant_id)
+    const verdict = yield* usageOf(settings, rateLimitKey(tenant.public_id, key!.id), { perMinute: settings.perMinute, daily: key!.daily_limit })
     return usageView(key!, verdict, describeStore(settings))
   }), {
     json: (u) => u,

@@ -14,6 +14,12 @@ export class RateLimitStore extends Context.Service<RateLimitStore, {
   readonly peek: (key: string, limits: Limits) => Effect.Effect<Verdict>
 }>()("chamber/RateLimitStore") {}
 
+/**
+ * Whose counts these are: the chamber's public id (random, so databases sharing one Redis never
+ * share a key's counts) and the key's id.
+ */
+export const rateLimitKey = (chamberId: string, keyId: number): string => `${chamberId}:${keyId}`
+
 /** The saved day of one key (what an in-process store keeps across a restart). */
 export interface SavedWindows {
   readonly key: string

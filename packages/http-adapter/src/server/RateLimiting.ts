@@ -6,7 +6,7 @@
  */
 import { Context, Effect } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
-import { type KeyContext, RateLimitStore, type Verdict, type WindowUse, wholeSeconds } from "@chamber/core"
+import { type KeyContext, RateLimitStore, rateLimitKey, type Verdict, type WindowUse, wholeSeconds } from "@chamber/core"
 import { TooManyRequests } from "../shared/HttpErrors.ts"
 
 /** The per-minute limit of every key: the spec's 120 unless the operator sets CHAMBER_RATE_LIMIT_PER_MINUTE. */
@@ -28,7 +28,7 @@ export const makeLimiter = Effect.gen(function*() {
 })
 
 const limitRequest = Effect.fnUntraced(function*(store: RateLimitStore["Service"], perMinute: number, key: KeyContext) {
-  const verdict = yield* store.hit(String(key.keyId), { perMinute, daily: key.dailyLimit })
+  const verdict = yield* store.hit(rateLimitKey(key.chamber.id, key.keyId), { perMinute, daily: key.dailyLimit })
   const headers = rateLimitHeaders(verdict)
   if (!verdict.admitted) headers["retry-after"] = String(Math.max(1, wholeSeconds(verdict.retryAfterMs)))
   yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
