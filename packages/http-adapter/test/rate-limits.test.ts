@@ -48,7 +48,7 @@ const me = (key: string) => call("GET", "/api/v1/me", { key })
 
 for (const rt of runtimes()) {
   describe(`rate limits on ${rt.name}`, () => {
-    layer(serverOn(rt, SpecLimits), { timeout: 120_000 })((it) => {
+    layer(serverOn(rt, SpecLimits), { timeout: 120_000, excludeTestServices: true })((it) => {
       it.effect("300 concurrent requests with one key: exactly 120 admitted, the rest 429 with Retry-After", () =>
         Effect.gen(function*() {
           const { key } = yield* chamberWithKey("members:read")

@@ -78,6 +78,23 @@ export const makeMemoryStore = (saved: ReadonlyArray<SavedWindows> = [], changed
     }
   })
 
+const unlimited = (limits: Limits): Verdict => ({
+  admitted: true,
+  minute: { limit: limits.perMinute, used: 0, backInMs: 0 },
+  day: { limit: limits.daily, used: 0, backInMs: 0 },
+  retryAfterMs: 0
+})
+
+/**
+ * No limits at all: the HTTP layer then neither counts nor sends the fields. Only for an embedder
+ * that says so (a trusted internal caller) and for the bench's measure of what limiting costs.
+ */
+export const noRateLimits = RateLimitStore.of({
+  hit: (_key, limits) => Effect.succeed(unlimited(limits)),
+  peek: (_key, limits) => Effect.succeed(unlimited(limits))
+})
+export const NoRateLimits = Layer.succeed(RateLimitStore)(noRateLimits)
+
 /** In memory only: tests, and embedders that need nothing kept. */
 export const MemoryRateLimitStore = Layer.effect(RateLimitStore, Effect.map(makeMemoryStore(), (m) => m.store))
 

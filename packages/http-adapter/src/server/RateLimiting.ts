@@ -6,7 +6,7 @@
  */
 import { Context, Effect } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
-import { type KeyContext, RateLimitStore, rateLimitKey, type Verdict, type WindowUse, wholeSeconds } from "@chamber/core"
+import { type KeyContext, noRateLimits, RateLimitStore, rateLimitKey, type Verdict, type WindowUse, wholeSeconds } from "@chamber/core"
 import { TooManyRequests } from "../shared/HttpErrors.ts"
 
 /** The per-minute limit of every key: the spec's 120 unless the operator sets CHAMBER_RATE_LIMIT_PER_MINUTE. */
@@ -24,6 +24,7 @@ export const rateLimitHeaders = (v: Verdict): Record<string, string> => ({
 export const makeLimiter = Effect.gen(function*() {
   const store = yield* RateLimitStore
   const perMinute = yield* RateLimitPerMinute
+  if (store === noRateLimits) return (_key: KeyContext) => Effect.void
   return (key: KeyContext) => limitRequest(store, perMinute, key)
 })
 
