@@ -109,11 +109,21 @@ export const SavedRateLimitStore = Layer.effect(RateLimitStore, Effect.gen(funct
   const snapshots = yield* RateLimitSnapshots
   const changed = new Set<string>()
   const memory = yield* makeMemoryStore(yield* snapshots.load(), changed)
+  // A save that fails (the database away) is tried again with the next one, said once; limiting goes on meanwhile.
+  let failing = false
   const save = Effect.gen(function*() {
     if (changed.size === 0) return
     const keys = [...changed]
     changed.clear()
-    yield* snapshots.save(keys.map(memory.saved), yield* Clock.currentTimeMillis)
+    yield* snapshots.save(keys.map(memory.saved), yield* Clock.currentTimeMillis).pipe(
+      Effect.tap(() => Effect.sync(() => (failing = false))),
+      Effect.catchCause((cause) => {
+        keys.forEach((k) => changed.add(k))
+        if (failing) return Effect.void
+        failing = true
+        return Effect.logWarning("rate limits: the counts could not be saved; trying again each second", cause)
+      })
+    )
   })
   yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(SAVE_EVERY_MS), save)))
   yield* Effect.addFinalizer(() => save)
