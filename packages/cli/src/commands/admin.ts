@@ -151,4 +151,11 @@ export const keyUsage = async (prefix: string, opts: Json) => {
 
 const windowLine = (w: WindowView) =>
   `${w.used.toLocaleString("en-US")} of ${w.limit.toLocaleString("en-US")} used, ${w.remaining.toLocaleString("en-US")} left` +
-  (w.used > 0 ? dim(`  (more back in ${w.back_in_seconds} s)`) : "")
+  (w.used > 0 ? dim(`  (more back in ${inWords(w.back_in_seconds)})`) : "")
+
+const inWords = (seconds: number) =>
+  seconds < 120
+    ? `${seconds} s`
+    : seconds < 7_200
+    ? `${Math.ceil(seconds / 60)} min`
+    : `${Math.floor(seconds / 3_600)} h ${Math.ceil((seconds % 3_600) / 60)} min`
