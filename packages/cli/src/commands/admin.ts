@@ -158,4 +158,4 @@ const inWords = (seconds: number) =>
     ? `${seconds} s`
     : seconds < 7_200
     ? `${Math.ceil(seconds / 60)} min`
-    : `${Math.floor(seconds / 3_600)} h ${Math.ceil((seconds % 3_600) / 60)} min`
+    : `${Math.floor(Math.ceil(seconds / 60) / 60)} h ${Math.ceil(seconds / 60) % 60} min`
