@@ -22,6 +22,7 @@ import { checkContract } from "./server/ContractCheck.ts"
 import { compressingDocs } from "./server/DocsCompression.ts"
 import { HealthRoutes } from "./server/Health.ts"
 import { jsonErrors } from "./server/JsonErrors.ts"
+import { makeOutsideCounting } from "./server/OutsideEndpoints.ts"
 import { withRequestLog } from "./server/RequestLog.ts"
 import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
 import { SponsorshipsHandlers } from "./sponsorships/SponsorshipsHandlers.ts"
@@ -49,13 +50,17 @@ export const HandlersLive = Layer.mergeAll(
  * What every request passes first, outermost first: its id and access-log line, the compressed
  * documentation, and JSON for every error.
  */
-const frontDoor = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
-  const errors = jsonErrors(api)
-  const docs = compressingDocs([DOCS_PATH, OPENAPI_PATH])
-  // Failures are all answered inside; the error type says "passes the rest on" (none are left).
-  type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
-  return HttpRouter.middleware((app): Handled => withRequestLog(docs(errors(app))), { global: true })
-}
+const frontDoor = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
+  HttpRouter.middleware(
+    Effect.gen(function*() {
+      const errors = jsonErrors(api, yield* makeOutsideCounting)
+      const docs = compressingDocs([DOCS_PATH, OPENAPI_PATH])
+      // Failures are all answered inside; the error type says "passes the rest on" (none are left).
+      type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+      return (app): Handled => withRequestLog(docs(errors(app)))
+    }),
+    { global: true }
+  )
 
 const DOCS_PATH = "/docs"
 const OPENAPI_PATH = "/api/v1/openapi.json"

@@ -9,6 +9,7 @@ import { Cause, Effect, Exit, Layer, Schema } from "effect"
 import { HttpClientRequest, HttpRouter } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiClient, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { NodeHttpServer } from "@effect/platform-node"
+import { Keys, NoRateLimits } from "@chamber/core"
 import { readFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -59,6 +60,8 @@ const serve = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(
   handlers: Layer.Layer<HttpApiGroup.ToService<Id, Groups>, E, R>
 ) =>
   HttpRouter.serve(serveApi(api, handlers), { disableLogger: true, disableListenLog: true }).pipe(
+    // The probes' front door knows no keys and limits nothing.
+    Layer.provide([Layer.mock(Keys)({ authenticate: () => Effect.succeed(undefined) }), NoRateLimits]),
     Layer.provideMerge(NodeHttpServer.layerTest)
   )
 

@@ -129,6 +129,27 @@ for (const rt of runtimes()) {
           for (const r of answers) assert.strictEqual(r.headers["ratelimit-policy"], POLICY())
         }))
 
+      it.effect("answers given before any endpoint (unknown path, wrong method, body over 1 MiB) count and carry the fields too", () =>
+        Effect.gen(function*() {
+          const { key } = yield* chamberWithKey("members:read")
+          const answers = [
+            yield* call("GET", "/api/v1/nothing-here", { key }),
+            yield* call("PUT", "/api/v1/members", { key }),
+            yield* call("POST", "/api/v1/members", { key, body: "x".repeat(1024 * 1024 + 1) }),
+            yield* call("GET", "/api/v1/members/%61", { key })
+          ]
+          assert.deepStrictEqual(answers.map((r) => r.status), [404, 405, 413, 404])
+          assert.deepStrictEqual(answers.map((r) => fields(r).minute.r), [119, 118, 117, 116])
+          for (const r of answers) assert.strictEqual(r.headers["ratelimit-policy"], POLICY())
+          const anonymous = yield* call("PUT", "/api/v1/members")
+          assert.strictEqual(anonymous.status, 405)
+          assert.isUndefined(anonymous.headers["ratelimit"], "no key, nothing to count")
+          for (let i = 0; i < 116; i++) yield* me(key)
+          const refused = yield* call("PUT", "/api/v1/members", { key })
+          assert.deepStrictEqual([refused.status, refused.body], [429, { message: "Too many requests." }])
+          assert.strictEqual(refused.headers["retry-after"], "60")
+        }))
+
       it.effect("a key's own daily ceiling: refused once reached with Retry-After, raised with effect from the next request", () =>
         Effect.gen(function*() {
           const keys = yield* Keys

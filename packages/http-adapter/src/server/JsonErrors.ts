@@ -9,6 +9,7 @@ import { ByteSize, Cause, Effect } from "effect"
 import { HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { statusMessages } from "../shared/HttpErrors.ts"
+import type { Outside } from "./OutsideEndpoints.ts"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -52,8 +53,11 @@ const pathOf = (url: string) => {
   return end === -1 ? url : url.slice(0, end)
 }
 
-/** Wraps the router's app: answers every failure itself, so nothing is left unhandled. */
-export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
+/**
+ * Wraps the router's app: answers every failure itself, so nothing is left unhandled. What is
+ * answered before any endpoint is reached passes through `outside` (server/OutsideEndpoints.ts).
+ */
+export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, outside: Outside) => {
   const routes = routesOf(api)
   /** The methods of the endpoints `path` names; as the router does, a literal segment wins over a path id. */
   const methodsOf = (path: string) => {
@@ -71,18 +75,18 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const path = pathOf(request.url)
-        if (NOT_CANONICAL.test(path)) return errorResponse(404)
+        if (NOT_CANONICAL.test(path)) return yield* outside(request, errorResponse(404))
         // A known path with another method is a 405 even where a path id would match (PATCH /members/search).
         const methods = methodsOf(path)
-        if (methods.length > 0 && !methods.includes(request.method)) return wrongMethod(methods)
-        if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return errorResponse(413, { connection: "close" })
+        if (methods.length > 0 && !methods.includes(request.method)) return yield* outside(request, wrongMethod(methods))
+        if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return yield* outside(request, errorResponse(413, { connection: "close" }))
         const response = yield* app.pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
           Effect.catchCause((cause) => {
             // A client that went away: nobody to answer and nothing to report.
             if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
             const failure = Cause.squash(cause)
-            if (routeNotFound(failure)) return Effect.succeed(notFoundOrWrongMethod(request))
+            if (routeNotFound(failure)) return outside(request, notFoundOrWrongMethod(request))
             if (tooLarge(failure)) return Effect.succeed(errorResponse(413, { connection: "close" }))
             if (unreadable(failure)) return Effect.succeed(errorResponse(400, { connection: "close" }))
             return Effect.logError("unhandled request failure", cause).pipe(Effect.as(errorResponse(500)))

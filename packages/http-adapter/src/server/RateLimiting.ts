@@ -20,18 +20,29 @@ export const rateLimitHeaders = (v: Verdict): Record<string, string> => ({
   ratelimit: `${field("minute", v.minute)}, ${field("day", v.day)}`
 })
 
-/** Counts a request against its key's windows: admitted, or a 429; either way the answer gets the fields. */
-export const makeLimiter = Effect.gen(function*() {
+/** One request counted against its key's windows: whether it is admitted, and the fields its answer carries. */
+export interface Counted {
+  readonly admitted: boolean
+  readonly headers: Record<string, string>
+}
+
+/** Counts requests against their keys' windows (nothing, with `noRateLimits`). */
+export const makeCounter = Effect.gen(function*() {
   const store = yield* RateLimitStore
   const perMinute = yield* RateLimitPerMinute
-  if (store === noRateLimits) return (_key: KeyContext) => Effect.void
-  return (key: KeyContext) => limitRequest(store, perMinute, key)
+  if (store === noRateLimits) return undefined
+  return Effect.fnUntraced(function*(key: KeyContext) {
+    const verdict = yield* store.hit(rateLimitKey(key.chamber.id, key.keyId), { perMinute, daily: key.dailyLimit })
+    const headers = rateLimitHeaders(verdict)
+    if (!verdict.admitted) headers["retry-after"] = String(Math.max(1, wholeSeconds(verdict.retryAfterMs)))
+    return { admitted: verdict.admitted, headers } satisfies Counted
+  })
 })
 
-const limitRequest = Effect.fnUntraced(function*(store: RateLimitStore["Service"], perMinute: number, key: KeyContext) {
-  const verdict = yield* store.hit(rateLimitKey(key.chamber.id, key.keyId), { perMinute, daily: key.dailyLimit })
-  const headers = rateLimitHeaders(verdict)
-  if (!verdict.admitted) headers["retry-after"] = String(Math.max(1, wholeSeconds(verdict.retryAfterMs)))
-  yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
-  if (!verdict.admitted) return yield* Effect.fail(TooManyRequests.body)
-})
+/** For the bearer middleware: admitted, or a 429; either way the answer gets the fields. */
+export const makeLimiter = Effect.map(makeCounter, (count) =>
+  count === undefined ? (_key: KeyContext) => Effect.void : Effect.fnUntraced(function*(key: KeyContext) {
+    const counted = yield* count(key)
+    yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, counted.headers)))
+    if (!counted.admitted) return yield* Effect.fail(TooManyRequests.body)
+  }))
