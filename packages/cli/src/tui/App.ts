@@ -18,7 +18,7 @@ import { tenantText, TenantsScreen } from "./screens/TenantsScreen.ts"
 import { initialState, reduce, type Shown, type State } from "./state.ts"
 import { wrap, wrapWithTail } from "./format.ts"
 import { trackingLine } from "./tracking.ts"
-import { useLive } from "./useLive.ts"
+import { asDataError, useLive } from "./useLive.ts"
 
 export interface AppProps {
   readonly data: AdminData
@@ -100,7 +100,10 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
     running.current = task
     perform(data, tenant ?? "", task, (done, total) => dispatch({ type: "progress", done, total })).then(
       (outcome) => dispatch({ type: "done", task, outcome }),
-      (e: unknown) => dispatch({ type: "failed", task, message: e instanceof Error ? e.message : String(e) })
+      (e: unknown) => {
+        const error = asDataError(e)
+        dispatch({ type: "failed", task, message: error.kind === "unavailable" ? `the database does not answer (${error.message})` : error.message })
+      }
     )
   }, [state.task])
 

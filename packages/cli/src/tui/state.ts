@@ -158,6 +158,14 @@ const named = (key: KeyPress): Named | undefined => {
   return undefined
 }
 
+const DOING: Readonly<Record<Task["kind"], string>> = {
+  mint: "mint the key",
+  revoke: "revoke the key",
+  reactivate: "reactivate",
+  replay: "replay",
+  findFailed: "find the failed deliveries"
+}
+
 const info = (text: string): Notice => ({ text, tone: "info" })
 const error = (text: string): Notice => ({ text, tone: "error" })
 const ok = (text: string): Notice => ({ text, tone: "ok" })
@@ -239,7 +247,7 @@ export const reduce = (s: State, e: Event): State => {
     case "progress":
       return { ...s, progress: { done: e.done, total: e.total } }
     case "failed":
-      return { ...s, task: undefined, progress: undefined, notice: error(e.message), refresh: s.refresh + 1 }
+      return { ...s, task: undefined, progress: undefined, notice: error(`Could not ${DOING[e.task.kind]}: ${e.message}`), refresh: s.refresh + 1 }
     case "done":
       return { ...finished(s, e.task, e.outcome), task: undefined, progress: undefined, refresh: s.refresh + 1 }
     case "key":

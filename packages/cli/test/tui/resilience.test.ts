@@ -70,7 +70,7 @@ describe("admin TUI: slow or missing data", () => {
     await s.until("Replay delivery 812")
     data.down = true
     await s.press("y")
-    await s.until("PgConnection: Failed to connect")
+    await s.until("Could not replay: the database does not answer (PgConnection: Failed to connect")
     assert.isFalse(data.calls.includes("replay 812") && data.state.deliveries.some((d) => d.id === 812 && d.status === "pending"))
     data.down = false
     await s.press("p", "y")

@@ -150,7 +150,9 @@ describe("admin TUI: Deliveries", () => {
   it("p from the attempts replays that delivery; a replay that fails again says so", async () => {
     const data = fake()
     const s = mount(data, { tenant: RIVERSIDE, refreshMs: 100 })
-    await s.press("3", "G", KEY.up, KEY.enter)
+    await s.press("3")
+    await s.until("788")
+    await s.press("G", KEY.up, KEY.enter)
     await s.until("Delivery 790")
     await s.press("p", "y")
     await s.until("Replayed delivery 790: waiting to be sent…")

@@ -23,8 +23,8 @@ const columns = (now: number): ReadonlyArray<Column<HookRow>> => [
     cell: (x) => String(x.failure_count),
     color: (x) => (x.failure_count === 0 ? undefined : x.failure_count >= 10 ? "red" : "yellow")
   },
-  { header: "last ok", min: 7, keep: 6, cell: (x) => ago(x.last_success_at, now) },
-  { header: "failed", min: 7, keep: 6, cell: (x) => ago(x.last_failure_at, now) },
+  { header: "last ok", min: 8, keep: 6, cell: (x) => ago(x.last_success_at, now) },
+  { header: "failed", min: 8, keep: 6, cell: (x) => ago(x.last_failure_at, now) },
   {
     header: "recent",
     min: 10,
