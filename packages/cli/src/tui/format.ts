@@ -47,10 +47,12 @@ export const wrap = (text: string, width: number, max: number): ReadonlyArray<st
 
 /** Like wrap, but `tail` always ends the last line (a question's `y/n`). */
 export const wrapWithTail = (text: string, tail: string, width: number, max: number): ReadonlyArray<string> => {
-  const lines = wrap(`${text}${tail}`, width, max)
+  const lines = [...wrap(text, width, max)]
   const last = lines[lines.length - 1]!
-  if (last.endsWith(tail)) return lines
-  return [...lines.slice(0, -1), cut(last, width - chars(tail).length) + tail]
+  if (chars(last).length + chars(tail).length <= width) lines[lines.length - 1] = last + tail
+  else if (lines.length < max) lines.push(tail.trimStart())
+  else lines[lines.length - 1] = cut(last, width - chars(tail).length) + tail
+  return lines
 }
 
 /** How long ago (or, for a time to come, how long until): `12s ago`, `5m ago`, `in 3h`, `never`. */

@@ -405,7 +405,7 @@ const onHooks = (s: State, c: string, shown: Shown): State => {
 const replayOne = (s: State, d: DeliveryView | undefined): State => {
   if (d === undefined) return s
   if (d.status === "pending") return { ...s, notice: info(`Delivery ${d.id} is already waiting to be sent.`) }
-  return ask(s, `Replay delivery ${d.id} (${d.type}, ${d.status}) to ${d.url}? Same event id, signed afresh.`, {
+  return ask(s, `Replay delivery ${d.id} (${d.type}, ${d.status}) to ${d.url}, with the same event id?`, {
     kind: "replay",
     ids: [d.id],
     label: `delivery ${d.id}`

@@ -12,7 +12,7 @@ export const hookText = (x: HookRow) => `#${x.id} ${x.url} ${x.events.join(" ")}
 
 const columns = (now: number): ReadonlyArray<Column<HookRow>> => [
   { header: "id", min: 3, keep: 10, cell: (x) => `#${x.id}` },
-  { header: "url", min: 14, max: 48, grow: 3, keep: 10, cell: (x) => x.url.replace(/^https:\/\//, "") },
+  { header: "url", min: 14, max: 48, grow: 4, keep: 10, cell: (x) => x.url.replace(/^https:\/\//, "") },
   { header: "events", min: 8, max: 48, grow: 1, keep: 5, cell: (x) => x.events.join(",") },
   { header: "state", min: 6, keep: 9, cell: (x) => (x.active ? "active" : "OFF"), color: (x) => (x.active ? "green" : "red") },
   {
@@ -29,7 +29,7 @@ const columns = (now: number): ReadonlyArray<Column<HookRow>> => [
     header: "recent",
     min: 10,
     max: 20,
-    grow: 2,
+    grow: 1,
     keep: 7,
     cut: "clip-start",
     cell: (x) => (x.recent.length === 0 ? "-" : sparkline(x.recent)),
