@@ -2,8 +2,8 @@
  * The admin TUI over the real services (docs/admin.md): AdminDataLive on embedded PGlite and on
  * PostgreSQL, read and driven through the screens with ink-testing-library: today's use from the
  * saved rate-limit windows, the sparkline from recorded attempts, minting, revoking, reactivating
- * and replaying in the database. On PostgreSQL, the database goes away behind a TCP proxy and
- * comes back: the screen says so, then recovers by itself.
+ * and replaying in the database. On PostgreSQL, today's use from Redis when REDIS_URL is set, and
+ * the database going away behind a TCP proxy and coming back: the screen says so, then recovers.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -12,14 +12,16 @@ import { mkdtempSync } from "node:fs"
 import { createConnection, createServer, type Server, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Hooks, Keys, Members, RateLimitSnapshots, rateLimitKey, Tenants } from "@chamber/core"
+import { Hooks, Keys, Members, RateLimitSnapshots, rateLimitKey, RateLimitStore, Tenants } from "@chamber/core"
 import { type DatabaseConfig, StorageLive } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
+import { RedisRateLimitStore } from "@chamber/redis-adapter"
 import { DataError } from "../../src/tui/AdminData.ts"
 import { adminDataLive } from "../../src/tui/AdminDataLive.ts"
 import { KEY, mount } from "./screen.ts"
 
 const NO_REDIS = { perMinute: 120, redisUrl: undefined }
+const REDIS_URL = process.env.REDIS_URL || "redis://127.0.0.1:6379"
 
 /** A chamber with an admin and a staff member, two keys (one revoked, one with 42 requests today), two subscriptions and their deliveries. */
 const seed = Effect.gen(function*() {
@@ -135,6 +137,21 @@ for (const rt of runtimes()) {
         }), 120_000)
 
       if (rt.name === "postgres") {
+        it.effect("with REDIS_URL, today's use is what Redis counted (as chamber key usage reads it)", () =>
+          Effect.gen(function*() {
+            const config = yield* DatabaseConfigRef
+            const fixture = yield* seeded(config)
+            const data = adminDataLive(config, { perMinute: 120, redisUrl: REDIS_URL })
+            yield* Effect.addFinalizer(() => Effect.promise(() => data.close()))
+            const zapier = (yield* Effect.promise(() => data.keys(fixture.tenant))).find((k) => k.prefix === fixture.zapier)!
+            yield* Effect.gen(function*() {
+              const store = yield* RateLimitStore
+              for (let i = 0; i < 3; i++) yield* store.hit(rateLimitKey(fixture.tenant, zapier.id), { perMinute: 120, daily: 25_000 })
+            }).pipe(Effect.provide(RedisRateLimitStore({ url: REDIS_URL, failOpen: false, timeoutMs: 5_000 })))
+            const again = (yield* Effect.promise(() => data.keys(fixture.tenant))).find((k) => k.prefix === fixture.zapier)!
+            assert.strictEqual(again.used_today, 3)
+          }), 60_000)
+
         it.effect("a database that goes away: the last data stays, the reason shows, and the screen recovers by itself", () =>
           Effect.gen(function*() {
             const config = yield* DatabaseConfigRef
