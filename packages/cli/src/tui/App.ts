@@ -64,6 +64,12 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
   const { exit } = useApp()
   const [state, dispatch] = useReducer(reduce, initialTenant, initialState)
   const { tenant, screen, refresh } = state
+  // Relative times ("2m ago") move on even when no data changes.
+  const [, setTick] = useState(0)
+  useEffect(() => {
+    const timer = setInterval(() => setTick((n) => n + 1), 10_000)
+    return () => clearInterval(timer)
+  }, [])
   const now = clock()
 
   const tenants = useLive("tenants", () => data.tenants(), refreshMs, refresh)

@@ -17,22 +17,25 @@ export interface Capture {
   /** Terminal rows: the TUI draws one line fewer. */
   readonly rows: number
   readonly tenant?: string
-  /** Keys to press, in order; a function is a step done to the data (e.g. the relay delivering). */
-  readonly steps: ReadonlyArray<string | ((data: Fake) => void)>
+  /** Keys to press, in order; a function is a step done to the data (e.g. the relay delivering); `until` waits for the screen. */
+  readonly steps: ReadonlyArray<string | ((data: Fake) => void) | { readonly until: string | RegExp }>
   /** What the screen shows once the capture is ready. */
   readonly ready: string | RegExp
 }
 
 const typed = (text: string) => [...text]
+const admins = { until: "› ann.lee@riversidechamber.example" }
+const hooks = { until: "old-site" }
+const mint = ["n", ...typed("Newsletter tool"), KEY.enter, admins]
 
 export const CAPTURES: ReadonlyArray<Capture> = [
   { name: "chambers", width: 80, rows: 10, steps: [], ready: "Choose a chamber · 2" },
   { name: "keys", width: 80, rows: 12, tenant: RIVERSIDE, steps: [], ready: "Old website" },
   { name: "mint-name", width: 80, rows: 10, tenant: RIVERSIDE, steps: ["n", ...typed("Newsletter tool")], ready: "Newsletter tool█" },
-  { name: "mint-as", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["n", ...typed("Newsletter tool"), KEY.enter], ready: "Minted by" },
-  { name: "mint-scopes", width: 80, rows: 24, tenant: RIVERSIDE, steps: ["n", ...typed("Newsletter tool"), KEY.enter, KEY.enter, "r", KEY.down, KEY.space], ready: "[x] members:write" },
-  { name: "mint-review", width: 80, rows: 14, tenant: RIVERSIDE, steps: ["n", ...typed("Newsletter tool"), KEY.enter, KEY.enter, "r", KEY.enter, KEY.enter], ready: "Mint this key? y/n" },
-  { name: "minted", width: 80, rows: 14, tenant: RIVERSIDE, steps: ["n", ...typed("Newsletter tool"), KEY.enter, KEY.enter, "r", KEY.enter, KEY.enter, "y"], ready: "Copy it now" },
+  { name: "mint-as", width: 80, rows: 12, tenant: RIVERSIDE, steps: mint, ready: "Minted by" },
+  { name: "mint-scopes", width: 80, rows: 24, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.down, KEY.space], ready: "[x] members:write" },
+  { name: "mint-review", width: 80, rows: 14, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.enter, KEY.enter], ready: "Mint this key? y/n" },
+  { name: "minted", width: 80, rows: 14, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.enter, KEY.enter, "y"], ready: "Copy it now" },
   { name: "revoke", width: 80, rows: 12, tenant: RIVERSIDE, steps: [KEY.down, "d"], ready: "y/n" },
   { name: "subscriptions", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2"], ready: "old-site" },
   { name: "subscriptions-wide", width: 120, rows: 10, tenant: RIVERSIDE, steps: ["2"], ready: "old-site" },
@@ -41,7 +44,7 @@ export const CAPTURES: ReadonlyArray<Capture> = [
   { name: "replay-ask", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", "f", "p"], ready: "y/n" },
   { name: "replay-waiting", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", KEY.down, KEY.down, "p", "y"], ready: "waiting to be sent" },
   { name: "replay-delivered", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", KEY.down, KEY.down, "p", "y", (d) => d.settle(812, true), "r"], ready: "delivered (200" },
-  { name: "replay-subscription", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", "h", "h", "P"], ready: "y/n" },
+  { name: "replay-subscription", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2", hooks, "3", "h", "h", "P"], ready: "y/n" },
   { name: "replay-since", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", "S", ...typed("8h")], ready: "8h█" },
   { name: "reactivate", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2", "G", "a"], ready: "y/n" },
   { name: "reactivated", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2", "G", "a", "y"], ready: "Reactivated 1 subscription" },
@@ -55,10 +58,11 @@ export const render = async (capture: Capture): Promise<string> => {
   const data = fake()
   const screen = mount(data, { tenant: capture.tenant, width: capture.width, height: capture.rows - 1, refreshMs: 2_000 })
   try {
-    await screen.until(capture.tenant === undefined ? "Choose a chamber" : "Keys ·")
+    await screen.until(capture.tenant === undefined ? "Choose a chamber" : "Zapier")
     for (const step of capture.steps) {
       if (typeof step === "string") await screen.press(step)
-      else step(data)
+      else if (typeof step === "function") step(data)
+      else await screen.until(step.until)
       await new Promise((r) => setTimeout(r, 20))
     }
     const frame = await screen.until(capture.ready)

@@ -79,8 +79,9 @@ export const riverside = (): Required<FixtureOptions> => ({
   ]
 })
 
-export interface Fake extends Omit<AdminData, "mintKey" | "replay"> {
-  /** Replaceable, for a test to make an action fail or wait. */
+export interface Fake extends Omit<AdminData, "admins" | "mintKey" | "replay"> {
+  /** Replaceable, for a test to make a call fail or wait. */
+  admins: AdminData["admins"]
   mintKey: AdminData["mintKey"]
   replay: AdminData["replay"]
   down: boolean

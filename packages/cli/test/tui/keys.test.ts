@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { fake, MINTED_KEY, riverside, RIVERSIDE } from "./fixture.ts"
-import { KEY, mount } from "./screen.ts"
+import { eventually, KEY, mount } from "./screen.ts"
 
 describe("admin TUI: Keys", () => {
   it("lists prefix, name, scopes, created, last use, state and today's use against the ceiling", async () => {
@@ -68,7 +68,7 @@ describe("admin TUI: Keys", () => {
     await s.press(KEY.enter)
     const after = await s.until("is ready; its key is not kept anywhere")
     assert.notInclude(after, MINTED_KEY)
-    assert.match(after, /Newsletter too\S* +cck_Q7m2Xv9K/, after)
+    await s.until(/Newsletter too\S* +cck_Q7m2Xv9K/)
     s.unmount()
   })
 
@@ -92,13 +92,47 @@ describe("admin TUI: Keys", () => {
     s.unmount()
   })
 
-  it("refuses to start a mint in a chamber with no chamber_admin, and says how to add one", async () => {
-    const s = mount(fake({ ...riverside(), admins: [] }), { tenant: RIVERSIDE })
+  it("refuses to mint in a chamber with no chamber_admin, and says how to add one", async () => {
+    const data = fake({ ...riverside(), admins: [] })
+    let answered = false
+    const admins = data.admins
+    data.admins = (tenant) => admins(tenant).finally(() => (answered = true))
+    const s = mount(data, { tenant: RIVERSIDE })
     await s.until("Zapier")
-    await new Promise((r) => setTimeout(r, 30))
+    await eventually(() => answered)
+    await s.until("Zapier")
     await s.press("n")
-    await s.until("Only a chamber_admin may mint, and this chamber has none")
+    await s.until(/Only a chamber_admin may mint, and this chamber has none: chamber user add\s+--tenant chm_\w+ --email … --role chamber_admin/)
     assert.notInclude(s.frame(), "Mint a key")
+    const late = fake({ ...riverside(), admins: [] })
+    let loaded: (admins: ReadonlyArray<string>) => void = () => undefined
+    late.admins = () => new Promise((resolve) => (loaded = resolve))
+    const t = mount(late, { tenant: RIVERSIDE })
+    await t.until("Zapier")
+    await t.press("n", "x", KEY.enter)
+    await t.until("Loading…")
+    loaded([])
+    await t.gone("Loading…")
+    await t.press(KEY.enter)
+    await t.until("Only a chamber_admin may mint, and this chamber has none.")
+    t.unmount()
+    s.unmount()
+  })
+
+  it("goes on to the admin step while the chamber's admins load, and waits there for them", async () => {
+    const data = fake()
+    let loaded: (admins: ReadonlyArray<string>) => void = () => undefined
+    data.admins = () => new Promise((resolve) => (loaded = resolve))
+    const s = mount(data, { tenant: RIVERSIDE })
+    await s.until("Zapier")
+    await s.press("n", "x", KEY.enter)
+    await s.until(/Minted by .*\n +Loading…/)
+    await s.press(KEY.enter)
+    await s.until("Still loading the chamber's admins")
+    loaded(["ann.lee@riversidechamber.example"])
+    await s.until("› ann.lee@riversidechamber.example")
+    await s.press(KEY.enter)
+    await s.until("Scopes, 0 of 17")
     s.unmount()
   })
 

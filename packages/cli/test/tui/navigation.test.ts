@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { fake, LAKESIDE, riverside, RIVERSIDE } from "./fixture.ts"
-import { fits, KEY, mount } from "./screen.ts"
+import { eventually, fits, KEY, mount } from "./screen.ts"
 
 describe("admin TUI: choosing a chamber", () => {
   it("lists the chambers without --tenant; enter opens one; t comes back; esc returns to the view", async () => {
@@ -126,8 +126,7 @@ describe("admin TUI: keys everywhere", () => {
     await s.until("› Zapier")
     assert.isFalse(s.exited())
     await s.press("q")
-    await new Promise((r) => setTimeout(r, 50))
-    assert.isTrue(s.exited())
+    await eventually(() => s.exited())
   })
 
   it("r reloads now; data reloads by itself, updated in place without a loading flash", async () => {
@@ -146,8 +145,7 @@ describe("admin TUI: keys everywhere", () => {
     await t.until("Zapier")
     const count = slow.calls.length
     await t.press("r")
-    await new Promise((r) => setTimeout(r, 50))
-    assert.isAbove(slow.calls.length, count)
+    await eventually(() => slow.calls.length > count)
     t.unmount()
   })
 })

@@ -68,10 +68,19 @@ export const mount = (data: AdminData, props: Partial<AppProps> = {}): Mounted =
       app.stdin.write(text)
       await pause(15)
     },
-    until: (text, timeoutMs = 3_000) => wait(() => has(frame(), text), `no ${String(text)} on the screen`, timeoutMs),
-    gone: (text, timeoutMs = 3_000) => wait(() => !has(frame(), text), `${String(text)} still on the screen`, timeoutMs),
+    until: (text, timeoutMs = 10_000) => wait(() => has(frame(), text), `no ${String(text)} on the screen`, timeoutMs),
+    gone: (text, timeoutMs = 10_000) => wait(() => !has(frame(), text), `${String(text)} still on the screen`, timeoutMs),
     exited: () => app.stdin.listenerCount("readable") === 0,
     unmount: () => app.unmount()
+  }
+}
+
+/** Resolves once `test` holds; fails after `timeoutMs`. */
+export const eventually = async (test: () => boolean, timeoutMs = 10_000): Promise<void> => {
+  const started = Date.now()
+  while (!test()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`still not so after ${timeoutMs} ms`)
+    await pause(10)
   }
 }
 

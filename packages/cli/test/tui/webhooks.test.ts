@@ -72,6 +72,8 @@ describe("admin TUI: Deliveries", () => {
   it("lists deliveries newest first; f cycles the status, h the subscription; esc drops the subscription", async () => {
     const data = fake()
     const s = mount(data, { tenant: RIVERSIDE })
+    await s.press("2")
+    await s.until("old-site")
     await s.press("3")
     const all = await s.until("Deliveries · every status · every subscription · 6 shown")
     assert.match(all, /id +sub +event +status +tries +last +made +next/)

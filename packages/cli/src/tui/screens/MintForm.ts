@@ -33,6 +33,7 @@ export const MintForm = ({ form, admins, chamber, height, width }: MintFormProps
   if (done("as")) lines.push(line("as", `  As:     ${admins?.[form.as] ?? "?"}`))
   if (form.step === "as") {
     lines.push(line("asTitle", "  Minted by (only a chamber_admin may mint; ↑↓ choose, enter: next):"))
+    if (admins === undefined) lines.push(line("asLoading", "    Loading…", { dimColor: true }))
     for (const [i, email] of (admins ?? []).entries()) {
       lines.push(line(`a${i}`, `${i === form.as ? "  › " : "    "}${email}`, { inverse: i === form.as }))
     }
