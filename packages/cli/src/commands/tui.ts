@@ -39,6 +39,8 @@ export const tui = async (opts: { readonly tenant?: string; readonly json?: bool
   // ink's incremental rendering (6.8) draws each frame a line lower when a frame ends with a
   // newline, as ours do: the whole frame is redrawn instead, inside a synchronized update.
   const app = render(h(Boundary, null, h(App, { data, tenant: opts.tenant })), { exitOnCtrlC: true })
+  // A terminal closed or a kill: the same way out as q (the screen given back, the database closed).
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => app.unmount())
   await app.waitUntilExit().catch(() => undefined)
   leave()
   await data.close().catch(() => undefined)

@@ -30,13 +30,25 @@ const goTo = (s: State, screen: Screen): State =>
     ? { ...s, notice: info("Choose a chamber first.") }
     : { ...s, screen, lastView: screen === "tenants" ? s.lastView : screen }
 
+/** The keys a control character in typed text stands for. */
+const CONTROL: Readonly<Record<string, KeyPress>> = { "\r": { return: true }, "\n": { return: true }, "\t": { tab: true }, "\x7f": { backspace: true }, "\b": { backspace: true } }
+
+/** Where typed text goes into a field as it is, rather than key by key. */
+const typing = (s: State) =>
+  s.overlay?.kind === "filter" || s.overlay?.kind === "since" || (s.overlay?.kind === "mint" && (s.overlay.step === "name" || s.overlay.step === "limit"))
+
 export const pressed = (s0: State, input: string, key: KeyPress, shown: Shown): State => {
   const k = named(key)
+  // Several keys in one read (fast typing, a paste): text runs and control characters, in order;
+  // outside a text field, one key per character.
+  if (k === undefined && [...input].length > 1) {
+    const parts = input.match(/[\r\n\t\x7f\b]|[^\r\n\t\x7f\b]+/g) ?? []
+    if (parts.length > 1) return parts.reduce((acc, part) => pressed(acc, CONTROL[part] === undefined ? part : "", CONTROL[part] ?? {}, shown), s0)
+    if (!typing(s0)) return [...input].reduce((acc, ch) => pressed(acc, ch, {}, shown), s0)
+  }
   const s: State = { ...s0, notice: undefined }
   const o = s.overlay
   if (o !== undefined) return inOverlay(s, o, input, k, shown)
-  // Pasted text outside a text field: one key per character.
-  if (k === undefined && [...input].length > 1) return [...input].reduce((acc, ch) => pressed(acc, ch, {}, shown), s0)
   if (key.ctrl) return s0
   const c = k ?? input
 

@@ -136,6 +136,18 @@ describe("admin TUI: Keys", () => {
     s.unmount()
   })
 
+  it("applies keys that arrive in one read (fast typing, a paste) in order, enter and backspace included", async () => {
+    const data = fake()
+    const s = mount(data, { tenant: RIVERSIDE })
+    await s.until("Zapier")
+    await s.type("nZapx\x7fp\r")
+    await s.until("› ann.lee@riversidechamber.example")
+    await s.type("\rr\r\ry")
+    await s.until(MINTED_KEY)
+    assert.include(data.calls, "mint Zapp ann.lee@riversidechamber.example members:read,contacts:read,events:read,registrations:read,deals:read,invoices:read,payments:read,sponsorships:read,placements:read 25000")
+    s.unmount()
+  })
+
   it("shows why a mint was refused", async () => {
     const data = fake()
     data.mintKey = () => Promise.reject(new Error("ops@riversidechamber.example is not a chamber_admin of chm_4fQk2ZpL9sTx7BnA: only a chamber_admin may mint keys."))
