@@ -46,10 +46,10 @@ export const pressed = (s0: State, input: string, key: KeyPress, shown: Shown): 
     if (parts.length > 1) return parts.reduce((acc, part) => pressed(acc, CONTROL[part] === undefined ? part : "", CONTROL[part] ?? {}, shown), s0)
     if (!typing(s0)) return [...input].reduce((acc, ch) => pressed(acc, ch, {}, shown), s0)
   }
+  if (key.ctrl) return s0
   const s: State = { ...s0, notice: undefined }
   const o = s.overlay
   if (o !== undefined) return inOverlay(s, o, input, k, shown)
-  if (key.ctrl) return s0
   const c = k ?? input
 
   if (s.screen === "deliveries" && s.inspect !== undefined) {
