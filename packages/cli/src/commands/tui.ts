@@ -26,6 +26,9 @@ export const tui = async (opts: { readonly tenant?: string; readonly json?: bool
     return fail(false, error)
   }
   const data = adminDataLive(databaseConfigFromEnv(), settings)
+  // ink draws nothing but the last frame when it sees CI set; on a terminal a person is at it.
+  delete process.env.CI
+  delete process.env.CONTINUOUS_INTEGRATION
   const [{ render }, { App }, { Boundary }] = await Promise.all([import("ink"), import("../tui/App.ts"), import("../tui/Boundary.ts")])
   const leave = () => process.stdout.write(LEAVE_ALTERNATE_SCREEN)
   // Whatever escapes is said in one line, on the normal screen, never as a stack trace.

@@ -87,10 +87,8 @@ describe("chamber tui in a terminal beside chamber serve on the embedded databas
         assert.lengthOf(failed, 1)
         receiver.setDefault({ status: 200, body: "ok" })
 
-        // The real command in a real terminal, with the environment a person's shell would give it (no CI: ink draws nothing in CI).
+        // The real command in a real terminal (CI stays set when it is: chamber tui draws anyway).
         const env: NodeJS.ProcessEnv = { ...process.env, ...(yield* Env), REDIS_URL: "", TERM: "xterm-256color" }
-        delete env.CI
-        delete env.CONTINUOUS_INTEGRATION
         const command = `'${process.execPath}' '${BIN}' tui --tenant ${tenant}; echo "EXITED $?"; sleep 60`
         yield* Effect.acquireRelease(
           Effect.sync(() => {
