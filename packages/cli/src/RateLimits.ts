@@ -32,7 +32,8 @@ export const describeStore = (settings: RateLimitSettings): string => {
   }
 }
 
-const redisStore = (url: string) =>
+/** The Redis store at `url`, connected while the layer lives. */
+export const redisStore = (url: string) =>
   Layer.unwrap(Effect.promise(async () => (await import("@chamber/redis-adapter")).RedisRateLimitStore({ url })))
 
 /** The store and the per-minute limit the HTTP layer reads. */

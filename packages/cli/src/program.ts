@@ -166,6 +166,13 @@ export const program = () => {
     .addHelpText("after", example("chamber deliveries replay 812 813", "chamber deliveries replay --hook 3 --failed --since 2026-11-22T00:00:00Z"))
     .action(webhooks("deliveriesReplay"))
 
+  json(chamber.command("tui").description("the admin dashboard: keys, subscriptions and their health, deliveries, replay (docs/admin.md)"))
+    .option("--tenant <id>", "the chamber to open (chm_...); else choose one")
+    .addHelpText("after", example("chamber tui", `chamber tui --tenant ${CHAMBER}`))
+    .action(async (options: unknown) => {
+      await (await import("./commands/tui.ts")).tui(options as { tenant?: string; json?: boolean })
+    })
+
   const field = chamber.command("field").description("custom fields")
     .addHelpText("after", example(`chamber field add --tenant ${CHAMBER} --resource member --key tier --label Tier --api-visible`))
   json(field.command("add").description("define a custom field"))

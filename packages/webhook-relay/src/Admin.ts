@@ -45,7 +45,15 @@ export interface DeliveryFilter {
   readonly hookId?: number | undefined
   readonly status?: "pending" | "failed" | "succeeded" | undefined
   readonly since?: string | undefined
+  /** Only these deliveries (the admin TUI follows the ones it replayed, docs/admin.md). */
+  readonly ids?: ReadonlyArray<number> | undefined
   readonly limit?: number | undefined
+}
+
+/** A subscription's latest attempts, oldest first: true for a 2xx answer (the TUI's sparkline, docs/admin.md). */
+export interface RecentAttempts {
+  readonly hook_id: number
+  readonly ok: ReadonlyArray<boolean>
 }
 
 export class WebhookAdmin extends Context.Service<WebhookAdmin, {
@@ -55,6 +63,8 @@ export class WebhookAdmin extends Context.Service<WebhookAdmin, {
   readonly reactivate: (id: number) => Effect.Effect<boolean>
   /** Newest first, each with its attempts, oldest attempt first. */
   readonly deliveries: (filter: DeliveryFilter) => Effect.Effect<ReadonlyArray<DeliveryView>>
+  /** Every subscription of the tenant with the last `count` attempts of its `count` newest deliveries. */
+  readonly recentAttempts: (tenant: string, count: number) => Effect.Effect<ReadonlyArray<RecentAttempts>>
   /** Queues deliveries again, due now with a fresh set of retries; the ids it queued. */
   readonly replay: (ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<number>>
 }>()("chamber/WebhookAdmin") {}
@@ -86,6 +96,7 @@ export const WebhookAdminSql = Layer.effect(WebhookAdmin, Effect.gen(function*()
     if (f.hookId !== undefined) clauses.push(sql`d.hook_id = ${f.hookId}`)
     if (f.status !== undefined) clauses.push(sql`d.status = ${f.status}`)
     if (f.since !== undefined) clauses.push(sql`d.created_at >= ${f.since}::timestamptz`)
+    if (f.ids !== undefined) clauses.push(f.ids.length === 0 ? sql`false` : sql`d.id IN ${sql.in(f.ids)}`)
     return sql<DeliveryView>`
       SELECT d.id::int AS id, d.hook_id::int AS hook_id, s.url, e.event_id, e.type, d.status, d.attempt_count,
         CASE WHEN d.status = 'pending' THEN ${sql.literal(ISO("d.next_attempt_at"))} END AS next_attempt_at,
@@ -101,6 +112,19 @@ export const WebhookAdminSql = Layer.effect(WebhookAdmin, Effect.gen(function*()
       ORDER BY d.id DESC LIMIT ${f.limit ?? 100}`.pipe(Effect.orDie)
   }
 
+  // Bounded by the newest deliveries (index webhook_deliveries_hook), never a scan of every attempt.
+  const recentAttempts = (tenant: string, count: number) =>
+    sql<RecentAttempts>`
+      SELECT h.id::int AS hook_id, coalesce((
+        SELECT jsonb_agg(r.ok ORDER BY r.id) FROM (
+          SELECT a.id, (a.status BETWEEN 200 AND 299 AND a.error IS NULL) AS ok
+          FROM (SELECT d.id FROM webhook_deliveries d WHERE d.tenant_id = h.tenant_id AND d.hook_id = h.id
+                ORDER BY d.id DESC LIMIT ${count}) d
+          JOIN webhook_attempts a ON a.delivery_id = d.id
+          ORDER BY a.id DESC LIMIT ${count}) r), '[]'::jsonb) AS ok
+      FROM webhook_subscriptions h JOIN tenants t ON t.id = h.tenant_id
+      WHERE t.public_id = ${tenant} ORDER BY h.id`.pipe(Effect.orDie)
+
   const replay = (ids: ReadonlyArray<number>) =>
     ids.length === 0 ? Effect.succeed([]) : sql<{ readonly id: number }>`
       UPDATE webhook_deliveries SET status = 'pending', attempt_count = 0, next_attempt_at = now(),
@@ -108,5 +132,5 @@ export const WebhookAdminSql = Layer.effect(WebhookAdmin, Effect.gen(function*()
       WHERE id IN ${sql.in(ids)} AND status <> 'pending'
       RETURNING id::int AS id`.pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
 
-  return WebhookAdmin.of({ hooks, hook, reactivate, deliveries, replay })
+  return WebhookAdmin.of({ hooks, hook, reactivate, deliveries, recentAttempts, replay })
 }))

@@ -1,0 +1,190 @@
+/**
+ * The admin TUI's frame and the keys that work everywhere (docs/admin.md "The screen", "Keys"):
+ * choosing a chamber, switching views, `/` filters, `esc` backs out, `?` shows every key, `q`
+ * quits; 80x24 and a 60-column terminal, empty data. Driven with an in-memory AdminData.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { fake, LAKESIDE, riverside, RIVERSIDE } from "./fixture.ts"
+import { eventually, fits, KEY, mount } from "./screen.ts"
+
+describe("admin TUI: choosing a chamber", () => {
+  it("lists the chambers without --tenant; enter opens one; t comes back; esc returns to the view", async () => {
+    const data = fake()
+    const s = mount(data)
+    await s.until("Choose a chamber · 2 chambers")
+    assert.include(s.frame(), "Riverside Chamber of Commerce")
+    assert.include(s.frame(), LAKESIDE)
+    await s.press(KEY.down, KEY.enter)
+    await s.until("chamber tui · Lakeside Business")
+    assert.include(s.frame(), "[1 Keys]")
+    await s.until("Zapier")
+    assert.include(data.calls, `keys ${LAKESIDE}`)
+    await s.press("t")
+    await s.until("Choose a chamber")
+    await s.press(KEY.esc)
+    await s.until("[1 Keys]")
+    await s.press("t", "/", "river")
+    await s.until("/river█")
+    assert.notInclude(s.frame(), LAKESIDE)
+    await s.press(KEY.enter, KEY.enter)
+    await s.until("chamber tui · Riverside Chamber")
+    s.unmount()
+  })
+
+  it("opens the only chamber at once, and says so when --tenant names none", async () => {
+    const one = mount(fake({ ...riverside(), tenants: [riverside().tenants[0]!] }))
+    await one.until("chamber tui · Riverside Chamber")
+    one.unmount()
+    const wrong = mount(fake(), { tenant: "chm_nope" })
+    await wrong.until("No chamber chm_nope: choose one.")
+    assert.include(wrong.frame(), "Choose a chamber")
+    wrong.unmount()
+  })
+
+  it("says what to do with no chamber at all", async () => {
+    const s = mount(fake({ tenants: [] }))
+    await s.until("No chambers yet: create one with chamber tenant create")
+    await s.press("2")
+    await s.until("Choose a chamber first.")
+    s.unmount()
+  })
+})
+
+describe("admin TUI: keys everywhere", () => {
+  it("tab, shift-tab and 1 2 3 switch views; the help bar shows the view's keys", async () => {
+    const s = mount(fake(), { tenant: RIVERSIDE })
+    await s.until("n mint  d revoke")
+    await s.press(KEY.tab)
+    await s.until("[2 Subscriptions]")
+    assert.include(s.frame(), "enter deliveries  a reactivate")
+    await s.press(KEY.tab)
+    await s.until("[3 Deliveries]")
+    assert.include(s.frame(), "enter attempts  f status  h subscription")
+    await s.press(KEY.tab)
+    await s.until("[1 Keys]")
+    await s.press(KEY.backtab)
+    await s.until("[3 Deliveries]")
+    await s.press("2")
+    await s.until("[2 Subscriptions]")
+    await s.press("1")
+    await s.until("[1 Keys]")
+    await s.type("32")
+    await s.until("[2 Subscriptions]")
+    s.unmount()
+  })
+
+  it("moves with arrows, j k, pgup pgdn, g G", async () => {
+    const s = mount(fake(), { tenant: RIVERSIDE })
+    await s.until("› Zapier")
+    await s.press(KEY.down)
+    await s.until("› CRM sync")
+    await s.press("j")
+    await s.until("› Old website")
+    await s.press("k", KEY.up)
+    await s.until("› Zapier")
+    await s.press("G")
+    await s.until("› Old website")
+    await s.press("g")
+    await s.until("› Zapier")
+    await s.press(KEY.pgdn)
+    await s.until("› Old website")
+    await s.press(KEY.pgup)
+    await s.until("› Zapier")
+    s.unmount()
+  })
+
+  it("/ filters as you type; enter keeps the filter, esc clears it; no match says so", async () => {
+    const s = mount(fake(), { tenant: RIVERSIDE })
+    await s.until("CRM sync")
+    await s.press("/", "c", "r", "m")
+    await s.until("/crm█")
+    assert.notInclude(s.frame(), "Zapier")
+    assert.include(s.frame(), "› CRM sync")
+    await s.press(KEY.enter)
+    await s.until("/crm (esc clears)")
+    await s.press(KEY.esc)
+    await s.until("Zapier")
+    await s.press("/", "z", "z", "z", KEY.enter)
+    await s.until("No key matches the filter: esc clears it.")
+    await s.press("/", KEY.backspace, KEY.backspace, KEY.backspace)
+    await s.until("Zapier")
+    await s.press(KEY.esc)
+    s.unmount()
+  })
+
+  it("? shows every key, and esc, ? or q close it; q quits", async () => {
+    const s = mount(fake(), { tenant: RIVERSIDE })
+    await s.until("Zapier")
+    await s.press("?")
+    const help = await s.until("All keys")
+    for (const words of ["Everywhere", "mint a key (shown once)", "reactivate all inactive", "replay failed since a time", "choose or drop a scope", "quit"]) {
+      assert.include(help, words)
+    }
+    await s.press(KEY.esc)
+    await s.until("› Zapier")
+    await s.press("?", "q")
+    await s.until("› Zapier")
+    assert.isFalse(s.exited())
+    await s.press("q")
+    await eventually(() => s.exited())
+  })
+
+  it("r reloads now; data reloads by itself, updated in place without a loading flash", async () => {
+    const data = fake()
+    const s = mount(data, { tenant: RIVERSIDE, refreshMs: 100 })
+    await s.until("Zapier")
+    const before = data.calls.filter((c) => c.startsWith("keys")).length
+    const drawn = s.frames().length
+    data.state.keys = [...data.state.keys, { ...data.state.keys[0]!, id: 7, name: "Newsletter", prefix: "cck_Nw5Sy2Qe" }]
+    await s.until("Newsletter")
+    assert.isAbove(data.calls.filter((c) => c.startsWith("keys")).length, before)
+    assert.isFalse(s.frames().slice(drawn).some((f) => f.includes("Loading")), "no frame went back to Loading")
+    s.unmount()
+    const slow = fake()
+    const t = mount(slow, { tenant: RIVERSIDE })
+    await t.until("Zapier")
+    const count = slow.calls.length
+    await t.press("r")
+    await eventually(() => slow.calls.length > count)
+    t.unmount()
+  })
+})
+
+describe("admin TUI: sizes", () => {
+  it("fits 80x24 on every screen, rows never wrapped", async () => {
+    const s = mount(fake(), { tenant: RIVERSIDE, width: 80, height: 23 })
+    const check = (f: string) => assert.isTrue(fits(f, 80, 23), f)
+    check(await s.until("Zapier"))
+    await s.press("2")
+    check(await s.until("crm.riverside"))
+    await s.press("3")
+    check(await s.until("invoice.paid"))
+    await s.press(KEY.enter)
+    check(await s.until("Delivery 815"))
+    await s.press(KEY.esc, "?")
+    check(await s.until("All keys"))
+    await s.press(KEY.esc, "1", "n")
+    check(await s.until("Mint a key"))
+    s.unmount()
+  })
+
+  it("works in a narrow terminal (60 columns): columns drop or shrink, every row on one line", async () => {
+    const s = mount(fake(), { tenant: RIVERSIDE, width: 60, height: 20 })
+    const keys = await s.until("Zapier")
+    assert.isTrue(fits(keys, 60, 20), keys)
+    assert.match(keys, /› Zapier +cck_Zp41mQ8x .*1\.2k\/25k live/)
+    await s.press("2")
+    const hooks = await s.until("crm.riverside")
+    assert.isTrue(fits(hooks, 60, 20), hooks)
+    assert.match(hooks, /#3 +old-site.* OFF +20 /)
+    await s.press("3")
+    const deliveries = await s.until("invoice.paid")
+    assert.isTrue(fits(deliveries, 60, 20), deliveries)
+    assert.match(deliveries, / 812 #2 +invoice\.paid +failed +4 /)
+    await s.press("?")
+    const help = await s.until("All keys")
+    assert.isTrue(fits(help, 60, 20), help)
+    assert.include(help, "replay failed since a time")
+    s.unmount()
+  })
+})
