@@ -81,26 +81,44 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
   const sql = yield* SqlClient.SqlClient
   const secrets = yield* WebhookSecrets
 
+  // Per subscription with waiting deliveries (found by skipping through webhook_deliveries_hook_due
+  // one subscription at a time): its free places (perSubscription less its live leases), filled
+  // with its first due deliveries; of those, the first `limit` by due time that no other relay has
+  // locked. A claim thus reads a few rows per subscription, not every waiting delivery. The steps
+  // are materialized so that each runs once whatever the planner believes of the table's size
+  // (its statistics may date from before a burst, when few deliveries waited).
   const claim = (o: ClaimOptions) =>
     sql<ClaimRow>`
-      WITH busy AS (
-        SELECT hook_id, count(*) AS n FROM webhook_deliveries
-        WHERE status = 'pending' AND lease_expires_at > now() GROUP BY hook_id
-      ), due AS (
-        SELECT d.id, d.next_attempt_at,
-               row_number() OVER (PARTITION BY d.hook_id ORDER BY d.next_attempt_at, d.id) + coalesce(b.n, 0) AS place
-        FROM webhook_deliveries d
-        JOIN webhook_subscriptions s ON s.id = d.hook_id AND s.active
-        LEFT JOIN busy b ON b.hook_id = d.hook_id
-        WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-          AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+      WITH RECURSIVE waiting AS (
+        (SELECT hook_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY hook_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT d.hook_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.hook_id > w.hook_id ORDER BY d.hook_id LIMIT 1)
+        FROM waiting w WHERE w.hook_id IS NOT NULL
+      ), room AS MATERIALIZED (
+        SELECT w.hook_id, ${o.perSubscription} - (
+          SELECT count(*) FROM webhook_deliveries b WHERE b.hook_id = w.hook_id AND b.status = 'pending' AND b.lease_expires_at > now()
+        ) AS places
+        FROM waiting w JOIN webhook_subscriptions s ON s.id = w.hook_id AND s.active
+      ), due AS MATERIALIZED (
+        SELECT c.id, c.attempt_count FROM room r CROSS JOIN LATERAL (
+          SELECT d.id, d.attempt_count FROM webhook_deliveries d
+          WHERE d.hook_id = r.hook_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+            AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+          ORDER BY d.next_attempt_at, d.id LIMIT r.places
+        ) c
+        WHERE r.places > 0
       ), picked AS (
-        -- The conditions again on the row itself: a row another relay leased and committed between
-        -- this statement's snapshot and its lock is checked afresh (and skipped), never leased twice.
-        SELECT d.id FROM webhook_deliveries d
-        WHERE d.id IN (SELECT id FROM due WHERE place <= ${o.perSubscription} ORDER BY next_attempt_at, id LIMIT ${o.limit})
-          AND d.status = 'pending' AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-        FOR UPDATE SKIP LOCKED
+        -- Locked here, in due order, skipping what another relay is claiming: two relays claiming
+        -- at once take different deliveries. Checked again on the row itself, as it is once locked:
+        -- still without a live lease and with no attempt recorded since this statement's snapshot,
+        -- so a delivery another relay leased, or even sent and settled, meanwhile is skipped, never
+        -- leased twice. (Not by its status: that would let the planner read every waiting delivery
+        -- through the partial indexes, which its statistics may say are nearly empty.)
+        SELECT d.id FROM due JOIN webhook_deliveries d ON d.id = due.id AND d.attempt_count = due.attempt_count
+        WHERE d.lease_expires_at IS NULL OR d.lease_expires_at <= now()
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT ${o.limit}
+        FOR UPDATE OF d SKIP LOCKED
       )
       UPDATE webhook_deliveries d
       SET lease_expires_at = now() + ${o.leaseMs} * interval '1 millisecond', leased_by = ${o.relayId}
@@ -167,7 +185,8 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         if (state === "succeeded") bySubscription.set(o.delivery.hookId, { ...s, reset: true, failures: 0, success: o.attemptedAt })
         else bySubscription.set(o.delivery.hookId, { ...s, failures: s.failures + 1, failure: o.attemptedAt })
       })
-      // All of the batch's subscriptions in one statement.
+      // All of the batch's subscriptions in one statement, locked in id order first: relays
+      // recording at once wait for each other instead of deadlocking.
       const counts = [...bySubscription].map(([id, s]) => ({
         id,
         reset: s.reset,
@@ -177,14 +196,17 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       }))
       if (counts.length > 0) {
         yield* sql`
+          WITH locked AS MATERIALIZED (
+            SELECT id FROM webhook_subscriptions WHERE id IN ${sql.in(counts.map((c) => c.id))} ORDER BY id FOR NO KEY UPDATE
+          )
           UPDATE webhook_subscriptions h
           SET failure_count = CASE WHEN v.reset THEN 0 ELSE h.failure_count END + v.failures,
               active = h.active AND (CASE WHEN v.reset THEN 0 ELSE h.failure_count END + v.failures) < ${DEACTIVATE_AT},
               last_success_at = coalesce(v.success::timestamptz, h.last_success_at),
               last_failure_at = coalesce(v.failure::timestamptz, h.last_failure_at),
               updated_at = now()
-          FROM jsonb_to_recordset(${JSON.stringify(counts)}::jsonb) AS v(id bigint, reset boolean, failures integer, success text, failure text)
-          WHERE h.id = v.id`
+          FROM jsonb_to_recordset(${JSON.stringify(counts)}::jsonb) AS v(id bigint, reset boolean, failures integer, success text, failure text), locked
+          WHERE h.id = v.id AND locked.id = v.id`
       }
     })).pipe(Effect.orDie)
   }

@@ -99,6 +99,30 @@ for (const rt of runtimes()) {
           assert.lengthOf(mine(tenant.id)(yield* claimOf("b", 100, 3)), 2)
         }))
 
+      it.effect("relays recording at once over the same subscriptions wait for each other, never deadlock", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithDeliveries(24, 20)
+          const store = yield* DeliveryStore
+          const relays = ["r1", "r2", "r3", "r4"]
+          // 120 each (earlier tests' waiting deliveries may come first).
+          const held = yield* Effect.forEach(relays, (r) =>
+            Effect.gen(function*() {
+              const ours: Array<ClaimedDelivery> = []
+              for (let i = 0; i < 20 && ours.length < 120; i++) ours.push(...mine(tenant.id)(yield* claimOf(r, 120 - ours.length)))
+              return ours
+            }))
+          // Each relay writes its outcomes in batches spanning every subscription, each batch in its own order.
+          let seed = 7
+          const shuffled = <A>(xs: ReadonlyArray<A>) =>
+            xs.map((x) => [(seed = (seed * 16807) % 2147483647), x] as const).sort((a, b) => a[0] - b[0]).map(([, x]) => x)
+          yield* Effect.forEach(relays, (r, i) =>
+            Effect.forEach(Array.from({ length: 6 }, (_, b) => shuffled(held[i]!.slice(b * 20, b * 20 + 20))), (batch) =>
+              store.record(r, batch.map((d) => outcome(d, 200)), now), { discard: true }), { concurrency: "unbounded", discard: true })
+          const rows = yield* deliveryRows(tenant.id)
+          assert.lengthOf(rows, 480)
+          assert.isTrue(rows.every((r) => r.status === "succeeded" && r.attempts === "1"))
+        }))
+
       it.effect("500, 500, 500, 200: delivered at the 4th attempt, every attempt recorded; 4 failures: failed, counted once", () =>
         Effect.gen(function*() {
           const { tenant, hooks } = yield* chamberWithDeliveries(2)
