@@ -4,7 +4,7 @@
  * relay's deliveries are claimed again when its lease runs out; record attempts and settle
  * deliveries in one transaction per batch, counting failed deliveries per subscription atomically.
  */
-import { Array as Arr, Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type EventKind, type OutboxEvent, WebhookSecrets } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
@@ -140,75 +140,79 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       Effect.orDie
     )
 
+  // One statement, so one round trip and one transaction: the attempts, each delivery settled
+  // (unless another relay has claimed it since: its attempt is kept, the delivery left alone), and
+  // the counts of the subscriptions of the deliveries settled.
   const record = (
     relayId: string,
     outcomes: ReadonlyArray<AttemptOutcome>,
     retryDelayMs: (retryIndex: number, retryAfterSeconds: number | null) => number
   ) => {
-    const attempts = outcomes.map((o): Record<string, unknown> => ({
-      tenant_id: o.delivery.tenantId,
-      delivery_id: o.delivery.id,
-      attempted_at: o.attemptedAt,
-      status: o.status,
-      latency_ms: Math.round(o.latencyMs),
-      response_excerpt: o.responseExcerpt,
-      error: o.error
-    }))
-    if (!Arr.isReadonlyArrayNonEmpty(attempts)) return Effect.void
-    return sql.withTransaction(Effect.gen(function*() {
-      yield* sql`INSERT INTO webhook_attempts ${sql.insert(attempts)}`
-      // Each delivery: succeeded, pending again (a retry is left), or failed.
-      const settled = outcomes.map((o) => {
-        const attempts = o.delivery.attemptCount + 1
-        const state = o.ok ? "succeeded" : attempts <= RETRIES_PER_DELIVERY ? "pending" : "failed"
-        // Counted from the attempt's end, when its answer (and any Retry-After) arrived.
-        const ended = o.attemptedAt.getTime() + o.latencyMs
-        const next = state === "pending" ? new Date(ended + retryDelayMs(attempts - 1, o.retryAfterSeconds)) : null
-        return { id: o.delivery.id, state, attempts, next: next?.toISOString() ?? null }
-      })
-      const held = yield* sql<{ readonly id: string }>`
+    if (outcomes.length === 0) return Effect.void
+    const batch = outcomes.map((o, n) => {
+      const attempts = o.delivery.attemptCount + 1
+      // Succeeded, pending again (a retry is left), or failed.
+      const state = o.ok ? "succeeded" : attempts <= RETRIES_PER_DELIVERY ? "pending" : "failed"
+      // Counted from the attempt's end, when its answer (and any Retry-After) arrived.
+      const ended = o.attemptedAt.getTime() + o.latencyMs
+      const next = state === "pending" ? new Date(ended + retryDelayMs(attempts - 1, o.retryAfterSeconds)).toISOString() : null
+      return {
+        n,
+        id: o.delivery.id,
+        tenant: o.delivery.tenantId,
+        hook: o.delivery.hookId,
+        state,
+        attempts,
+        next,
+        attempted_at: o.attemptedAt.toISOString(),
+        status: o.status,
+        latency: Math.round(o.latencyMs),
+        excerpt: o.responseExcerpt,
+        error: o.error
+      }
+    })
+    // Per subscription, in the order its deliveries settled: a success resets the count, a failed
+    // delivery adds one; at DEACTIVATE_AT it is inactive, the last failure time kept. The
+    // subscriptions are locked in id order first: relays recording at once wait for each other
+    // instead of deadlocking. Only those the batch changes: a success for a subscription without
+    // failures whose last success is less than a second older changes nothing worth a write, so
+    // under load its row is written about once a second, not once per batch of every relay.
+    return sql`
+      WITH v AS MATERIALIZED (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS v(n integer, id bigint, tenant bigint, hook bigint, state text,
+          attempts integer, next text, attempted_at text, status integer, latency integer, excerpt text, error text)
+      ), attempt AS (
+        INSERT INTO webhook_attempts (tenant_id, delivery_id, attempted_at, status, latency_ms, response_excerpt, error)
+        SELECT tenant, id, attempted_at::timestamptz, status, latency, excerpt, error FROM v ORDER BY n
+      ), settled AS (
         UPDATE webhook_deliveries d
         SET status = v.state, attempt_count = v.attempts, lease_expires_at = NULL, leased_by = NULL,
             next_attempt_at = coalesce(v.next::timestamptz, d.next_attempt_at),
             settled_at = CASE WHEN v.state = 'pending' THEN NULL ELSE now() END
-        FROM jsonb_to_recordset(${JSON.stringify(settled)}::jsonb) AS v(id bigint, state text, attempts integer, next text)
-        WHERE d.id = v.id AND d.leased_by = ${relayId}
-        RETURNING d.id::text`
-      const stillOurs = new Set(held.map((r) => Number(r.id)))
-      // Each subscription, in the order its deliveries settled: a success resets the count, a
-      // failed delivery adds one; at DEACTIVATE_AT it is inactive, the last failure time kept.
-      const bySubscription = new Map<number, { reset: boolean; failures: number; success: Date | null; failure: Date | null }>()
-      outcomes.forEach((o, i) => {
-        const state = settled[i]!.state
-        if (state === "pending" || !stillOurs.has(o.delivery.id)) return
-        const s = bySubscription.get(o.delivery.hookId) ?? { reset: false, failures: 0, success: null, failure: null }
-        if (state === "succeeded") bySubscription.set(o.delivery.hookId, { ...s, reset: true, failures: 0, success: o.attemptedAt })
-        else bySubscription.set(o.delivery.hookId, { ...s, failures: s.failures + 1, failure: o.attemptedAt })
-      })
-      // All of the batch's subscriptions in one statement, locked in id order first: relays
-      // recording at once wait for each other instead of deadlocking.
-      const counts = [...bySubscription].map(([id, s]) => ({
-        id,
-        reset: s.reset,
-        failures: s.failures,
-        success: s.success?.toISOString() ?? null,
-        failure: s.failure?.toISOString() ?? null
-      }))
-      if (counts.length > 0) {
-        yield* sql`
-          WITH locked AS MATERIALIZED (
-            SELECT id FROM webhook_subscriptions WHERE id IN ${sql.in(counts.map((c) => c.id))} ORDER BY id FOR NO KEY UPDATE
-          )
-          UPDATE webhook_subscriptions h
-          SET failure_count = CASE WHEN v.reset THEN 0 ELSE h.failure_count END + v.failures,
-              active = h.active AND (CASE WHEN v.reset THEN 0 ELSE h.failure_count END + v.failures) < ${DEACTIVATE_AT},
-              last_success_at = coalesce(v.success::timestamptz, h.last_success_at),
-              last_failure_at = coalesce(v.failure::timestamptz, h.last_failure_at),
-              updated_at = now()
-          FROM jsonb_to_recordset(${JSON.stringify(counts)}::jsonb) AS v(id bigint, reset boolean, failures integer, success text, failure text), locked
-          WHERE h.id = v.id AND locked.id = v.id`
-      }
-    })).pipe(Effect.orDie)
+        FROM v WHERE d.id = v.id AND d.leased_by = ${relayId}
+        RETURNING d.id
+      ), done AS (
+        SELECT v.hook, v.n, v.state, v.attempted_at::timestamptz AS at,
+          max(v.n) FILTER (WHERE v.state = 'succeeded') OVER (PARTITION BY v.hook) AS last_success
+        FROM v JOIN settled ON settled.id = v.id WHERE v.state <> 'pending'
+      ), counts AS (
+        SELECT hook AS id, bool_or(state = 'succeeded') AS reset,
+          count(*) FILTER (WHERE state = 'failed' AND n > coalesce(last_success, -1))::integer AS failures,
+          max(at) FILTER (WHERE state = 'succeeded') AS success, max(at) FILTER (WHERE state = 'failed') AS failure
+        FROM done GROUP BY hook
+      ), locked AS MATERIALIZED (
+        SELECT h.id FROM webhook_subscriptions h JOIN counts c ON c.id = h.id
+        WHERE c.failures > 0 OR (c.reset AND h.failure_count <> 0) OR h.last_success_at IS NULL OR h.last_success_at < c.success - interval '1 second'
+        ORDER BY h.id FOR NO KEY UPDATE OF h
+      )
+      UPDATE webhook_subscriptions h
+      SET failure_count = CASE WHEN c.reset THEN 0 ELSE h.failure_count END + c.failures,
+          active = h.active AND (CASE WHEN c.reset THEN 0 ELSE h.failure_count END + c.failures) < ${DEACTIVATE_AT},
+          last_success_at = coalesce(c.success, h.last_success_at),
+          last_failure_at = coalesce(c.failure, h.last_failure_at),
+          updated_at = now()
+      FROM counts c, locked
+      WHERE h.id = c.id AND locked.id = c.id`.pipe(Effect.asVoid, Effect.orDie)
   }
 
   const release = (relayId: string) =>

@@ -123,6 +123,22 @@ for (const rt of runtimes()) {
           assert.isTrue(rows.every((r) => r.status === "succeeded" && r.attempts === "1"))
         }))
 
+      it.effect("a subscription's last success is kept to the second: successes less than a second apart leave its row as it is", () =>
+        Effect.gen(function*() {
+          const { tenant, hooks } = yield* chamberWithDeliveries(3)
+          const store = yield* DeliveryStore
+          const [a, b, c] = [...mine(tenant.id)(yield* claimOf("s"))].sort((x, y) => x.id - y.id)
+          const at = (d: ClaimedDelivery, time: Date) => ({ ...outcome(d, 200), attemptedAt: time })
+          const first = new Date(Date.now() - 10_000)
+          yield* store.record("s", [at(a!, first)], now)
+          yield* store.record("s", [at(b!, new Date(first.getTime() + 400))], now)
+          assert.strictEqual((yield* subscription(hooks[0]!.id)).last_success_at?.getTime(), first.getTime())
+          const later = new Date(first.getTime() + 2_000)
+          yield* store.record("s", [at(c!, later)], now)
+          assert.strictEqual((yield* subscription(hooks[0]!.id)).last_success_at?.getTime(), later.getTime())
+          assert.deepStrictEqual((yield* deliveryRows(tenant.id)).map((r) => r.status), ["succeeded", "succeeded", "succeeded"])
+        }))
+
       it.effect("500, 500, 500, 200: delivered at the 4th attempt, every attempt recorded; 4 failures: failed, counted once", () =>
         Effect.gen(function*() {
           const { tenant, hooks } = yield* chamberWithDeliveries(2)
