@@ -42,11 +42,21 @@ export interface ClaimOptions {
   readonly perSubscription: number
 }
 
+/** What one claim leased. */
+export interface Claimed {
+  readonly deliveries: ReadonlyArray<ClaimedDelivery>
+  /**
+   * Whether due deliveries were left because all of their subscription's places were leased:
+   * when those leases are settled there is more to claim at once, without news of a change.
+   */
+  readonly capped: boolean
+}
+
 /** Consecutive failed deliveries that deactivate a subscription (spec section 6.2). */
 export const DEACTIVATE_AT = 20
 
 export class DeliveryStore extends Context.Service<DeliveryStore, {
-  readonly claim: (options: ClaimOptions) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+  readonly claim: (options: ClaimOptions) => Effect.Effect<Claimed>
   /**
    * Records each attempt and settles its delivery: succeeded; pending again after
    * `retryDelayMs(retryIndex, retryAfterSeconds)` while retries remain; else failed, counted
@@ -64,18 +74,21 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   readonly prune: (retentionMs: number, batch: number) => Effect.Effect<number>
 }>()("chamber/DeliveryStore") {}
 
-interface ClaimRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly hook_id: string
-  readonly url: string
-  readonly secret: string
-  readonly attempt_count: number
-  readonly event_id: string
-  readonly type: EventKind
-  readonly created_at: string
-  readonly payload: unknown
-}
+type ClaimRow =
+  | {
+    readonly capped: false
+    readonly id: string
+    readonly tenant_id: string
+    readonly hook_id: string
+    readonly url: string
+    readonly secret: string
+    readonly attempt_count: number
+    readonly event_id: string
+    readonly type: EventKind
+    readonly created_at: string
+    readonly payload: unknown
+  }
+  | { readonly capped: true }
 
 export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -86,7 +99,8 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
   // with its first due deliveries; of those, the first `limit` by due time that no other relay has
   // locked. A claim thus reads a few rows per subscription, not every waiting delivery. The steps
   // are materialized so that each runs once whatever the planner believes of the table's size
-  // (its statistics may date from before a burst, when few deliveries waited).
+  // (its statistics may date from before a burst, when few deliveries waited). The rows leased,
+  // and one more row (`capped`) when due deliveries were left for want of a place.
   const claim = (o: ClaimOptions) =>
     sql<ClaimRow>`
       WITH RECURSIVE waiting AS (
@@ -100,13 +114,13 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         ) AS places
         FROM waiting w JOIN webhook_subscriptions s ON s.id = w.hook_id AND s.active
       ), due AS MATERIALIZED (
-        SELECT c.id, c.attempt_count FROM room r CROSS JOIN LATERAL (
-          SELECT d.id, d.attempt_count FROM webhook_deliveries d
+        -- One row past the places, to know whether any are left for want of a place.
+        SELECT c.id, c.attempt_count, c.place > greatest(r.places, 0) AS beyond FROM room r CROSS JOIN LATERAL (
+          SELECT d.id, d.attempt_count, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place FROM webhook_deliveries d
           WHERE d.hook_id = r.hook_id AND d.status = 'pending' AND d.next_attempt_at <= now()
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-          ORDER BY d.next_attempt_at, d.id LIMIT r.places
+          ORDER BY d.next_attempt_at, d.id LIMIT greatest(r.places, 0) + 1
         ) c
-        WHERE r.places > 0
       ), picked AS (
         -- Locked here, in due order, skipping what another relay is claiming: two relays claiming
         -- at once take different deliveries. Checked again on the row itself, as it is once locked:
@@ -115,28 +129,36 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         -- leased twice. (Not by its status: that would let the planner read every waiting delivery
         -- through the partial indexes, which its statistics may say are nearly empty.)
         SELECT d.id FROM due JOIN webhook_deliveries d ON d.id = due.id AND d.attempt_count = due.attempt_count
-        WHERE d.lease_expires_at IS NULL OR d.lease_expires_at <= now()
+        WHERE NOT due.beyond AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
         ORDER BY d.next_attempt_at, d.id
         LIMIT ${o.limit}
         FOR UPDATE OF d SKIP LOCKED
+      ), leased AS (
+        UPDATE webhook_deliveries d
+        SET lease_expires_at = now() + ${o.leaseMs} * interval '1 millisecond', leased_by = ${o.relayId}
+        FROM picked, outbox_events e, webhook_subscriptions s
+        WHERE d.id = picked.id AND e.id = d.event_id AND s.id = d.hook_id
+        RETURNING d.id::text, d.tenant_id::text, d.hook_id::text, s.url, s.secret, d.attempt_count,
+          e.event_id, e.type, ${sql.literal(isoColumn("e.created_at"))} AS created_at, e.payload
       )
-      UPDATE webhook_deliveries d
-      SET lease_expires_at = now() + ${o.leaseMs} * interval '1 millisecond', leased_by = ${o.relayId}
-      FROM picked, outbox_events e, webhook_subscriptions s
-      WHERE d.id = picked.id AND e.id = d.event_id AND s.id = d.hook_id
-      RETURNING d.id::text, d.tenant_id::text, d.hook_id::text, s.url, s.secret, d.attempt_count,
-        e.event_id, e.type, ${sql.literal(isoColumn("e.created_at"))} AS created_at, e.payload`.pipe(
-      Effect.map((rows) =>
-        rows.map((r): ClaimedDelivery => ({
-          id: Number(r.id),
-          tenantId: Number(r.tenant_id),
-          hookId: Number(r.hook_id),
-          url: r.url,
-          secret: secrets.open(r.secret),
-          attemptCount: r.attempt_count,
-          event: { id: r.event_id, tenant_id: Number(r.tenant_id), type: r.type, created_at: r.created_at, data: r.payload }
-        }))
-      ),
+      SELECT false AS capped, * FROM leased
+      UNION ALL
+      -- One more row when due deliveries are left for want of a place.
+      SELECT true, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE EXISTS (SELECT 1 FROM due WHERE beyond)`.pipe(
+      Effect.map((rows): Claimed => ({
+        deliveries: rows.flatMap((r): Array<ClaimedDelivery> =>
+          r.capped ? [] : [{
+            id: Number(r.id),
+            tenantId: Number(r.tenant_id),
+            hookId: Number(r.hook_id),
+            url: r.url,
+            secret: secrets.open(r.secret),
+            attemptCount: r.attempt_count,
+            event: { id: r.event_id, tenant_id: Number(r.tenant_id), type: r.type, created_at: r.created_at, data: r.payload }
+          }]
+        ),
+        capped: rows.some((r) => r.capped)
+      })),
       Effect.orDie
     )
 

@@ -1,7 +1,8 @@
 /**
  * A relay (docs/webhooks.md "Delivery"): claims due deliveries in batches, sends each as soon as it
- * is claimed, records outcomes in batches, claims again once a batch is recorded, and wakes on
- * NOTIFY where the database offers it (else it polls). At most `concurrency` sends at once, at
+ * is claimed, records outcomes in batches, claims again once a batch is recorded if the last claim
+ * left deliveries for want of room or places, and wakes on NOTIFY where the database offers it
+ * (else it polls). At most `concurrency` sends at once, at
  * most `perSubscription` of one subscription (held by the claim, across relays), so one slow
  * receiver never delays the others. A claim or a write costs the database about as much for one
  * delivery as for a batch, so while sends are in flight both wait up to `flushMs` for half a
@@ -59,14 +60,21 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
   // One batch written at a time: stopping gives its leases back only after the last one is written.
   const writing = yield* Semaphore.make(1)
 
-  // Recorded outcomes free their subscriptions' places: only then is a claim worth trying again.
-  // Outcomes that could not be written are kept (their leases still held, so nothing is sent
-  // again meanwhile) for the next try; whether this batch was written.
+  /**
+   * Whether a written batch is a reason to claim again: the last claim left due deliveries for
+   * want of room or of their subscriptions' places, which the batch may have freed. Otherwise it
+   * took all there was, and only news (or the next poll) brings more.
+   */
+  let more = true
+
+  // Recorded outcomes free their subscriptions' places. Outcomes that could not be written are
+  // kept (their leases still held, so nothing is sent again meanwhile) for the next try; whether
+  // this batch was written.
   const flush = writing.withPermit(Effect.suspend(() => {
     const written = outcomes.splice(0, outcomes.length)
     if (written.length === 0) return Effect.succeed(true)
     return store.record(config.relayId, written, config.retryDelayMs).pipe(
-      Effect.andThen(Queue.offer(wake, undefined)),
+      Effect.andThen(Effect.suspend(() => (more ? Queue.offer(wake, undefined) : Effect.void))),
       Effect.as(true),
       Effect.catchDefect((defect) =>
         Effect.andThen(Effect.sync(() => outcomes.unshift(...written)), Effect.as(Effect.logWarning("relay: recording outcomes failed; trying again", defect), false))
@@ -100,7 +108,9 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
 
   const claim = (limit: number) =>
     store.claim({ relayId: config.relayId, limit, leaseMs: config.leaseMs, perSubscription: config.perSubscription }).pipe(
-      Effect.catchDefect((defect) => Effect.as(Effect.logWarning("relay: claiming failed; trying again at the next poll", defect), []))
+      Effect.catchDefect((defect) =>
+        Effect.as(Effect.logWarning("relay: claiming failed; trying again at the next poll", defect), { deliveries: [], capped: false })
+      )
     )
 
   const room = () => Math.min(config.concurrency - inflight.size, batch)
@@ -109,7 +119,8 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
       // Little room and sends in flight: they get flushMs to make more before the claim.
       if (room() > 0 && room() < halfBatch && inflight.size > 0) yield* Effect.sleep(config.flushMs)
       const limit = room()
-      const claimed = limit > 0 ? yield* claim(limit) : []
+      const { deliveries: claimed, capped } = limit > 0 ? yield* claim(limit) : { deliveries: [], capped: true }
+      more = capped || claimed.length === limit
       for (const delivery of claimed) {
         sending++
         const fiber = yield* Effect.forkDetach(send(delivery))

@@ -43,7 +43,7 @@ const outcome = (delivery: ClaimedDelivery, status: number): AttemptOutcome => (
 })
 
 const claimOf = (relayId: string, limit = 100, perSubscription = 100, leaseMs = 60_000) =>
-  Effect.flatMap(DeliveryStore, (s) => s.claim({ relayId, limit, leaseMs, perSubscription }))
+  Effect.flatMap(DeliveryStore, (s) => Effect.map(s.claim({ relayId, limit, leaseMs, perSubscription }), (c) => c.deliveries))
 
 const mine = (tenantId: number) => (ds: ReadonlyArray<ClaimedDelivery>) => ds.filter((d) => d.tenantId === tenantId)
 
@@ -97,6 +97,26 @@ for (const rt of runtimes()) {
           assert.lengthOf(mine(tenant.id)(yield* claimOf("b", 100, 3)), 0)
           yield* (yield* DeliveryStore).record("a", first.slice(0, 2).map((d) => outcome(d, 200)), now)
           assert.lengthOf(mine(tenant.id)(yield* claimOf("b", 100, 3)), 2)
+        }))
+
+      it.effect("a claim says when due deliveries were left for want of a place (so that freeing places is a reason to claim again)", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithDeliveries(6)
+          // A claim looks at every chamber: the deliveries earlier tests left waiting are settled.
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending' AND tenant_id <> ${tenant.id}`.pipe(Effect.orDie)
+          const store = yield* DeliveryStore
+          const claim = (relayId: string) => store.claim({ relayId, limit: 100, leaseMs: 60_000, perSubscription: 4 })
+          const first = yield* claim("c1")
+          assert.lengthOf(mine(tenant.id)(first.deliveries), 4)
+          assert.isTrue(first.capped)
+          const none = yield* claim("c2")
+          assert.lengthOf(mine(tenant.id)(none.deliveries), 0)
+          assert.isTrue(none.capped)
+          yield* store.record("c1", mine(tenant.id)(first.deliveries).map((d) => outcome(d, 200)), now)
+          const rest = yield* claim("c2")
+          assert.lengthOf(mine(tenant.id)(rest.deliveries), 2)
+          assert.isFalse(rest.capped)
         }))
 
       it.effect("relays recording at once over the same subscriptions wait for each other, never deadlock", () =>
