@@ -10,7 +10,7 @@
  * checked: every delivery received exactly once, both signatures valid on every one, none left
  * pending (and, for ours, one attempt recorded per delivery).
  */
-import { cpus, tmpdir } from "node:os"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -56,6 +56,8 @@ interface Round {
   readonly dbCpu: number
   readonly latencies: ReadonlyArray<number>
   readonly peakRssMb: number
+  /** TLS connections the receiver accepted in the round. */
+  readonly connections: number
   readonly problems: ReadonlyArray<string>
 }
 
@@ -91,7 +93,7 @@ export const benchRelay = async (ctx: RelayBenchContext): Promise<void> => {
     const fanout = meanFanout(subscriptions)
     log(
       `\nwebhook relay: ${PROCESSES} processes each, ${subscriptions.length} subscriptions on one HTTPS receiver (${receiver.url}), ` +
-        `${f(fanout)} deliveries per event on average; ${ROUNDS} alternating rounds`
+        `${f(fanout)} deliveries per event on average; ${ROUNDS} alternating rounds; load average ${loadavg().map((n) => n.toFixed(1)).join(" ")}`
     )
     log(
       `  a round: warm-up ${sum(warm)} deliveries; throughput ${sum(burst)} deliveries (${burst.length} events) committed in one transaction; ` +
@@ -219,6 +221,7 @@ export const benchRelay = async (ctx: RelayBenchContext): Promise<void> => {
       await baselineIndex(name === "baseline")
       await reset()
       receiver.clear()
+      const connectionsBefore = receiver.connections()
       const relays = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => start(name, i)))
       const relayCpu = () => relays.reduce((n, r) => n + cpuSeconds(r.pid!), 0)
       // The relays LISTEN as they start their loop, just after they say they run.
@@ -259,7 +262,8 @@ export const benchRelay = async (ctx: RelayBenchContext): Promise<void> => {
           `[${ctx.elapsed()}] relay round ${index}/${ROUNDS} ${name}: ${f(sum(burst) / seconds)} deliveries/s, ` +
             `commit-to-receipt p50 ${f(p(50))} ms p99 ${f(p(99))} ms${problems.length === 0 ? "" : `; PROBLEMS: ${problems.join("; ")}`}`
         )
-        return { name, deliveries: sum(burst), seconds, relayCpu: cpu1 - cpu0, dbCpu: cpuSince(db0, db1), latencies, peakRssMb, problems }
+        const connections = receiver.connections() - connectionsBefore
+        return { name, deliveries: sum(burst), seconds, relayCpu: cpu1 - cpu0, dbCpu: cpuSince(db0, db1), latencies, peakRssMb, connections, problems }
       } finally {
         await Promise.all(relays.map((r) => stopChild(r)))
       }
@@ -308,7 +312,10 @@ const measure = (rounds: ReadonlyArray<Round>): Measured => {
 const report = (log: (line: string) => void, rounds: ReadonlyArray<Round>, outputs: Record<Name, Output>) => {
   const ours = measure(rounds.filter((r) => r.name === "ours"))
   const baseline = measure(rounds.filter((r) => r.name === "baseline"))
-  log(`\nwebhook relay: ${PROCESSES} processes each, ${cpus().length} CPUs shared by the bench (receiver, commits), the relays and PostgreSQL`)
+  log(
+    `\nwebhook relay: ${PROCESSES} processes each, ${cpus().length} CPUs shared by the bench (receiver, commits), the relays and PostgreSQL; ` +
+      `load average now ${loadavg().map((n) => n.toFixed(1)).join(" ")}`
+  )
   log("deliveries/s = a burst's deliveries / (its last receipt - its COMMIT), over every round; p50/p99/max = commit-to-receipt of every")
   log("delivery of the steady phase; CPU ms/delivery over the bursts: the relay processes' user+sys, and PostgreSQL's backends on this database")
   log(`  ${"relay".padEnd(9)}${pad("deliv/s", 9)}${pad("p50 ms", 9)}${pad("p99 ms", 9)}${pad("max ms", 9)}${pad("relay CPU ms", 14)}${pad("DB CPU ms", 11)}${pad("peak RSS MB", 13)}${pad("delivered", 11)}  problems`)
@@ -322,6 +329,8 @@ const report = (log: (line: string) => void, rounds: ReadonlyArray<Round>, outpu
     `  ours/baseline: throughput ${f(ours.deliveriesPerSecond / baseline.deliveriesPerSecond, 2)}x, p50 ${f(ours.p50 / baseline.p50, 2)}x, ` +
       `p99 ${f(ours.p99 / baseline.p99, 2)}x, relay CPU/delivery ${f(ours.relayCpuMs / baseline.relayCpuMs, 2)}x, DB CPU/delivery ${f(ours.dbCpuMs / baseline.dbCpuMs, 2)}x`
   )
+  const connections = (name: Name) => rounds.filter((r) => r.name === name).map((r) => r.connections).join(", ")
+  log(`  TLS connections the receiver accepted, per round: ours ${connections("ours")}; baseline ${connections("baseline")}`)
   const clean = ours.problems.length === 0 && baseline.problems.length === 0
   const pass = ours.deliveriesPerSecond >= RELAY_BAR.deliveriesPerSecond && ours.p50 <= RELAY_BAR.p50Ms && clean
   log(

@@ -1,5 +1,6 @@
 /**
- * `pnpm bench`: our HTTP server against a minimal node:http + pg baseline, on PostgreSQL.
+ * `pnpm bench`: our HTTP server against a minimal node:http + pg baseline, and our webhook relay
+ * against a minimal claim-and-POST loop (relay.ts), on PostgreSQL.
  *
  * 1. creates a fresh database `chamber_bench_<random>` on DATABASE_URL's server (dropped at the end);
  * 2. seeds one chamber through the core services: custom field definitions, BENCH_MEMBERS members
@@ -18,13 +19,18 @@
  *    round), server CPU per request, peak RSS, the ratios ours/baseline and the PASS/FAIL verdicts
  *    (members page: throughput >= 0.5x baseline and p99 <= 1.5x; POST /members and the invoice
  *    flow: throughput >= 0.6x). Exits 0 either way; 1 only if the bench itself broke (e.g. the
- *    servers disagree).
+ *    servers disagree);
+ * 7. then, on the same database, the webhook relay (relay.ts): two `chamber relay` processes and
+ *    two of the baseline loop in alternating rounds, deliveries/s of a committed burst and
+ *    commit-to-receipt p50/p99 at a steady rate, every delivery checked; verdict: >= 2,000
+ *    deliveries/s and p50 <= 50 ms.
  *
  * Knobs (env): DATABASE_URL, BENCH_MEMBERS (1000), BENCH_CONNECTIONS (32), BENCH_DURATION (10 s),
  * BENCH_ROUNDS (2), BENCH_WARMUP (4 s), BENCH_POOL_SIZE (10), BENCH_ONLY=members,me,members-post,
- * invoices (a comma-separated selection), BENCH_PROFILE=1 (run our server under --cpu-prof,
- * profile written to bench/profiles/ when it exits; summarise it with bench/profile-summary.ts;
- * BENCH_PROFILE=all profiles the baseline too).
+ * invoices,relay (a comma-separated selection), BENCH_PROFILE=1 (run our server, and our relays,
+ * under --cpu-prof, profiles written to bench/profiles/ when they exit; summarise them with
+ * bench/profile-summary.ts; BENCH_PROFILE=all profiles the baseline server too); the relay's own
+ * BENCH_RELAY_* knobs are in relay.ts and bench/README.md.
  */
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -668,13 +674,16 @@ const main = async () => {
   await db.connect()
   if (ENDPOINTS.length > 0) await benchHttp(db)
   if (RELAY) {
+    const profiles = here("./profiles")
+    if (PROFILE) mkdirSync(profiles, { recursive: true })
     await benchRelay({
       dbUrl,
       db,
       log,
       elapsed,
-      nodeArgs: (name) => (PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${here("./profiles")}`, `--cpu-prof-name=ours-${name}.${dbName}.${Date.now()}.cpuprofile`] : [])
+      nodeArgs: (name) => (PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profiles}`, `--cpu-prof-name=ours-${name}.${dbName}.${Date.now()}.cpuprofile`] : [])
     })
+    if (PROFILE) log(`relay CPU profiles, one per process and round: ${profiles}/ours-relay*.${dbName}.*.cpuprofile`)
   }
 }
 
@@ -809,6 +818,8 @@ const benchHttp = async (db: pg.Client) => {
     log(`CPU profiles (written when the servers exit): ${profileDir}/{ours${PROFILE_BASELINE ? ",baseline" : ""}}.${dbName}.cpuprofile`)
     log(`summarise with: node bench/profile-summary.ts ${profileDir}/ours.${dbName}.cpuprofile`)
   }
+  // Idle from here on: not left running beside whatever the bench measures next.
+  await Promise.all(servers.map((server) => stopChild(server.child)))
 }
 
 try {
