@@ -4,6 +4,7 @@
  * subscription with waiting deliveries, however many wait in all. They replace the index of all
  * waiting deliveries by due time, which nothing reads any more and which, next to these, let the
  * planner pick the wrong one when its statistics still said that few deliveries wait.
+ * (Numbered 10: main's 0009 is the rate-limit store's.)
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
