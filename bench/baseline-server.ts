@@ -90,8 +90,20 @@ const insertInto = (table: string, columns: ReadonlyArray<string>, rows = 1) =>
 const MEMBER_INSERT_SQL = `${insertInto("members", ["tenant_id", ...MEMBER_FIELDS])}
   ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING id`
 
-const OUTBOX_SQL = `INSERT INTO outbox_events (event_id, tenant_id, type, payload)
-  VALUES ($1, $2, $3, $4::jsonb) RETURNING *`
+// The event and one delivery per active subscription listing its kind, and the NOTIFY, in one
+// statement: pg-adapter OutboxSql's, word for word.
+const OUTBOX_SQL = `
+        WITH e AS (
+          INSERT INTO outbox_events (event_id, tenant_id, type, payload)
+          VALUES ($1, $2, $3, $4::jsonb) RETURNING *
+        ), d AS (
+          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id)
+          SELECT e.tenant_id, e.id, s.id FROM e
+          JOIN webhook_subscriptions s ON s.tenant_id = e.tenant_id AND s.active AND s.events @> jsonb_build_array(e.type)
+          RETURNING 1
+        )
+        -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.
+        SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`
 
 const TENANT_SQL = `SELECT * FROM tenants WHERE id = $1`
 

@@ -1,5 +1,6 @@
 /**
- * `pnpm bench`: our HTTP server against a minimal node:http + pg baseline, on PostgreSQL.
+ * `pnpm bench`: our HTTP server against a minimal node:http + pg baseline, and our webhook relay
+ * against a minimal claim-and-POST loop (relay.ts), on PostgreSQL.
  *
  * 1. creates a fresh database `chamber_bench_<random>` on DATABASE_URL's server (dropped at the end);
  * 2. seeds one chamber through the core services: custom field definitions, BENCH_MEMBERS members
@@ -20,16 +21,21 @@
  *    round), server CPU per request, peak RSS, the ratios ours/baseline and the PASS/FAIL verdicts
  *    (members page: throughput >= 0.5x baseline and p99 <= 1.5x; the rate limiter costs <= 5% of
  *    its throughput in-process and <= 15% on Redis against ours without it; POST /members and
- *    the invoice flow: throughput >= 0.6x). Exits 0 either way; 1 only if the bench itself broke (e.g. the
- *    servers disagree).
+ *    the invoice flow: throughput >= 0.6x). Exits 0 either way; 1 only if the bench itself broke
+ *    (e.g. the servers disagree);
+ * 7. then, on the same database, the webhook relay (relay.ts): two `chamber relay` processes and
+ *    two of the baseline loop in alternating rounds, deliveries/s of a committed burst and
+ *    commit-to-receipt p50/p99 at a steady rate, every delivery checked; verdict: >= 2,000
+ *    deliveries/s and p50 <= 50 ms.
  *
  * Knobs (env): DATABASE_URL, BENCH_MEMBERS (1000), BENCH_CONNECTIONS (32), BENCH_DURATION (10 s),
  * BENCH_ROUNDS (2), BENCH_WARMUP (4 s), BENCH_POOL_SIZE (10), BENCH_ONLY=members,me,members-post,
- * invoices (a comma-separated selection), BENCH_PROFILE=1 (run our server under --cpu-prof,
- * profile written to bench/profiles/ when it exits; summarise it with bench/profile-summary.ts;
- * BENCH_PROFILE=all profiles the baseline too).
+ * invoices,relay (a comma-separated selection), BENCH_PROFILE=1 (run our server, and our relays,
+ * under --cpu-prof, profiles written to bench/profiles/ when they exit; summarise them with
+ * bench/profile-summary.ts; BENCH_PROFILE=all profiles the baseline server too); the relay's own
+ * BENCH_RELAY_* knobs are in relay.ts and bench/README.md.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
@@ -41,9 +47,11 @@ import { Effect } from "effect"
 import pg from "pg"
 import { Keys, Members, Tenants } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
+import { children, collectLines, cpuSeconds, newOutput, type Output, procStatus, spawnNode, stopChild } from "./processes.ts"
 import { LISTENING, POOL_SIZE } from "./shared.ts"
 import { invoiceBodies, memberBodies, memberInputs, paymentBodies } from "./seed-data.ts"
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
+import { benchRelay } from "./relay.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
@@ -83,20 +91,8 @@ const admin = async <A>(f: (client: pg.Client) => Promise<A>): Promise<A> => {
 }
 
 let dbCreated = false
-const children: Array<ChildProcess> = []
 let tracer: Tracer | undefined
 let db: pg.Client | undefined
-
-const stopChild = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000)
-    child.once("exit", () => {
-      clearTimeout(timer)
-      resolve()
-    })
-    child.kill("SIGTERM")
-  })
 
 let cleaning: Promise<void> | undefined
 const cleanup = () =>
@@ -154,7 +150,7 @@ interface Server {
   readonly child: ChildProcess
   readonly base: string
   /** What the server printed (logs, errors): kept out of the report, summarised at the end. */
-  readonly output: { lines: number; first: Array<string> }
+  readonly output: Output
 }
 
 const startServer = (
@@ -163,70 +159,32 @@ const startServer = (
   options: { readonly nodeArgs?: ReadonlyArray<string>; readonly env?: Record<string, string>; readonly databaseUrl?: string } = {}
 ) =>
   new Promise<Server>((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), here(file)], {
-      env: {
-        ...process.env,
-        ...options.env,
-        DATABASE_URL: options.databaseUrl ?? dbUrl,
-        BENCH_POOL_SIZE: String(POOL_SIZE),
-        // Far above the spec's 120 a minute: the limiter runs in full but never shapes the measurement.
-        CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
-        NODE_ENV: "production"
-      },
-      stdio: ["ignore", "pipe", "pipe"]
+    const child = spawnNode([...(options.nodeArgs ?? []), here(file)], {
+      ...process.env,
+      ...options.env,
+      DATABASE_URL: options.databaseUrl ?? dbUrl,
+      BENCH_POOL_SIZE: String(POOL_SIZE),
+      // Far above the spec's 120 a minute: the limiter runs in full but never shapes the measurement.
+      CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
+      NODE_ENV: "production"
     })
-    children.push(child)
-    const output = { lines: 0, first: [] as Array<string> }
-    child.stderr!.setEncoding("utf8")
-    child.stderr!.on("data", (chunk: string) => {
-      for (const line of chunk.split("\n")) {
-        if (line.trim() === "") continue
-        output.lines++
-        if (output.first.length < 8) output.first.push(line)
-      }
-    })
+    const output = newOutput()
+    collectLines(child.stderr!, output)
     const timer = setTimeout(() => reject(new Error(`${name} server did not start within 60 s`)), 60_000)
     let listening = false
-    child.stdout!.setEncoding("utf8")
-    child.stdout!.on("data", (chunk: string) => {
-      for (const line of chunk.split("\n")) {
-        if (line.trim() === "") continue
-        const match = line.match(new RegExp(`^${LISTENING} (\\d+)`))
-        if (match !== null && !listening) {
-          listening = true
-          clearTimeout(timer)
-          resolve({ name, child, base: `http://127.0.0.1:${match[1]}`, output })
-          continue
-        }
-        output.lines++
-        if (output.first.length < 8) output.first.push(line)
-      }
+    collectLines(child.stdout!, output, (line) => {
+      const match = line.match(new RegExp(`^${LISTENING} (\\d+)`))
+      if (match === null || listening) return false
+      listening = true
+      clearTimeout(timer)
+      resolve({ name, child, base: `http://127.0.0.1:${match[1]}`, output })
+      return true
     })
     child.once("exit", (code, signal) => {
       clearTimeout(timer)
       reject(new Error(`${name} server exited early (code ${code}, signal ${signal})\n${output.first.join("\n")}`))
     })
   })
-
-const procStatus = (pid: number, field: "VmRSS" | "VmHWM"): number => {
-  try {
-    const match = readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+) kB`))
-    return match === null ? NaN : Number(match[1]) / 1024
-  } catch {
-    return NaN
-  }
-}
-
-/** User + system CPU seconds the process has used so far (/proc/<pid>/stat, 100 ticks a second). */
-const cpuSeconds = (pid: number): number => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
-    // After the command name: state is field 3, utime field 14, stime field 15 (1-based, man 5 proc).
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return NaN
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Checking that both servers answer the same and run the same SQL.
@@ -521,12 +479,15 @@ const ALL_ENDPOINTS: ReadonlyArray<Endpoint> = [
   membersPost,
   invoiceFlow
 ]
-/** BENCH_ONLY=members (or me, members-post, invoices; comma-separated) measures a selection, e.g. to profile one. */
+/** BENCH_ONLY=members (or me, members-post, invoices, relay; comma-separated) measures a selection, e.g. to profile one. */
 const ENDPOINTS = ALL_ENDPOINTS.filter((e) => ONLY.length === 0 || ONLY.includes(e.id))
+/** The webhook relay section (relay.ts). */
+const RELAY = ONLY.length === 0 || ONLY.includes("relay")
 {
-  const unknown = ONLY.filter((id) => !ALL_ENDPOINTS.some((e) => e.id === id))
+  const known = [...ALL_ENDPOINTS.map((e) => e.id), "relay"]
+  const unknown = ONLY.filter((id) => !known.includes(id))
   if (unknown.length > 0) {
-    console.error(`BENCH_ONLY: unknown endpoint ${unknown.join(", ")}; known: ${ALL_ENDPOINTS.map((e) => e.id).join(", ")}`)
+    console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
     process.exit(2)
   }
 }
@@ -718,12 +679,29 @@ const main = async () => {
   })
   dbCreated = true
   log(`bench: node ${process.version}, ${cpus().length} CPUs, PostgreSQL ${pgVersion}, database ${dbName}`)
+  db = new pg.Client({ connectionString: dbUrl })
+  await db.connect()
+  if (ENDPOINTS.length > 0) await benchHttp(db)
+  if (RELAY) {
+    const profiles = here("./profiles")
+    if (PROFILE) mkdirSync(profiles, { recursive: true })
+    await benchRelay({
+      dbUrl,
+      db,
+      log,
+      elapsed,
+      nodeArgs: (name) => (PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profiles}`, `--cpu-prof-name=ours-${name}.${dbName}.${Date.now()}.cpuprofile`] : [])
+    })
+    if (PROFILE) log(`relay CPU profiles, one per process and round: ${profiles}/ours-relay*.${dbName}.*.cpuprofile`)
+  }
+}
+
+/** The HTTP endpoints: seed, same answers and SQL, measured rounds, report. */
+const benchHttp = async (db: pg.Client) => {
   log(`bench: ${MEMBERS} members, ${CONNECTIONS} connections, warm-up ${WARMUP} s + measured ${DURATION} s per server and endpoint, DB pool ${POOL_SIZE} each`)
   log(`bench: endpoints ${ENDPOINTS.map((e) => e.id).join(", ")}`)
 
   const keys = await Effect.runPromise(Effect.scoped(seed.pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 10 })))))
-  db = new pg.Client({ connectionString: dbUrl })
-  await db.connect()
   // A steady state: statistics and visibility map fresh, so no autovacuum mid-run changes a plan.
   await db.query("VACUUM ANALYZE")
   // The write endpoints add thousands of rows a round. Autovacuum and checkpoints would then run
@@ -866,6 +844,8 @@ const main = async () => {
     log(`CPU profiles (written when the servers exit): ${profileDir}/{ours${PROFILE_BASELINE ? ",baseline" : ""}}.${dbName}.cpuprofile`)
     log(`summarise with: node bench/profile-summary.ts ${profileDir}/ours.${dbName}.cpuprofile`)
   }
+  // Idle from here on: not left running beside whatever the bench measures next.
+  await Promise.all(servers.map((server) => stopChild(server.child)))
 }
 
 try {

@@ -4,7 +4,7 @@
  * relay's deliveries are claimed again when its lease runs out; record attempts and settle
  * deliveries in one transaction per batch, counting failed deliveries per subscription atomically.
  */
-import { Array as Arr, Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type EventKind, type OutboxEvent, WebhookSecrets } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
@@ -42,11 +42,21 @@ export interface ClaimOptions {
   readonly perSubscription: number
 }
 
+/** What one claim leased. */
+export interface Claimed {
+  readonly deliveries: ReadonlyArray<ClaimedDelivery>
+  /**
+   * Whether due deliveries were left because all of their subscription's places were leased:
+   * when those leases are settled there is more to claim at once, without news of a change.
+   */
+  readonly capped: boolean
+}
+
 /** Consecutive failed deliveries that deactivate a subscription (spec section 6.2). */
 export const DEACTIVATE_AT = 20
 
 export class DeliveryStore extends Context.Service<DeliveryStore, {
-  readonly claim: (options: ClaimOptions) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+  readonly claim: (options: ClaimOptions) => Effect.Effect<Claimed>
   /**
    * Records each attempt and settles its delivery: succeeded; pending again after
    * `retryDelayMs(retryIndex, retryAfterSeconds)` while retries remain; else failed, counted
@@ -64,129 +74,167 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   readonly prune: (retentionMs: number, batch: number) => Effect.Effect<number>
 }>()("chamber/DeliveryStore") {}
 
-interface ClaimRow {
-  readonly id: string
-  readonly tenant_id: string
-  readonly hook_id: string
-  readonly url: string
-  readonly secret: string
-  readonly attempt_count: number
-  readonly event_id: string
-  readonly type: EventKind
-  readonly created_at: string
-  readonly payload: unknown
-}
+type ClaimRow =
+  | {
+    readonly capped: false
+    readonly id: string
+    readonly tenant_id: string
+    readonly hook_id: string
+    readonly url: string
+    readonly secret: string
+    readonly attempt_count: number
+    readonly event_id: string
+    readonly type: EventKind
+    readonly created_at: string
+    readonly payload: unknown
+  }
+  | { readonly capped: true }
 
 export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const secrets = yield* WebhookSecrets
 
+  // Per subscription with waiting deliveries (found by skipping through webhook_deliveries_hook_due
+  // one subscription at a time): its free places (perSubscription less its live leases), filled
+  // with its first due deliveries; of those, the first `limit` by due time that no other relay has
+  // locked. A claim thus reads a few rows per subscription, not every waiting delivery. The steps
+  // are materialized so that each runs once whatever the planner believes of the table's size
+  // (its statistics may date from before a burst, when few deliveries waited). The rows leased,
+  // and one more row (`capped`) when due deliveries were left for want of a place.
   const claim = (o: ClaimOptions) =>
     sql<ClaimRow>`
-      WITH busy AS (
-        SELECT hook_id, count(*) AS n FROM webhook_deliveries
-        WHERE status = 'pending' AND lease_expires_at > now() GROUP BY hook_id
-      ), due AS (
-        SELECT d.id, d.next_attempt_at,
-               row_number() OVER (PARTITION BY d.hook_id ORDER BY d.next_attempt_at, d.id) + coalesce(b.n, 0) AS place
-        FROM webhook_deliveries d
-        JOIN webhook_subscriptions s ON s.id = d.hook_id AND s.active
-        LEFT JOIN busy b ON b.hook_id = d.hook_id
-        WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-          AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+      WITH RECURSIVE waiting AS (
+        (SELECT hook_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY hook_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT d.hook_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.hook_id > w.hook_id ORDER BY d.hook_id LIMIT 1)
+        FROM waiting w WHERE w.hook_id IS NOT NULL
+      ), room AS MATERIALIZED (
+        SELECT w.hook_id, ${o.perSubscription} - (
+          SELECT count(*) FROM webhook_deliveries b WHERE b.hook_id = w.hook_id AND b.status = 'pending' AND b.lease_expires_at > now()
+        ) AS places
+        FROM waiting w JOIN webhook_subscriptions s ON s.id = w.hook_id AND s.active
+      ), due AS MATERIALIZED (
+        -- One row past the places, to know whether any are left for want of a place.
+        SELECT c.id, c.attempt_count, c.place > greatest(r.places, 0) AS beyond FROM room r CROSS JOIN LATERAL (
+          SELECT d.id, d.attempt_count, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place FROM webhook_deliveries d
+          WHERE d.hook_id = r.hook_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+            AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+          ORDER BY d.next_attempt_at, d.id LIMIT greatest(r.places, 0) + 1
+        ) c
       ), picked AS (
-        -- The conditions again on the row itself: a row another relay leased and committed between
-        -- this statement's snapshot and its lock is checked afresh (and skipped), never leased twice.
-        SELECT d.id FROM webhook_deliveries d
-        WHERE d.id IN (SELECT id FROM due WHERE place <= ${o.perSubscription} ORDER BY next_attempt_at, id LIMIT ${o.limit})
-          AND d.status = 'pending' AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-        FOR UPDATE SKIP LOCKED
+        -- Locked here, in due order, skipping what another relay is claiming: two relays claiming
+        -- at once take different deliveries. Checked again on the row itself, as it is once locked:
+        -- still without a live lease and with no attempt recorded since this statement's snapshot,
+        -- so a delivery another relay leased, or even sent and settled, meanwhile is skipped, never
+        -- leased twice. (Not by its status: that would let the planner read every waiting delivery
+        -- through the partial indexes, which its statistics may say are nearly empty.)
+        SELECT d.id FROM due JOIN webhook_deliveries d ON d.id = due.id AND d.attempt_count = due.attempt_count
+        WHERE NOT due.beyond AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT ${o.limit}
+        FOR UPDATE OF d SKIP LOCKED
+      ), leased AS (
+        UPDATE webhook_deliveries d
+        SET lease_expires_at = now() + ${o.leaseMs} * interval '1 millisecond', leased_by = ${o.relayId}
+        FROM picked, outbox_events e, webhook_subscriptions s
+        WHERE d.id = picked.id AND e.id = d.event_id AND s.id = d.hook_id
+        RETURNING d.id::text, d.tenant_id::text, d.hook_id::text, s.url, s.secret, d.attempt_count,
+          e.event_id, e.type, ${sql.literal(isoColumn("e.created_at"))} AS created_at, e.payload
       )
-      UPDATE webhook_deliveries d
-      SET lease_expires_at = now() + ${o.leaseMs} * interval '1 millisecond', leased_by = ${o.relayId}
-      FROM picked, outbox_events e, webhook_subscriptions s
-      WHERE d.id = picked.id AND e.id = d.event_id AND s.id = d.hook_id
-      RETURNING d.id::text, d.tenant_id::text, d.hook_id::text, s.url, s.secret, d.attempt_count,
-        e.event_id, e.type, ${sql.literal(isoColumn("e.created_at"))} AS created_at, e.payload`.pipe(
-      Effect.map((rows) =>
-        rows.map((r): ClaimedDelivery => ({
-          id: Number(r.id),
-          tenantId: Number(r.tenant_id),
-          hookId: Number(r.hook_id),
-          url: r.url,
-          secret: secrets.open(r.secret),
-          attemptCount: r.attempt_count,
-          event: { id: r.event_id, tenant_id: Number(r.tenant_id), type: r.type, created_at: r.created_at, data: r.payload }
-        }))
-      ),
+      SELECT false AS capped, * FROM leased
+      UNION ALL
+      -- One more row when due deliveries are left for want of a place.
+      SELECT true, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE EXISTS (SELECT 1 FROM due WHERE beyond)`.pipe(
+      Effect.map((rows): Claimed => ({
+        deliveries: rows.flatMap((r): Array<ClaimedDelivery> =>
+          r.capped ? [] : [{
+            id: Number(r.id),
+            tenantId: Number(r.tenant_id),
+            hookId: Number(r.hook_id),
+            url: r.url,
+            secret: secrets.open(r.secret),
+            attemptCount: r.attempt_count,
+            event: { id: r.event_id, tenant_id: Number(r.tenant_id), type: r.type, created_at: r.created_at, data: r.payload }
+          }]
+        ),
+        capped: rows.some((r) => r.capped)
+      })),
       Effect.orDie
     )
 
+  // One statement, so one round trip and one transaction: the attempts, each delivery settled
+  // (unless another relay has claimed it since: its attempt is kept, the delivery left alone), and
+  // the counts of the subscriptions of the deliveries settled.
   const record = (
     relayId: string,
     outcomes: ReadonlyArray<AttemptOutcome>,
     retryDelayMs: (retryIndex: number, retryAfterSeconds: number | null) => number
   ) => {
-    const attempts = outcomes.map((o): Record<string, unknown> => ({
-      tenant_id: o.delivery.tenantId,
-      delivery_id: o.delivery.id,
-      attempted_at: o.attemptedAt,
-      status: o.status,
-      latency_ms: Math.round(o.latencyMs),
-      response_excerpt: o.responseExcerpt,
-      error: o.error
-    }))
-    if (!Arr.isReadonlyArrayNonEmpty(attempts)) return Effect.void
-    return sql.withTransaction(Effect.gen(function*() {
-      yield* sql`INSERT INTO webhook_attempts ${sql.insert(attempts)}`
-      // Each delivery: succeeded, pending again (a retry is left), or failed.
-      const settled = outcomes.map((o) => {
-        const attempts = o.delivery.attemptCount + 1
-        const state = o.ok ? "succeeded" : attempts <= RETRIES_PER_DELIVERY ? "pending" : "failed"
-        // Counted from the attempt's end, when its answer (and any Retry-After) arrived.
-        const ended = o.attemptedAt.getTime() + o.latencyMs
-        const next = state === "pending" ? new Date(ended + retryDelayMs(attempts - 1, o.retryAfterSeconds)) : null
-        return { id: o.delivery.id, state, attempts, next: next?.toISOString() ?? null }
-      })
-      const held = yield* sql<{ readonly id: string }>`
+    if (outcomes.length === 0) return Effect.void
+    const batch = outcomes.map((o, n) => {
+      const attempts = o.delivery.attemptCount + 1
+      // Succeeded, pending again (a retry is left), or failed.
+      const state = o.ok ? "succeeded" : attempts <= RETRIES_PER_DELIVERY ? "pending" : "failed"
+      // Counted from the attempt's end, when its answer (and any Retry-After) arrived.
+      const ended = o.attemptedAt.getTime() + o.latencyMs
+      const next = state === "pending" ? new Date(ended + retryDelayMs(attempts - 1, o.retryAfterSeconds)).toISOString() : null
+      return {
+        n,
+        id: o.delivery.id,
+        tenant: o.delivery.tenantId,
+        hook: o.delivery.hookId,
+        state,
+        attempts,
+        next,
+        attempted_at: o.attemptedAt.toISOString(),
+        status: o.status,
+        latency: Math.round(o.latencyMs),
+        excerpt: o.responseExcerpt,
+        error: o.error
+      }
+    })
+    // Per subscription, in the order its deliveries settled: a success resets the count, a failed
+    // delivery adds one; at DEACTIVATE_AT it is inactive, the last failure time kept. The
+    // subscriptions are locked in id order first: relays recording at once wait for each other
+    // instead of deadlocking. Only those the batch changes: a success for a subscription without
+    // failures whose last success is less than a second older changes nothing worth a write, so
+    // under load its row is written about once a second, not once per batch of every relay.
+    return sql`
+      WITH v AS MATERIALIZED (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS v(n integer, id bigint, tenant bigint, hook bigint, state text,
+          attempts integer, next text, attempted_at text, status integer, latency integer, excerpt text, error text)
+      ), attempt AS (
+        INSERT INTO webhook_attempts (tenant_id, delivery_id, attempted_at, status, latency_ms, response_excerpt, error)
+        SELECT tenant, id, attempted_at::timestamptz, status, latency, excerpt, error FROM v ORDER BY n
+      ), settled AS (
         UPDATE webhook_deliveries d
         SET status = v.state, attempt_count = v.attempts, lease_expires_at = NULL, leased_by = NULL,
             next_attempt_at = coalesce(v.next::timestamptz, d.next_attempt_at),
             settled_at = CASE WHEN v.state = 'pending' THEN NULL ELSE now() END
-        FROM jsonb_to_recordset(${JSON.stringify(settled)}::jsonb) AS v(id bigint, state text, attempts integer, next text)
-        WHERE d.id = v.id AND d.leased_by = ${relayId}
-        RETURNING d.id::text`
-      const stillOurs = new Set(held.map((r) => Number(r.id)))
-      // Each subscription, in the order its deliveries settled: a success resets the count, a
-      // failed delivery adds one; at DEACTIVATE_AT it is inactive, the last failure time kept.
-      const bySubscription = new Map<number, { reset: boolean; failures: number; success: Date | null; failure: Date | null }>()
-      outcomes.forEach((o, i) => {
-        const state = settled[i]!.state
-        if (state === "pending" || !stillOurs.has(o.delivery.id)) return
-        const s = bySubscription.get(o.delivery.hookId) ?? { reset: false, failures: 0, success: null, failure: null }
-        if (state === "succeeded") bySubscription.set(o.delivery.hookId, { ...s, reset: true, failures: 0, success: o.attemptedAt })
-        else bySubscription.set(o.delivery.hookId, { ...s, failures: s.failures + 1, failure: o.attemptedAt })
-      })
-      // All of the batch's subscriptions in one statement.
-      const counts = [...bySubscription].map(([id, s]) => ({
-        id,
-        reset: s.reset,
-        failures: s.failures,
-        success: s.success?.toISOString() ?? null,
-        failure: s.failure?.toISOString() ?? null
-      }))
-      if (counts.length > 0) {
-        yield* sql`
-          UPDATE webhook_subscriptions h
-          SET failure_count = CASE WHEN v.reset THEN 0 ELSE h.failure_count END + v.failures,
-              active = h.active AND (CASE WHEN v.reset THEN 0 ELSE h.failure_count END + v.failures) < ${DEACTIVATE_AT},
-              last_success_at = coalesce(v.success::timestamptz, h.last_success_at),
-              last_failure_at = coalesce(v.failure::timestamptz, h.last_failure_at),
-              updated_at = now()
-          FROM jsonb_to_recordset(${JSON.stringify(counts)}::jsonb) AS v(id bigint, reset boolean, failures integer, success text, failure text)
-          WHERE h.id = v.id`
-      }
-    })).pipe(Effect.orDie)
+        FROM v WHERE d.id = v.id AND d.leased_by = ${relayId}
+        RETURNING d.id
+      ), done AS (
+        SELECT v.hook, v.n, v.state, v.attempted_at::timestamptz AS at,
+          max(v.n) FILTER (WHERE v.state = 'succeeded') OVER (PARTITION BY v.hook) AS last_success
+        FROM v JOIN settled ON settled.id = v.id WHERE v.state <> 'pending'
+      ), counts AS (
+        SELECT hook AS id, bool_or(state = 'succeeded') AS reset,
+          count(*) FILTER (WHERE state = 'failed' AND n > coalesce(last_success, -1))::integer AS failures,
+          max(at) FILTER (WHERE state = 'succeeded') AS success, max(at) FILTER (WHERE state = 'failed') AS failure
+        FROM done GROUP BY hook
+      ), locked AS MATERIALIZED (
+        SELECT h.id FROM webhook_subscriptions h JOIN counts c ON c.id = h.id
+        WHERE c.failures > 0 OR (c.reset AND h.failure_count <> 0) OR h.last_success_at IS NULL OR h.last_success_at < c.success - interval '1 second'
+        ORDER BY h.id FOR NO KEY UPDATE OF h
+      )
+      UPDATE webhook_subscriptions h
+      SET failure_count = CASE WHEN c.reset THEN 0 ELSE h.failure_count END + c.failures,
+          active = h.active AND (CASE WHEN c.reset THEN 0 ELSE h.failure_count END + c.failures) < ${DEACTIVATE_AT},
+          last_success_at = coalesce(c.success, h.last_success_at),
+          last_failure_at = coalesce(c.failure, h.last_failure_at),
+          updated_at = now()
+      FROM counts c, locked
+      WHERE h.id = c.id AND locked.id = c.id`.pipe(Effect.asVoid, Effect.orDie)
   }
 
   const release = (relayId: string) =>

@@ -1,11 +1,16 @@
 /**
  * A relay (docs/webhooks.md "Delivery"): claims due deliveries in batches, sends each as soon as it
- * is claimed, records outcomes in batches, and wakes on NOTIFY where the database offers it (else
- * it polls). At most `concurrency` sends at once, at most `perSubscription` of one subscription
- * (held by the claim, across relays), so one slow receiver never delays the others. Stopping waits
- * for the sends in flight (up to `stopTimeoutMs`), records them, and gives back every lease left.
+ * is claimed, records outcomes in batches, claims again once a batch is recorded if the last claim
+ * left deliveries for want of room or places, and wakes on NOTIFY where the database offers it
+ * (else it polls). At most `concurrency` sends at once, at
+ * most `perSubscription` of one subscription (held by the claim, across relays), so one slow
+ * receiver never delays the others. A claim or a write costs the database about as much for one
+ * delivery as for a batch, so while sends are in flight both wait up to `flushMs` for half a
+ * batch's worth (room to claim into, outcomes to write). Stopping waits for the sends in
+ * flight (up to `stopTimeoutMs`), records them, and gives back every lease left. A claim or a
+ * write that fails is logged and tried again; the relay keeps running.
  */
-import { Effect, Fiber, Queue } from "effect"
+import { Effect, Fiber, Queue, Semaphore } from "effect"
 import { PgClient } from "@effect/sql-pg"
 import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore } from "./DeliveryStore.ts"
 
@@ -24,7 +29,7 @@ export interface RelayConfig {
   readonly leaseMs: number
   /** How often to look for due deliveries without a notification (retries fall due this way). */
   readonly pollMs: number
-  /** How often outcomes are written. */
+  /** The longest an outcome waits for others to be written with it while sends are in flight. */
   readonly flushMs: number
   readonly stopTimeoutMs: number
   /** Whether to LISTEN for notifications (PostgreSQL); polling alone otherwise (PGlite). */
@@ -45,14 +50,37 @@ export type Deliver = (delivery: ClaimedDelivery) => Effect.Effect<AttemptOutcom
 export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, deliver: Deliver) {
   const store = yield* DeliveryStore
   const wake = yield* Queue.sliding<void>(1)
+  const ready = yield* Queue.sliding<void>(1)
   const outcomes: Array<AttemptOutcome> = []
   const inflight = new Set<Fiber.Fiber<void>>()
+  /** Sends whose outcome is not in yet. */
+  let sending = 0
+  const batch = Math.min(config.batchSize, config.concurrency)
+  const halfBatch = Math.max(1, Math.floor(batch / 2))
+  // One batch written at a time: stopping gives its leases back only after the last one is written.
+  const writing = yield* Semaphore.make(1)
 
-  // Recorded outcomes free their subscriptions' places: only then is a claim worth trying again.
-  const flush = Effect.suspend(() => {
-    const batch = outcomes.splice(0, outcomes.length)
-    return batch.length === 0 ? Effect.void : Effect.andThen(store.record(config.relayId, batch, config.retryDelayMs), Queue.offer(wake, undefined))
-  })
+  /**
+   * Whether a written batch is a reason to claim again: the last claim left due deliveries for
+   * want of room or of their subscriptions' places, which the batch may have freed. Otherwise it
+   * took all there was, and only news (or the next poll) brings more.
+   */
+  let more = true
+
+  // Recorded outcomes free their subscriptions' places. Outcomes that could not be written are
+  // kept (their leases still held, so nothing is sent again meanwhile) for the next try; whether
+  // this batch was written.
+  const flush = writing.withPermit(Effect.suspend(() => {
+    const written = outcomes.splice(0, outcomes.length)
+    if (written.length === 0) return Effect.succeed(true)
+    return store.record(config.relayId, written, config.retryDelayMs).pipe(
+      Effect.andThen(Effect.suspend(() => (more ? Queue.offer(wake, undefined) : Effect.void))),
+      Effect.as(true),
+      Effect.catchDefect((defect) =>
+        Effect.andThen(Effect.sync(() => outcomes.unshift(...written)), Effect.as(Effect.logWarning("relay: recording outcomes failed; trying again", defect), false))
+      )
+    )
+  }))
 
   if (config.listen) {
     yield* Effect.gen(function*() {
@@ -66,33 +94,66 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
 
   const send = (delivery: ClaimedDelivery) =>
     deliver(delivery).pipe(
-      Effect.tap((outcome) => Effect.sync(() => outcomes.push(outcome))),
+      Effect.flatMap((outcome) =>
+        Effect.andThen(
+          Effect.sync(() => {
+            sending--
+            outcomes.push(outcome)
+          }),
+          Queue.offer(ready, undefined)
+        )
+      ),
       Effect.asVoid
     )
 
+  const claim = (limit: number) =>
+    store.claim({ relayId: config.relayId, limit, leaseMs: config.leaseMs, perSubscription: config.perSubscription }).pipe(
+      Effect.catchDefect((defect) =>
+        Effect.as(Effect.logWarning("relay: claiming failed; trying again at the next poll", defect), { deliveries: [], capped: false })
+      )
+    )
+
+  const room = () => Math.min(config.concurrency - inflight.size, batch)
   const loop = Effect.gen(function*() {
     while (true) {
-      const room = config.concurrency - inflight.size
-      const claimed = room > 0
-        ? yield* store.claim({ relayId: config.relayId, limit: Math.min(room, config.batchSize), leaseMs: config.leaseMs, perSubscription: config.perSubscription })
-        : []
+      // Little room and sends in flight: they get flushMs to make more before the claim.
+      if (room() > 0 && room() < halfBatch && inflight.size > 0) yield* Effect.sleep(config.flushMs)
+      const limit = room()
+      const { deliveries: claimed, capped } = limit > 0 ? yield* claim(limit) : { deliveries: [], capped: true }
+      more = capped || claimed.length === limit
       for (const delivery of claimed) {
+        sending++
         const fiber = yield* Effect.forkDetach(send(delivery))
         inflight.add(fiber)
         fiber.addObserver(() => inflight.delete(fiber))
       }
       // A full batch means more may be due at once; otherwise wait for news or the next poll.
-      if (claimed.length === 0 || claimed.length < Math.min(room, config.batchSize)) {
-        yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(config.pollMs))
-      }
+      if (limit === 0 || claimed.length < limit) yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(config.pollMs))
     }
   })
 
-  const recorder = Effect.forever(Effect.andThen(Effect.sleep(config.flushMs), flush))
+  // Outcomes that arrive while a batch is being written make the next batch.
+  const gather = Effect.gen(function*() {
+    const since = Date.now()
+    while (outcomes.length < halfBatch && sending > 0) {
+      const left = config.flushMs - (Date.now() - since)
+      if (left <= 0) return
+      yield* Effect.raceFirst(Queue.take(ready), Effect.sleep(left))
+    }
+  })
+  // A batch that could not be written is tried again a poll later.
+  const recorder = Effect.forever(Effect.gen(function*() {
+    yield* Queue.take(ready)
+    yield* gather
+    if (!(yield* flush)) yield* Effect.andThen(Effect.sleep(config.pollMs), Queue.offer(ready, undefined))
+  }))
 
   // Batches until a short one: the tables never grow past the retention (docs/webhooks.md "Retention").
   const pruneAll: Effect.Effect<void> = Effect.flatMap(store.prune(config.retentionMs, PRUNE_BATCH), (n) => (n === PRUNE_BATCH ? pruneAll : Effect.void))
-  const pruner = Effect.forever(Effect.andThen(pruneAll, Effect.sleep(config.pruneEveryMs)))
+  const pruner = Effect.forever(Effect.andThen(
+    pruneAll.pipe(Effect.catchDefect((defect) => Effect.logWarning("relay: pruning failed; trying again later", defect))),
+    Effect.sleep(config.pruneEveryMs)
+  ))
 
   const stop = Effect.gen(function*() {
     yield* Effect.forEach([...inflight], Fiber.await, { concurrency: "unbounded" }).pipe(

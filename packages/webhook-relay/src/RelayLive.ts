@@ -58,7 +58,7 @@ export const relayConfig = (options: RelayOptions): RelayConfig => ({
   batchSize: 50,
   leaseMs: options.settings.leaseMs ?? options.settings.timeoutMs + 60_000,
   pollMs: options.pollMs ?? 1_000,
-  flushMs: 25,
+  flushMs: 10,
   stopTimeoutMs: options.stopTimeoutMs ?? options.settings.timeoutMs + 1_000,
   listen: options.listen,
   retryDelayMs: (retryIndex, retryAfterSeconds) => nextAttemptDelay(retryIndex, { retryAfterSeconds, delaysMs: options.settings.retryDelaysMs }),

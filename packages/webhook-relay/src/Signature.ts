@@ -9,12 +9,15 @@
  *   "{webhook-id}.{webhook-timestamp}.{raw body}">`, keyed with the base64-decoded bytes after
  *   `whsec_`, as any Standard Webhooks library expects.
  */
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto"
 import type { OutboxEvent } from "@chamber/core"
 
-/** `X-CC-Signature`: lower-case hex HMAC-SHA256 of the raw body's UTF-8 bytes, keyed with the secret string's UTF-8 bytes. */
-export const sign = (secret: string, rawBody: string): string =>
-  createHmac("sha256", Buffer.from(secret, "utf8")).update(rawBody, "utf8").digest("hex")
+/**
+ * `X-CC-Signature`: lower-case hex HMAC-SHA256 of the raw body's UTF-8 bytes, keyed with the secret
+ * string's UTF-8 bytes (a string key is taken as UTF-8; it is also much cheaper than a Buffer key,
+ * which Node checks for a KeyObject by throwing).
+ */
+export const sign = (secret: string, rawBody: string): string => createHmac("sha256", secret).update(rawBody, "utf8").digest("hex")
 
 /** What a receiver does with `X-CC-Signature`: recompute and compare in constant time. */
 export const verify = (secret: string, rawBody: string, signature: string): boolean => {
@@ -39,6 +42,20 @@ export const standardWebhooksKey = (secret: string): Buffer => {
   return Buffer.from(encoded, "base64")
 }
 
+/** Standard Webhooks keys by secret, made once each: a KeyObject keys an HMAC several times faster than a Buffer. */
+const standardKeys = new Map<string, KeyObject>()
+const STANDARD_KEYS_KEPT = 10_000
+
+const standardKey = (secret: string): KeyObject => {
+  let key = standardKeys.get(secret)
+  if (key === undefined) {
+    if (standardKeys.size >= STANDARD_KEYS_KEPT) standardKeys.clear()
+    key = createSecretKey(standardWebhooksKey(secret))
+    standardKeys.set(secret, key)
+  }
+  return key
+}
+
 /** Unix seconds of `time`: the `webhook-timestamp` of an attempt made then. */
 export const unixSeconds = (time: Date): number => Math.floor(time.getTime() / 1000)
 
@@ -47,7 +64,7 @@ export const unixSeconds = (time: Date): number => Math.floor(time.getTime() / 1
  * `"{id}.{timestamp}.{rawBody}"` (UTF-8), keyed with {@link standardWebhooksKey}.
  */
 export const signStandard = (secret: string, id: string, timestamp: number, rawBody: string): string =>
-  "v1," + createHmac("sha256", standardWebhooksKey(secret)).update(`${id}.${timestamp}.${rawBody}`, "utf8").digest("base64")
+  "v1," + createHmac("sha256", standardKey(secret)).update(`${id}.${timestamp}.${rawBody}`, "utf8").digest("base64")
 
 /**
  * What a receiver does with the Standard Webhooks headers: recompute and compare in constant time

@@ -43,7 +43,7 @@ const outcome = (delivery: ClaimedDelivery, status: number): AttemptOutcome => (
 })
 
 const claimOf = (relayId: string, limit = 100, perSubscription = 100, leaseMs = 60_000) =>
-  Effect.flatMap(DeliveryStore, (s) => s.claim({ relayId, limit, leaseMs, perSubscription }))
+  Effect.flatMap(DeliveryStore, (s) => Effect.map(s.claim({ relayId, limit, leaseMs, perSubscription }), (c) => c.deliveries))
 
 const mine = (tenantId: number) => (ds: ReadonlyArray<ClaimedDelivery>) => ds.filter((d) => d.tenantId === tenantId)
 
@@ -97,6 +97,66 @@ for (const rt of runtimes()) {
           assert.lengthOf(mine(tenant.id)(yield* claimOf("b", 100, 3)), 0)
           yield* (yield* DeliveryStore).record("a", first.slice(0, 2).map((d) => outcome(d, 200)), now)
           assert.lengthOf(mine(tenant.id)(yield* claimOf("b", 100, 3)), 2)
+        }))
+
+      it.effect("a claim says when due deliveries were left for want of a place (so that freeing places is a reason to claim again)", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithDeliveries(6)
+          // A claim looks at every chamber: the deliveries earlier tests left waiting are settled.
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending' AND tenant_id <> ${tenant.id}`.pipe(Effect.orDie)
+          const store = yield* DeliveryStore
+          const claim = (relayId: string) => store.claim({ relayId, limit: 100, leaseMs: 60_000, perSubscription: 4 })
+          const first = yield* claim("c1")
+          assert.lengthOf(mine(tenant.id)(first.deliveries), 4)
+          assert.isTrue(first.capped)
+          const none = yield* claim("c2")
+          assert.lengthOf(mine(tenant.id)(none.deliveries), 0)
+          assert.isTrue(none.capped)
+          yield* store.record("c1", mine(tenant.id)(first.deliveries).map((d) => outcome(d, 200)), now)
+          const rest = yield* claim("c2")
+          assert.lengthOf(mine(tenant.id)(rest.deliveries), 2)
+          assert.isFalse(rest.capped)
+        }))
+
+      it.effect("relays recording at once over the same subscriptions wait for each other, never deadlock", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithDeliveries(24, 20)
+          const store = yield* DeliveryStore
+          const relays = ["r1", "r2", "r3", "r4"]
+          // 120 each (earlier tests' waiting deliveries may come first).
+          const held = yield* Effect.forEach(relays, (r) =>
+            Effect.gen(function*() {
+              const ours: Array<ClaimedDelivery> = []
+              for (let i = 0; i < 20 && ours.length < 120; i++) ours.push(...mine(tenant.id)(yield* claimOf(r, 120 - ours.length)))
+              return ours
+            }))
+          // Each relay writes its outcomes in batches spanning every subscription, each batch in its own order.
+          let seed = 7
+          const shuffled = <A>(xs: ReadonlyArray<A>) =>
+            xs.map((x) => [(seed = (seed * 16807) % 2147483647), x] as const).sort((a, b) => a[0] - b[0]).map(([, x]) => x)
+          yield* Effect.forEach(relays, (r, i) =>
+            Effect.forEach(Array.from({ length: 6 }, (_, b) => shuffled(held[i]!.slice(b * 20, b * 20 + 20))), (batch) =>
+              store.record(r, batch.map((d) => outcome(d, 200)), now), { discard: true }), { concurrency: "unbounded", discard: true })
+          const rows = yield* deliveryRows(tenant.id)
+          assert.lengthOf(rows, 480)
+          assert.isTrue(rows.every((r) => r.status === "succeeded" && r.attempts === "1"))
+        }))
+
+      it.effect("a subscription's last success is kept to the second: successes less than a second apart leave its row as it is", () =>
+        Effect.gen(function*() {
+          const { tenant, hooks } = yield* chamberWithDeliveries(3)
+          const store = yield* DeliveryStore
+          const [a, b, c] = [...mine(tenant.id)(yield* claimOf("s"))].sort((x, y) => x.id - y.id)
+          const at = (d: ClaimedDelivery, time: Date) => ({ ...outcome(d, 200), attemptedAt: time })
+          const first = new Date(Date.now() - 10_000)
+          yield* store.record("s", [at(a!, first)], now)
+          yield* store.record("s", [at(b!, new Date(first.getTime() + 400))], now)
+          assert.strictEqual((yield* subscription(hooks[0]!.id)).last_success_at?.getTime(), first.getTime())
+          const later = new Date(first.getTime() + 2_000)
+          yield* store.record("s", [at(c!, later)], now)
+          assert.strictEqual((yield* subscription(hooks[0]!.id)).last_success_at?.getTime(), later.getTime())
+          assert.deepStrictEqual((yield* deliveryRows(tenant.id)).map((r) => r.status), ["succeeded", "succeeded", "succeeded"])
         }))
 
       it.effect("500, 500, 500, 200: delivered at the 4th attempt, every attempt recorded; 4 failures: failed, counted once", () =>

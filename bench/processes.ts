@@ -1,0 +1,67 @@
+/**
+ * The bench's child processes: every one started is registered so that cleanup stops it whatever
+ * happens; a child is stopped with SIGTERM, then SIGKILL after 5 s. Also what /proc says of a
+ * child: its CPU time and its resident memory.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+
+export const children: Array<ChildProcess> = []
+
+/** Spawns `node <args>` and registers it for cleanup. */
+export const spawnNode = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ChildProcess => {
+  const child = spawn(process.execPath, [...args], { env, stdio: ["ignore", "pipe", "pipe"] })
+  children.push(child)
+  return child
+}
+
+export const stopChild = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000)
+    child.once("exit", () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    child.kill("SIGTERM")
+  })
+
+/** What a child printed (logs, errors): kept out of the report, summarised at the end. */
+export interface Output {
+  lines: number
+  first: Array<string>
+}
+
+export const newOutput = (): Output => ({ lines: 0, first: [] })
+
+/** Feeds a child's stream into `output` line by line; `onLine` may claim a line (returns true) so it is not counted. */
+export const collectLines = (stream: NodeJS.ReadableStream, output: Output, onLine: (line: string) => boolean = () => false) => {
+  stream.setEncoding("utf8")
+  stream.on("data", (chunk: string) => {
+    for (const line of chunk.split("\n")) {
+      if (line.trim() === "" || onLine(line)) continue
+      output.lines++
+      if (output.first.length < 8) output.first.push(line)
+    }
+  })
+}
+
+export const procStatus = (pid: number, field: "VmRSS" | "VmHWM"): number => {
+  try {
+    const match = readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+) kB`))
+    return match === null ? NaN : Number(match[1]) / 1024
+  } catch {
+    return NaN
+  }
+}
+
+/** User + system CPU seconds the process has used so far (/proc/<pid>/stat, 100 ticks a second). */
+export const cpuSeconds = (pid: number): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
+    // After the command name: state is field 3, utime field 14, stime field 15 (1-based, man 5 proc).
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return NaN
+  }
+}

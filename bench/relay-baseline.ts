@@ -1,0 +1,108 @@
+/**
+ * The relay bench's baseline: the least a relay can do, as one process of a plain loop over `pg`.
+ * In one transaction: `SELECT ... FOR UPDATE SKIP LOCKED LIMIT batch` of the due deliveries (then
+ * read with their event and subscription), each POSTed at once with the product's own client (Sender.ts,
+ * the same keep-alive agent), body and both signatures made as the product makes them
+ * (Signature.ts), the secret opened as the product opens it; then the delivered ones marked in
+ * one UPDATE, COMMIT. No lease, no per-subscription cap, no attempt history, no retries. Woken by
+ * LISTEN chamber_deliveries, else it looks every second. Prints `BENCH_RELAY_READY`; SIGTERM
+ * stops it after its current batch.
+ */
+import pg from "pg"
+import { webhookSecrets } from "../packages/pg-adapter/src/repos/WebhookSecretsNode.ts"
+import { makeSender } from "../packages/webhook-relay/src/Sender.ts"
+import { deliveryBody, deliveryHeaders } from "../packages/webhook-relay/src/Signature.ts"
+import { parseTimeout } from "../packages/webhook-relay/src/Schedule.ts"
+
+const url = process.env.DATABASE_URL
+if (url === undefined || url === "") throw new Error("relay-baseline: DATABASE_URL is required")
+const BATCH = Number(process.env.BENCH_RELAY_BASELINE_BATCH ?? 64)
+const POLL_MS = 1_000
+const timeoutMs = parseTimeout(process.env.CHAMBER_WEBHOOK_TIMEOUT)
+const secrets = webhookSecrets(process.env.CHAMBER_SECRET_KEY)
+const sender = makeSender({ allowPrivate: process.env.CHAMBER_WEBHOOK_ALLOW_PRIVATE === "true" })
+
+// The due rows locked in due order straight off their index, then read with their event and
+// subscription: a plan that stays cheap whatever the statistics say of the number waiting.
+const CLAIM = `
+  WITH picked AS (
+    SELECT d.id FROM webhook_deliveries d
+    WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+      AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = d.hook_id AND s.active)
+    ORDER BY d.next_attempt_at, d.id
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED
+  )
+  SELECT d.id::text, d.tenant_id::text, s.url, s.secret, e.event_id, e.type,
+    to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at, e.payload
+  FROM picked
+  JOIN webhook_deliveries d ON d.id = picked.id
+  JOIN outbox_events e ON e.id = d.event_id
+  JOIN webhook_subscriptions s ON s.id = d.hook_id`
+const DELIVERED = `
+  UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1, settled_at = now()
+  WHERE id = ANY($1::bigint[])`
+
+const db = new pg.Client({ connectionString: url })
+const listener = new pg.Client({ connectionString: url })
+await db.connect()
+await listener.connect()
+
+let notified = false
+let wake: (() => void) | undefined
+listener.on("notification", () => {
+  notified = true
+  wake?.()
+})
+await listener.query("LISTEN chamber_deliveries")
+
+/** Until a notification (one that came meanwhile counts) or the next poll. */
+const idle = () =>
+  new Promise<void>((resolve) => {
+    if (notified) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      wake = undefined
+      resolve()
+    }
+    const timer = setTimeout(done, POLL_MS)
+    wake = done
+  })
+
+let stopping = false
+process.on("SIGTERM", () => {
+  stopping = true
+  wake?.()
+})
+process.on("SIGINT", () => {
+  stopping = true
+  wake?.()
+})
+
+const batch = async (): Promise<number> => {
+  await db.query({ name: "begin", text: "BEGIN" })
+  try {
+    const rows = (await db.query({ name: "claim", text: CLAIM, values: [BATCH] })).rows
+    const results = await Promise.all(rows.map((r) => {
+      const event = { id: r.event_id, tenant_id: Number(r.tenant_id), type: r.type, created_at: r.created_at, data: r.payload }
+      const body = deliveryBody(event)
+      return sender.send({ url: r.url, headers: deliveryHeaders(event, secrets.open(r.secret), body, new Date()), body, timeoutMs })
+    }))
+    const delivered = rows.filter((_, i) => results[i]!.ok).map((r) => r.id)
+    if (delivered.length > 0) await db.query({ name: "delivered", text: DELIVERED, values: [delivered] })
+    await db.query({ name: "commit", text: "COMMIT" })
+    return rows.length
+  } catch (error) {
+    await db.query("ROLLBACK").catch(() => {})
+    throw error
+  }
+}
+
+console.log("BENCH_RELAY_READY")
+while (!stopping) {
+  notified = false
+  const claimed = await batch()
+  if (claimed < BATCH && !stopping) await idle()
+}
+sender.close()
+await Promise.all([db.end(), listener.end()])

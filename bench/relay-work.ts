@@ -1,0 +1,134 @@
+/**
+ * The relay bench's work, through the product's own services: a chamber, its webhook
+ * subscriptions (a spread of integrations, each listing some event kinds, all pointing at the
+ * bench's receiver under their own path), and events committed through the real outbox path
+ * (`Outbox.append` in a transaction: the event, one delivery per active subscription listing its
+ * kind, and the NOTIFY, in one statement). Deterministic, so every round gets the same work.
+ */
+import { Effect } from "effect"
+import type pg from "pg"
+import { type EventKind, Hooks, Outbox, Tenants, Transactor } from "../packages/core/src/index.ts"
+import { memberInputs } from "./seed-data.ts"
+
+export interface Subscription {
+  readonly id: number
+  /** Path and query on the receiver. */
+  readonly path: string
+  readonly secret: string
+  readonly events: ReadonlyArray<EventKind>
+}
+
+/** Four kinds of integration, in turn: everything, members and contacts, billing, events and deals. */
+const INTEGRATIONS: ReadonlyArray<readonly [string, ReadonlyArray<EventKind>]> = [
+  ["crm-sync", ["member.created", "member.updated", "contact.created", "invoice.issued", "invoice.paid", "event.registration.created", "deal.approved"]],
+  ["directory", ["member.created", "member.updated", "contact.created"]],
+  ["accounting", ["member.created", "invoice.issued", "invoice.paid"]],
+  ["events-app", ["member.created", "member.updated", "event.registration.created", "deal.approved"]]
+]
+
+/** The kinds of the events committed, in this order, over and over. */
+const EVENT_MIX: ReadonlyArray<EventKind> = [
+  "member.updated",
+  "member.created",
+  "invoice.issued",
+  "invoice.paid",
+  "contact.created",
+  "member.updated",
+  "event.registration.created",
+  "deal.approved"
+]
+
+export const setupChamber = (hookCount: number, receiverUrl: string) =>
+  Effect.gen(function*() {
+    const tenant = yield* (yield* Tenants).create({ name: "Relay Bench Chamber of Commerce", website: "https://relay-bench.example" })
+    const hooks = yield* Hooks
+    const subscriptions: Array<Subscription> = []
+    for (let i = 0; i < hookCount; i++) {
+      const [name, events] = INTEGRATIONS[i % INTEGRATIONS.length]!
+      const path = `/hooks/${name}/${i}?account=${1000 + i}`
+      const hook = yield* hooks.create(tenant.id, { url: receiverUrl + path, events })
+      subscriptions.push({ id: hook.id, path, secret: hook.secret, events })
+    }
+    return { tenantId: tenant.id, subscriptions }
+  }).pipe(Effect.orDie)
+
+export interface PlannedEvent {
+  readonly type: EventKind
+  readonly data: unknown
+  /** Deliveries it fans out to. */
+  readonly fanout: number
+}
+
+/** A member as GET returns it (about 1 KB of JSON), the data of every event. */
+const resources = memberInputs(200).map((input, i) => {
+  const { custom_fields, ...attributes } = input
+  const created = new Date(Date.UTC(2026, 10, 1, 9, 0, i)).toISOString()
+  return {
+    id: 5001 + i,
+    attributes: {
+      ...attributes,
+      slug: input.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, ""),
+      custom_fields: { membership_level: custom_fields?.membership_level ?? null, board_member: custom_fields?.board_member ?? null }
+    },
+    created_at: created,
+    updated_at: created
+  }
+})
+
+/** Events from the mix, starting at `offset` in it, until they fan out to at least `deliveries`. */
+export const planEvents = (subscriptions: ReadonlyArray<Subscription>, deliveries: number, offset = 0): Array<PlannedEvent> => {
+  const fanout = (type: EventKind) => subscriptions.filter((s) => s.events.includes(type)).length
+  const out: Array<PlannedEvent> = []
+  let total = 0
+  for (let i = offset; total < deliveries; i++) {
+    const type = EVENT_MIX[i % EVENT_MIX.length]!
+    const event = { type, data: resources[i % resources.length], fanout: fanout(type) }
+    out.push(event)
+    total += event.fanout
+  }
+  return out
+}
+
+/** The mean deliveries per event of the mix. */
+export const meanFanout = (subscriptions: ReadonlyArray<Subscription>) =>
+  EVENT_MIX.reduce((n, type) => n + subscriptions.filter((s) => s.events.includes(type)).length, 0) / EVENT_MIX.length
+
+/** Appends the events in one transaction; their ids, and performance.now() once COMMIT has returned. */
+export const commitEvents = (tenantId: number, events: ReadonlyArray<PlannedEvent>) =>
+  Effect.gen(function*() {
+    const outbox = yield* Outbox
+    const appended = yield* (yield* Transactor).withTransaction(Effect.forEach(events, (e) => outbox.append(tenantId, e.type, e.data)))
+    const committedAt = performance.now()
+    return { ids: appended.map((e) => e.id), committedAt }
+  })
+
+/**
+ * A month of settled history, as a chamber running for a while has (within the retention): events
+ * each delivered to the subscriptions of its kind, one successful attempt each, so that the relay's
+ * statements meet tables of a realistic size with statistics to match. Kept across rounds; the
+ * highest ids of the history, above which a round's rows are.
+ */
+export const seedHistory = async (db: pg.Client, tenantId: number, subscriptions: ReadonlyArray<Subscription>, deliveries: number) => {
+  const hooks = subscriptions.filter((s) => s.events.includes("member.updated")).map((s) => s.id)
+  const events = Math.ceil(deliveries / Math.max(1, hooks.length))
+  await db.query(
+    `INSERT INTO outbox_events (event_id, tenant_id, type, payload, created_at)
+     SELECT 'evt_history' || lpad(g::text, 13, '0'), $1, 'member.updated', $2::jsonb, now() - interval '30 days' + g * (interval '29 days' / $3)
+     FROM generate_series(1, $3) g`,
+    [tenantId, JSON.stringify(planEvents(subscriptions, 1)[0]!.data), events]
+  )
+  await db.query(
+    `INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, status, attempt_count, next_attempt_at, created_at, settled_at)
+     SELECT e.tenant_id, e.id, h, 'succeeded', 1, e.created_at, e.created_at, e.created_at + interval '1 second'
+     FROM outbox_events e CROSS JOIN unnest($1::bigint[]) h WHERE e.event_id LIKE 'evt_history%' ORDER BY e.id, h`,
+    [hooks]
+  )
+  await db.query(
+    `INSERT INTO webhook_attempts (tenant_id, delivery_id, attempted_at, status, latency_ms, response_excerpt)
+     SELECT tenant_id, id, created_at + interval '1 second', 200, 40, 'ok' FROM webhook_deliveries ORDER BY id`
+  )
+  const max = (await db.query(
+    `SELECT (SELECT max(id) FROM outbox_events) AS events, (SELECT max(id) FROM webhook_deliveries) AS deliveries, (SELECT max(id) FROM webhook_attempts) AS attempts`
+  )).rows[0]
+  return { events: Number(max.events ?? 0), deliveries: Number(max.deliveries ?? 0), attempts: Number(max.attempts ?? 0) }
+}
