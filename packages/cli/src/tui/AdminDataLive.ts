@@ -15,6 +15,7 @@ import { Keys, type Limits, rateLimitKey, RateLimitStore, Tenants } from "@chamb
 import { type DatabaseConfig, embeddedOwner, StorageLive } from "@chamber/pg-adapter"
 import { WebhookAdmin, WebhookAdminSql } from "@chamber/webhook-relay"
 import { type RateLimitSettings, redisStore, usageOf } from "../RateLimits.ts"
+import { keyView } from "../Views.ts"
 import { type AdminData, DataError, type HookRow, type KeyRow } from "./AdminData.ts"
 
 /** The sparkline's length: the latest attempts of a subscription (docs/admin.md "Subscriptions"). */
@@ -126,17 +127,7 @@ export const adminDataLive = (config: DatabaseConfig, settings: RateLimitSetting
         return yield* Effect.forEach(keys, (k) =>
           Effect.map(
             k.revoked_at !== null ? Effect.succeed(null) : usage(chamber.public_id, k.id, { perMinute: settings.perMinute, daily: k.daily_limit }),
-            (used_today): KeyRow => ({
-              id: k.id,
-              name: k.name,
-              prefix: k.prefix,
-              scopes: k.scopes,
-              daily_limit: k.daily_limit,
-              created_at: k.created_at,
-              last_used_at: k.last_used_at,
-              revoked_at: k.revoked_at,
-              used_today
-            })
+            (used_today): KeyRow => ({ ...keyView(k), used_today })
           ), { concurrency: 4 })
       })),
 
