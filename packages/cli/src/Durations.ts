@@ -1,10 +1,12 @@
-/** Durations the environment takes (docs/cli.md "Configuration"): `500ms`, `30s`, `2m`, `1h`. */
+/**
+ * Durations the environment takes (docs/cli.md "Configuration"): `500ms`, `30s`, `2m`, `1h`, `1d`,
+ * in the one grammar every duration variable uses (the relay's, webhook-relay Schedule.ts).
+ */
 import { Duration } from "effect"
+import { parseDuration as parseMillis } from "@chamber/webhook-relay"
 
-const units = { ms: Duration.millis, s: Duration.seconds, m: Duration.minutes, h: Duration.hours }
-
-/** The duration `text` names, or undefined when it names none. */
+/** The duration `text` names, or undefined when it names none; here a space may part number and unit (`30 s`). */
 export const parseDuration = (text: string): Duration.Duration | undefined => {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(text)
-  return match === null ? undefined : units[match[2] as keyof typeof units](Number(match[1]))
+  const ms = parseMillis(text.replace(/(\d)\s+(?=[a-z])/i, "$1"))
+  return ms === undefined ? undefined : Duration.millis(ms)
 }

@@ -3,7 +3,7 @@
  * set (shared by every instance), else this process's memory, saved in the database each second.
  * CHAMBER_RATE_LIMIT_PER_MINUTE raises or lowers the spec's 120 requests a minute per key.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { type Limits, RateLimitStore, savedVerdict, SavedRateLimitStore } from "@chamber/core"
 import { RateLimitPerMinute } from "@chamber/http-adapter"
 
@@ -43,8 +43,14 @@ export const rateLimitsLayer = (settings: RateLimitSettings) =>
     Layer.succeed(RateLimitPerMinute)(settings.perMinute)
   )
 
-/** The windows of one key as the store holds them, counting nothing. */
-export const usageOf = (settings: RateLimitSettings, key: string, limits: Limits) =>
-  settings.redisUrl === undefined
-    ? savedVerdict(key, limits)
-    : Effect.flatMap(Effect.service(RateLimitStore), (store) => store.peek(key, limits)).pipe(Effect.provide(redisStore(settings.redisUrl)))
+/**
+ * The windows of one key as the store holds them, counting nothing: the saved in-process windows,
+ * or Redis's, through the store already connected (the TUI's) or a connection for this read.
+ */
+export const usageOf = (settings: RateLimitSettings, key: string, limits: Limits) => {
+  const redisUrl = settings.redisUrl
+  if (redisUrl === undefined) return savedVerdict(key, limits)
+  const peek = Effect.flatMap(Effect.service(RateLimitStore), (store) => store.peek(key, limits))
+  return Effect.flatMap(Effect.serviceOption(RateLimitStore), (store) =>
+    Option.isSome(store) ? store.value.peek(key, limits) : peek.pipe(Effect.provide(redisStore(redisUrl))))
+}

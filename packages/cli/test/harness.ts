@@ -126,3 +126,13 @@ export const get = (port: number, path: string, key: string) =>
     // Response bodies are the API's JSON, asserted on by shape in each test.
     return { status: res.status, body: await res.json() as any }
   })
+
+export const post = (port: number, path: string, key: string, body: unknown) =>
+  Effect.promise(async () => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+    return { status: res.status, body: await res.json() as any }
+  })

@@ -13,7 +13,7 @@ import { spawn } from "node:child_process"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { verify } from "@chamber/webhook-relay"
 import { startReceiver } from "@chamber/webhook-relay/test/receiver"
-import { BIN, chamber, Env, envLayer, json, serving } from "./harness.ts"
+import { BIN, chamber, Env, envLayer, json, post, serving } from "./harness.ts"
 
 const receiverWithTrust = Effect.acquireRelease(
   Effect.promise(async () => {
@@ -33,16 +33,6 @@ const chamberWithKey = Effect.gen(function*() {
   return { tenant: tenant.id as string, key }
 })
 const chamberKey = Effect.map(chamberWithKey, (c) => c.key)
-
-const post = (port: number, path: string, key: string, body: unknown) =>
-  Effect.promise(async () => {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify(body)
-    })
-    return { status: res.status, body: await res.json() as any }
-  })
 
 for (const rt of runtimes()) {
   describe(`webhook delivery by the chamber command on ${rt.name}`, () => {

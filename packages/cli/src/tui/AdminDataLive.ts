@@ -11,7 +11,7 @@
  */
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, References } from "effect"
 import { SqlError } from "effect/sql"
-import { Keys, type Limits, rateLimitKey, RateLimitStore, Tenants } from "@chamber/core"
+import { Keys, type Limits, rateLimitKey, Tenants } from "@chamber/core"
 import { type DatabaseConfig, embeddedOwner, StorageLive } from "@chamber/pg-adapter"
 import { WebhookAdmin, WebhookAdminSql } from "@chamber/webhook-relay"
 import { type RateLimitSettings, redisStore, usageOf } from "../RateLimits.ts"
@@ -98,14 +98,11 @@ export const adminDataLive = (config: DatabaseConfig, settings: RateLimitSetting
   }
 
   /** Requests in the key's rolling 24 hours: what `chamber key usage` reads (docs/cli.md); null when the store does not answer. */
-  const usage = (chamber: string, keyId: number, limits: Limits) => {
-    const key = rateLimitKey(chamber, keyId)
-    const verdict = settings.redisUrl === undefined
-      ? usageOf(settings, key, limits)
-      : Effect.flatMap(Effect.serviceOption(RateLimitStore), (store) =>
-        Option.isSome(store) ? store.value.peek(key, limits) : Effect.die(new Error("no rate-limit store")))
-    return verdict.pipe(Effect.map((v): number | null => v.day.used), Effect.catchCause(() => Effect.succeed(null)))
-  }
+  const usage = (chamber: string, keyId: number, limits: Limits) =>
+    usageOf(settings, rateLimitKey(chamber, keyId), limits).pipe(
+      Effect.map((v): number | null => v.day.used),
+      Effect.catchCause(() => Effect.succeed(null))
+    )
 
   return {
     tenants: () =>

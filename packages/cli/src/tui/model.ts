@@ -3,7 +3,9 @@
  * and their outcomes, what a key sees of the screen (Shown), and the small rules every part of
  * the state machine shares. state.ts, pressed.ts and minting.ts change it.
  */
+import { Duration } from "effect"
 import { ALL_SCOPES, READ_SCOPES } from "@chamber/core"
+import { parseDuration } from "../Durations.ts"
 import type { DeliveryView, HookRow, KeyRow, MintedKey, MintRequest, ReplayResult, TenantRow } from "./AdminData.ts"
 import type { Screen } from "./keymap.ts"
 
@@ -185,13 +187,10 @@ export const edit = (text: string, input: string, k: Named | undefined): string 
   return printable === "" ? undefined : text + printable
 }
 
-const RELATIVE = /^\s*(\d+)\s*(m|min|h|d)\s*(ago)?\s*$/i
-const UNIT_MS: Readonly<Record<string, number>> = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000 }
-
 /** `30m`, `2h`, `1d` (ago) or an ISO date or date-time, as an ISO time; undefined when neither. */
 export const parseSince = (text: string, now: number): string | undefined => {
-  const relative = RELATIVE.exec(text)
-  if (relative !== null) return new Date(now - Number(relative[1]) * UNIT_MS[relative[2]!.toLowerCase()]!).toISOString()
+  const ago = parseDuration(text.replace(/\s*ago\s*$/i, "").replace(/min$/i, "m").toLowerCase())
+  if (ago !== undefined) return new Date(now - Duration.toMillis(ago)).toISOString()
   if (!/^\d{4}-\d{2}-\d{2}/.test(text.trim())) return undefined
   const at = Date.parse(text.trim())
   return Number.isNaN(at) ? undefined : new Date(at).toISOString()

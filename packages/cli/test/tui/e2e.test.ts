@@ -17,7 +17,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pgliteRuntime } from "@chamber/pg-adapter/testing"
 import { startReceiver } from "@chamber/webhook-relay/test/receiver"
-import { BIN, chamber, Env, envLayer, json, serving } from "../harness.ts"
+import { BIN, chamber, Env, envLayer, json, post, serving } from "../harness.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "chamber-tui-e2e-"))
 const SOCKET = join(dir, "tmux.sock")
@@ -48,16 +48,6 @@ const until = (pattern: RegExp, timeoutMs = 20_000) =>
   })
 
 const keys = (...names: ReadonlyArray<string>) => Effect.sync(() => void tmux("send-keys", "-t", "tui", ...names))
-
-const post = (port: number, path: string, key: string, body: unknown) =>
-  Effect.promise(async () => {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify(body)
-    })
-    return { status: res.status, body: await res.json() as any }
-  })
 
 describe("chamber tui in a terminal beside chamber serve on the embedded database", () => {
   layer(envLayer(pgliteRuntime), { timeout: 180_000 })((it) => {
