@@ -1,7 +1,29 @@
-/** The Redis rate-limit store against the store contract, on the Redis server of REDIS_URL (CI: it must be there). */
+/** The Redis rate-limit store against the store contract, and its keys' expiry, on the Redis server of REDIS_URL (CI: it must be there). */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { createClient } from "redis"
+import { DAY_MS, MINUTE_MS } from "@chamber/core"
 import { rateLimitContract } from "@chamber/core/test/rate-limit-contract"
-import { RedisRateLimitStore } from "../src/index.ts"
+import { makeRedisStore, RedisRateLimitStore } from "../src/index.ts"
 
 export const REDIS_URL = process.env.REDIS_URL || "redis://127.0.0.1:6379"
 
 rateLimitContract("Redis", RedisRateLimitStore({ url: REDIS_URL, clock: "caller", failOpen: false, timeoutMs: 5_000 }))
+
+describe("the Redis store's counts expire", () => {
+  it.live("every Redis key of an API key lives a day and a minute after its last admitted request, no longer", () =>
+    Effect.gen(function*() {
+      const client = createClient({ url: REDIS_URL })
+      yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.close()))
+      const store = yield* makeRedisStore({ url: REDIS_URL, failOpen: false, prefix: "test:rl:" })
+      const key = `expiry-${process.pid}-${Date.now()}`
+      assert.isTrue((yield* store.hit(key, { perMinute: 120, daily: 1_000 })).admitted)
+      const names = yield* Effect.promise(() => client.keys(`test:rl:{${key}}:*`))
+      assert.strictEqual(names.length, 3)
+      for (const name of names) {
+        const ttl = yield* Effect.promise(() => client.pTTL(name))
+        assert.isAbove(ttl, DAY_MS + MINUTE_MS - 5_000, name)
+        assert.isAtMost(ttl, DAY_MS + MINUTE_MS, name)
+      }
+    }).pipe(Effect.scoped))
+})
