@@ -446,6 +446,12 @@ const members = async (key: Key, query: URLSearchParams) => {
   }
 }
 
+const member = async (key: Key, id: number) => {
+  const row = (await run(pool, "member-find", MEMBER_FIND_SQL, [key.tenantId, id]))[0]
+  if (row === undefined) throw notFound()
+  return { data: toMember(row) }
+}
+
 const me = (key: Key) => ({
   chamber: key.chamber,
   key: { name: key.name, prefix: key.prefix, scopes: key.scopes, can_write: key.scopes.some((s) => s.endsWith(":write")) },
@@ -642,16 +648,20 @@ const recordPayment = async (key: Key, id: number, body: Body) => {
 // Routing.
 
 const ROW_ID = /^[1-9][0-9]{0,15}$/
+const MEMBER_PATH = /^\/api\/v1\/members\/([^/]+)$/
 const INVOICE_ACTION = /^\/api\/v1\/invoices\/([^/]+)\/(issue|payments)$/
 
 type Route =
   | { readonly name: "members" | "me" | "member-create" | "invoice-create"; readonly id?: undefined }
-  | { readonly name: "invoice-issue" | "payment-record"; readonly id: number }
+  | { readonly name: "member" | "invoice-issue" | "payment-record"; readonly id: number }
 
 const route = (method: string | undefined, path: string): Route | undefined => {
   if (method === "GET") {
     if (path === "/api/v1/members" || path === "/api/v1/members/") return { name: "members" }
     if (path === "/api/v1/me") return { name: "me" }
+    const one = MEMBER_PATH.exec(path)
+    // A path id that is no positive integer names no row: 404, like a missing one.
+    if (one !== null && one[1] !== "search") return { name: "member", id: ROW_ID.test(one[1]!) ? Number(one[1]) : 0 }
     return undefined
   }
   if (method !== "POST") return undefined
@@ -666,6 +676,7 @@ const route = (method: string | undefined, path: string): Route | undefined => {
 
 const SCOPES: Record<Route["name"], string | undefined> = {
   members: "members:read",
+  member: "members:read",
   me: undefined,
   "member-create": "members:write",
   "invoice-create": "invoices:write",
@@ -689,6 +700,8 @@ const server = createServer(async (req, res) => {
         return send(res, 200, me(key))
       case "members":
         return send(res, 200, await members(key, new URLSearchParams(search)))
+      case "member":
+        return send(res, 200, await member(key, target.id))
       case "member-create":
         return send(res, 201, { data: await createMember(key, bodyObject(await readJson(req))) })
       case "invoice-create":

@@ -2,27 +2,32 @@
  * OUR server for the bench: the product's HttpLive over StorageLive (PostgreSQL at DATABASE_URL,
  * pool of BENCH_POOL_SIZE) on a free port of 127.0.0.1. Prints `BENCH_LISTENING <port>`.
  */
-import { Effect, Layer, Logger, References } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import { createWriteStream } from "node:fs"
-import { HttpServer } from "effect/http"
+import * as HttpServer from "effect/http/HttpServer"
 import { NoRateLimits, SavedRateLimitStore } from "../packages/core/src/index.ts"
 import { RedisRateLimitStore } from "../packages/redis-adapter/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { HttpLive, NodeServerLive, RateLimitPerMinute } from "../packages/http-adapter/src/index.ts"
+import { lineWriter, linesLogger } from "../packages/cli/src/LogLines.ts"
 import { importFromPackage, LISTENING, POOL_SIZE } from "./shared.ts"
 
-const { NodeRuntime } = await importFromPackage("http-adapter", "@effect/platform-node")
+const NodeRuntime = await importFromPackage("http-adapter", "@effect/platform-node/NodeRuntime")
 
 const url = process.env.DATABASE_URL
 if (url === undefined || url === "") throw new Error("our-server: DATABASE_URL is required")
 
 /**
- * BENCH_ACCESS_LOG=<file>: the access log on, one JSON line per request appended to the file (as
- * an operator's `LOG_FORMAT=json chamber serve > file` would); otherwise logging below warn is off.
+ * BENCH_ACCESS_LOG=<file>: the access log on, one JSON line per request appended to the file by
+ * `chamber serve`'s own logger (as an operator's `LOG_FORMAT=json chamber serve > file` would);
+ * otherwise logging below warn is off.
  */
 const toFile = (path: string) => {
   const out = createWriteStream(path, { flags: "a" })
-  return Logger.layer([Logger.map(Logger.formatJson, (line) => void out.write(line + "\n"))])
+  return Logger.layer([linesLogger("json", lineWriter((chunk) => void out.write(chunk)))])
 }
 const accessLog = process.env.BENCH_ACCESS_LOG || undefined
 const Logging = accessLog === undefined ? Layer.succeed(References.MinimumLogLevel)("Warn") : toFile(accessLog)

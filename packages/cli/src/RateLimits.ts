@@ -3,7 +3,9 @@
  * set (shared by every instance), else this process's memory, saved in the database each second.
  * CHAMBER_RATE_LIMIT_PER_MINUTE raises or lowers the spec's 120 requests a minute per key.
  */
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { type Limits, RateLimitStore, savedVerdict, SavedRateLimitStore } from "@chamber/core"
 import { RateLimitPerMinute } from "@chamber/http-adapter"
 

@@ -1,5 +1,8 @@
 /** Runs a command's effect against the configured storage and prints its answer. */
-import { Cause, Effect, Exit, Layer } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { databaseConfigFromEnv, type DatabaseOptions, StorageLive } from "@chamber/pg-adapter"
 import { fail, printJson } from "./Output.ts"
 

@@ -3,7 +3,9 @@
  * (a data directory of its own) or on PostgreSQL (a database of its own), and real servers.
  */
 import { assert } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"

@@ -5,7 +5,7 @@
  * http-adapter/test/import.test.ts.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

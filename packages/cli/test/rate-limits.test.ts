@@ -5,7 +5,7 @@
  * servers share one key's 120 a minute, `key usage` reads Redis, a revocation holds on both at once.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { chamber, envLayer, json, serving } from "./harness.ts"
 

@@ -5,7 +5,7 @@
  * NODE_EXTRA_CA_CERTS, and CHAMBER_WEBHOOK_ALLOW_PRIVATE lets the relay reach 127.0.0.1.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

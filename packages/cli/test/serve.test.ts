@@ -4,7 +4,7 @@
  * timeout, and JSON logs; on embedded PGlite and on PostgreSQL. Then the CLI's own introduction.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { readFileSync } from "node:fs"
 import * as http from "node:http"
 import * as net from "node:net"

@@ -1,5 +1,5 @@
 /** Fixed-size paging shared by every list (docs/api.md "Lists, paging, sorting"). */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export const PER_PAGE = 100
 

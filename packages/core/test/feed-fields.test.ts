@@ -4,7 +4,7 @@
  * core library checked by their schemas with the messages embedders see (InvalidInput).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import {
   BookingCreate,
   BookingResource,

@@ -4,7 +4,8 @@
  * suites check one case of each kind of rule over the wire.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Exit, Schema } from "effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import { fieldErrors, type Field, MemberCreate, MemberResource, MemberUpdate } from "../src/index.ts"
 
 const fields = MemberResource.fields as Readonly<Record<string, Field.Field>>

@@ -4,7 +4,8 @@
  * peek, keys independent. Run by the in-process store's tests here and by redis-adapter's.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import { TestClock } from "effect/testing"
 import { DAY_MS, type Limits, MINUTE_MS, RateLimitStore, type Verdict } from "../src/index.ts"
 

@@ -1,6 +1,6 @@
 /** defineResource for the presences members do not use: write-only fields are taken and stored, never shown. */
 import { assert, describe, it } from "@effect/vitest"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { defineResource, Field as F } from "../src/index.ts"
 
 const Note = defineResource("Note", {

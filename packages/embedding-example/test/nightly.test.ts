@@ -4,7 +4,7 @@
  * sponsorship, an ad and a room, closes past events, and its events reach the outbox.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type DatabaseConfig, StorageLive } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
 import { Events, Importer, Invoices, Outbox, Payments, Tenants } from "@chamber/core"

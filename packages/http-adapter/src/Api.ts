@@ -2,7 +2,8 @@
  * The whole HTTP contract: every group, the 422 transform, and the OpenAPI description. Adding
  * a resource adds one `.add(...)` here (docs/architecture.md "Adding a resource").
  */
-import { HttpApi, OpenApi } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { BookingsGroup } from "./bookings/BookingsGroup.ts"
 import { ContactsGroup } from "./contacts/ContactsGroup.ts"
 import { DealsGroup } from "./deals/DealsGroup.ts"

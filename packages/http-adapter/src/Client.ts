@@ -1,7 +1,11 @@
 /** A typed client for embedders and the CLI, derived from the same contract the server serves. */
-import { Effect, Layer } from "effect"
-import { FetchHttpClient, type HttpClient, HttpClientRequest } from "effect/http"
-import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import type * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpApiClient from "effect/http-api/HttpApiClient"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import { Api } from "./Api.ts"
 import { Authentication } from "./shared/Access.ts"
 

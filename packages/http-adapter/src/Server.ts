@@ -3,9 +3,17 @@
  * (server/ContractCheck.ts), the OpenAPI document and docs page, and JSON for every error.
  * Adding a resource adds its handlers to `HandlersLive` (docs/architecture.md "Adding a resource").
  */
-import { Effect, Layer, References, Tracer, type Types } from "effect"
-import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
-import { type HttpApi, HttpApiBuilder, type HttpApiGroup, HttpApiScalar } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as References from "effect/References"
+import * as Tracer from "effect/Tracer"
+import type * as Types from "effect/Types"
+import * as HttpRouter from "effect/http/HttpRouter"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { Api } from "./Api.ts"
 import { BookingsHandlers } from "./bookings/BookingsHandlers.ts"
 import { ContactsHandlers } from "./contacts/ContactsHandlers.ts"
@@ -22,6 +30,7 @@ import { checkContract } from "./server/ContractCheck.ts"
 import { compressingDocs } from "./server/DocsCompression.ts"
 import { HealthRoutes } from "./server/Health.ts"
 import { jsonErrors } from "./server/JsonErrors.ts"
+import { lazyDocs } from "./server/LazyDocs.ts"
 import { makeOutsideCounting } from "./server/OutsideEndpoints.ts"
 import { withRequestLog } from "./server/RequestLog.ts"
 import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
@@ -75,7 +84,7 @@ export const serveApi = <Id extends string, Groups extends HttpApiGroup.Constrai
 ) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(api, { openapiPath: OPENAPI_PATH }).pipe(Layer.provide(handlers)),
-    HttpApiScalar.layer(api, { path: DOCS_PATH }),
+    lazyDocs(api, DOCS_PATH),
     frontDoor(api)
   ).pipe(Layer.provide(Layer.effectDiscard(checkContract(api))))
 

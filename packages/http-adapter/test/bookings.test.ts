@@ -6,8 +6,8 @@
  * shorthand. Access and paging errors are checked by contract.test.ts.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { type BookingCreate, BookingResource, Bookings, Contacts, Members } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { anotherKey, call, chamberWithKey, serverOn } from "./fixture.ts"

@@ -3,7 +3,7 @@
  * runtime: the calls an embedder makes, and the server's errors as the contract's typed errors.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { type ChamberClient, FetchClientLive, Forbidden, makeClient, NotFoundError, Unauthenticated, ValidationError } from "@chamber/http-adapter/contract"
 import { anotherKey, chamberWithKey, serverOn, serverUrl } from "./fixture.ts"

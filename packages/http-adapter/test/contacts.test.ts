@@ -6,7 +6,7 @@
  * endpoint by contract.test.ts.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Contacts, ContactResource, Outbox, Tenants } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { assertError } from "./assertions.ts"

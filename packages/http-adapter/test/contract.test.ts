@@ -4,8 +4,8 @@
  * and example bodies come from the contract itself: a new endpoint is checked by being in it.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import type { HttpClient } from "effect/http"
+import * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
 import { ALL_SCOPES, Keys } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { type Access, AnyValidKey } from "../src/index.ts"

@@ -4,7 +4,7 @@
  * when a deal becomes approved. Access, ids and body errors are checked by contract.test.ts.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { DealRepo, Outbox } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, serverOn } from "./fixture.ts"

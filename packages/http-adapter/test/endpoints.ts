@@ -2,8 +2,10 @@
  * Every endpoint of the contract as the cross-cutting suites see it: method, path, access, the
  * names of its path ids and the example body of its payload schema.
  */
-import { Context, Effect, SchemaAST } from "effect"
-import { HttpApi } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as SchemaAST from "effect/SchemaAST"
+import * as HttpApi from "effect/http-api/HttpApi"
 import { type Access, Api, RequiredAccess } from "../src/index.ts"
 
 export type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE"

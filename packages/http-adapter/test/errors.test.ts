@@ -4,7 +4,7 @@
  * body JSON.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Keys } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import * as http from "node:http"

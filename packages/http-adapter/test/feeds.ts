@@ -4,8 +4,9 @@
  * its attributes and none of the internal values stored with the rows.
  */
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 
 const DAY = 86_400_000
 

@@ -2,8 +2,14 @@
  * The HTTP suites' fixture: the real server on a real socket (port 0) over a fresh database of
  * each storage runtime, plus helpers to make chambers and keys through the core services.
  */
-import { Effect, Layer, References } from "effect"
-import { HttpBody, HttpClient, HttpClientRequest, type HttpClientResponse, HttpServer } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as References from "effect/References"
+import * as HttpBody from "effect/http/HttpBody"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as HttpServer from "effect/http/HttpServer"
 import { Keys, MemoryRateLimitStore, type RateLimitStore, Tenants } from "@chamber/core"
 import { StorageLive } from "@chamber/pg-adapter"
 import { onDatabase, type Runtime } from "@chamber/pg-adapter/testing"

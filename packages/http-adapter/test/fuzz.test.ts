@@ -5,7 +5,7 @@
  * `pnpm fuzz` runs many more.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { serverOn, serverUrl } from "./fixture.ts"
 import { fuzz, fuzzTarget } from "./fuzz/fuzz.ts"

@@ -4,8 +4,8 @@
  * the server is built, for this file's process only.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, serverOn } from "./fixture.ts"
 

@@ -5,8 +5,8 @@
  * that want it, with its change (ruling 19). Access and ids are checked by contract.test.ts.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Members, Transactor } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, type Reply, serverOn } from "./fixture.ts"

@@ -5,7 +5,7 @@
  * docs/api.md "Errors" gives, and nothing is served or changed that should not be.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { assertSingle } from "./assertions.ts"
 import { call, chamberWithKey, serverOn, serverUrl } from "./fixture.ts"

@@ -6,7 +6,7 @@
  * checked by contract.test.ts.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Invoices, Outbox, Payments, Tenants, Transactor } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { anotherKey, call, chamberWithKey, type Reply, serverOn } from "./fixture.ts"

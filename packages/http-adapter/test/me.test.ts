@@ -3,7 +3,7 @@
  * document and the docs page) over HTTP, on every storage runtime.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Keys, Tenants } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { assertError, assertJson } from "./assertions.ts"

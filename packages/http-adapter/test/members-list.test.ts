@@ -5,8 +5,10 @@
  * order and id order all differ and every page boundary cuts through ties.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Members, MemberStatuses } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { assertInvalid, assertList } from "./assertions.ts"

@@ -4,7 +4,7 @@
  * slugs.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { MemberResource, Tenants } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { assertInvalid, assertSingle, ATTRIBUTE_KEYS } from "./assertions.ts"

@@ -1,6 +1,6 @@
 // The published OpenAPI document passes `redocly lint` (built-in recommended ruleset) with 0 errors, offline.
 import { assert, it } from "@effect/vitest"
-import { OpenApi } from "effect/http-api"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"

@@ -5,7 +5,9 @@
  * secret query value, `WWW-Authenticate` on a 401, and the docs served compressed with an ETag.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, Logger } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import { StorageLive } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, type Runtime, runtimes } from "@chamber/pg-adapter/testing"
 import pg from "pg"

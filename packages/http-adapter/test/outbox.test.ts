@@ -4,7 +4,7 @@
  * event; run on its own, it leaves both. On every storage runtime.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import {
   Contacts,
   Deals,

@@ -6,7 +6,10 @@
  * never spend a valid key's budget.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Clock, Duration, Effect, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Keys, MemoryRateLimitStore, MINUTE_MS } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { RateLimitPerMinute } from "../src/index.ts"

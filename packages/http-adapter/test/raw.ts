@@ -3,7 +3,7 @@
  * methods, paths, headers and bodies that no client library would send), and the whole answer
  * is read back, the server closing the connection after it.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as net from "node:net"
 
 export interface RawReply {

@@ -5,8 +5,8 @@
  * core library with every one of them set. Access and paging errors are checked by contract.test.ts.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Members, Placements, type SponsorshipCreate, SponsorshipResource, Sponsorships } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, serverOn } from "./fixture.ts"

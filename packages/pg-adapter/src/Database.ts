@@ -3,8 +3,11 @@
  * the data directory. Both speak the same SQL through the same `@effect/sql-pg` client; the
  * embedded one through `PgliteWire` (in process) or its Unix socket (another process).
  */
-import { Effect, Layer, Redacted } from "effect"
-import { Migrator, SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
 import { PgClient } from "@effect/sql-pg"
 import { migrations } from "./migrations/index.ts"
 import { openEmbedded } from "./embedded/EmbeddedDatabase.ts"

@@ -2,7 +2,7 @@
  * @chamber/pg-adapter: migrations, repositories and the database for both runtimes. Adding a
  * resource adds its repository to `RepositoriesLive` and its core service to `ServicesLive`.
  */
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { Bookings, Contacts, Deals, Events, Hooks, Importer, Invoices, Keys, Members, Payments, Placements, Registrations, Sponsorships, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"

@@ -5,8 +5,8 @@
  * day. The HTTP suites check the feeds over the wire.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import {
   BookingRepo,
   Bookings,

@@ -4,7 +4,8 @@
  * unreachable server fails the run; locally, without DATABASE_URL, the PostgreSQL suite says
  * loudly that it did not run.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import pg from "pg"
 import type { DatabaseConfig } from "../src/Database.ts"
 
@@ -14,7 +15,7 @@ export interface Runtime {
   readonly database: Layer.Layer<DatabaseConfigRef>
 }
 
-import { Context } from "effect"
+import * as Context from "effect/Context"
 export class DatabaseConfigRef extends Context.Service<DatabaseConfigRef, DatabaseConfig>()("test/DatabaseConfig") {}
 
 const serverUrl = process.env.DATABASE_URL

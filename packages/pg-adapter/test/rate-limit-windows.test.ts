@@ -4,7 +4,7 @@
  * nothing of them is left in the day, so the table does not grow forever.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { DAY_MS, MINUTE_MS, RateLimitSnapshots } from "@chamber/core"
 import { StorageLive } from "../src/index.ts"
 import { onDatabase, runtimes } from "./harness.ts"

@@ -1,8 +1,8 @@
 /** The repository contract: the same cases on embedded PGlite and on PostgreSQL. */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
-import { SqlClient } from "effect/sql"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Keys, MemberRepo, Members, Outbox, Tenants } from "@chamber/core"
 import { StorageLive } from "../src/index.ts"
 import { onDatabase, runtimes } from "./harness.ts"

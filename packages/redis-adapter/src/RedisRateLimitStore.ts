@@ -7,7 +7,10 @@
  */
 import { readFileSync } from "node:fs"
 import { createHash } from "node:crypto"
-import { Clock, Duration, Effect, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { createClient } from "redis"
 import { makeMemoryStore, RateLimitStore, type Limits, type Verdict } from "@chamber/core"
 

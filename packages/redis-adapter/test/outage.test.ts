@@ -5,7 +5,9 @@
  * and says so once.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
 import type { Limits } from "@chamber/core"

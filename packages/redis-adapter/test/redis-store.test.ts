@@ -1,6 +1,6 @@
 /** The Redis rate-limit store against the store contract, and its keys' expiry, on the Redis server of REDIS_URL (CI: it must be there). */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { createClient } from "redis"
 import { DAY_MS, MINUTE_MS } from "@chamber/core"
 import { rateLimitContract } from "@chamber/core/test/rate-limit-contract"

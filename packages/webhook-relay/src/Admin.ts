@@ -3,8 +3,10 @@
  * health, deliveries with their attempts, reactivation, and replay: a delivery queued again with
  * its event id (signed afresh when sent), its earlier attempts kept.
  */
-import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { isoColumn as ISO } from "./IsoColumn.ts"
 
 export interface HookHealth {

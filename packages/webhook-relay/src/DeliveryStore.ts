@@ -4,8 +4,10 @@
  * relay's deliveries are claimed again when its lease runs out; record attempts and settle
  * deliveries in one transaction per batch, counting failed deliveries per subscription atomically.
  */
-import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { type EventKind, type OutboxEvent, WebhookSecrets } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
 import { RETRIES_PER_DELIVERY } from "./Schedule.ts"

@@ -10,7 +10,10 @@
  * flight (up to `stopTimeoutMs`), records them, and gives back every lease left. A claim or a
  * write that fails is logged and tried again; the relay keeps running.
  */
-import { Effect, Fiber, Queue, Semaphore } from "effect"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
+import * as Semaphore from "effect/Semaphore"
 import { PgClient } from "@effect/sql-pg"
 import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore } from "./DeliveryStore.ts"
 

@@ -4,7 +4,8 @@
  * destination guard; the relay loop runs in the background for as long as the layer lives and
  * stops gracefully with it.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import type { AttemptOutcome, ClaimedDelivery } from "./DeliveryStore.ts"

@@ -13,7 +13,7 @@ import { Agent, request as httpsRequest, type RequestOptions } from "node:https"
 import type { LookupFunction } from "node:net"
 import type { Duplex } from "node:stream"
 import { getCACertificates } from "node:tls"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { checkHost, ForbiddenDestinationError, guardedLookup } from "./Destination.ts"
 import { parseRetryAfter } from "./Schedule.ts"
 

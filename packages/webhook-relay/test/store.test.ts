@@ -6,8 +6,10 @@
  * event once.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Fiber, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Hooks, Members, Tenants } from "@chamber/core"
 import { StorageLive } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"

@@ -1,5 +1,5 @@
 /** Tenants, people, keys, custom fields, migrations and the demo: short commands over the core services. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type CustomFieldResource, Keys, rateLimitKey, type Role, Tenants } from "@chamber/core"
 import { migrate } from "@chamber/pg-adapter"
 import { seedDemo } from "../demo/Demo.ts"

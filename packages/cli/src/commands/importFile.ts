@@ -2,7 +2,7 @@
  * `chamber import --tenant ID FILE` (docs/cli.md "Import"): the file's records through the core
  * importer, in one transaction, with a progress bar on a terminal.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Collection, Importer } from "@chamber/core"
 import { readFile } from "node:fs/promises"
 import { bold, dim, green } from "../Output.ts"

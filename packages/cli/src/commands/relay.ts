@@ -3,8 +3,12 @@
  * servers. Stops gracefully on SIGINT/SIGTERM: sends in flight finish (within
  * CHAMBER_SHUTDOWN_TIMEOUT) and the deliveries it holds are given back.
  */
-import { Cause, Duration, Effect, Exit, Layer } from "effect"
-import { NodeRuntime } from "@effect/platform-node"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { databaseConfigFromEnv } from "@chamber/pg-adapter"
 import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
 import { parseDuration } from "../Durations.ts"

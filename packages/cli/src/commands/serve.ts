@@ -3,15 +3,25 @@
  * or SIGTERM, then stop gracefully (docs/cli.md "Stopping"). Log lines follow LOG_FORMAT and
  * LOG_LEVEL (docs/cli.md "Logs").
  */
-import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, References } from "effect"
-import { HttpServer, HttpServerError } from "effect/http"
-import { NodeRuntime } from "@effect/platform-node"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
+import * as HttpServer from "effect/http/HttpServer"
+import * as HttpServerError from "effect/http/HttpServerError"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { databaseConfigFromEnv } from "@chamber/pg-adapter"
 import { HttpLive, NodeServerLive } from "@chamber/http-adapter"
 import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
 import { knownChamber, seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
 import { parseDuration } from "../Durations.ts"
+import { linesLogger, stdoutLines } from "../LogLines.ts"
+import { settleMemory } from "../Memory.ts"
 import { describeStore, rateLimitsLayer, rateLimitSettingsFromEnv } from "../RateLimits.ts"
 import { bold, dim, errorMessage, fail, printError } from "../Output.ts"
 import { causeError, storage } from "../Run.ts"
@@ -55,14 +65,14 @@ export const serve = (opts: ServeOptions) => {
 
   // Every log line (the HTTP layer's included) goes to stdout in LOG_FORMAT, at LOG_LEVEL or above.
   const logs = Layer.mergeAll(
-    Logger.layer([format === "json" ? Logger.consoleJson : Logger.consoleLogFmt]),
+    Logger.layer([linesLogger(format)]),
     Layer.succeed(References.MinimumLogLevel)(level)
   )
   /** A fact for the operator: `text` for people, or in JSON one log line, `message` with `fields`. */
   const tell = (text: string, message: string, fields: Record<string, unknown> = {}) =>
     format === "json"
       ? Effect.logInfo(message).pipe(Effect.annotateLogs(fields), Effect.provide(logs))
-      : Effect.sync(() => console.log(text))
+      : Effect.sync(() => stdoutLines().line(text))
 
   const announce = Effect.gen(function*() {
     const api = `${HttpServer.formatAddress((yield* HttpServer.HttpServer).address)}/api/v1`
@@ -94,6 +104,7 @@ export const serve = (opts: ServeOptions) => {
       const wakes = config._tag === "Postgres" ? "woken by LISTEN/NOTIFY" : "polling every second"
       yield* tell(dim(`Webhook relay: delivering in this process (${wakes}).`), "Webhook relay running", { wakes })
     }
+    yield* settleMemory
   })
 
   /** A second `pnpm start`: which chamber this is, and how to get a key again (docs/cli.md "Serving"). */

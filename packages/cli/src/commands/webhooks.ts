@@ -2,7 +2,7 @@
  * `chamber hooks …` and `chamber deliveries …` (docs/cli.md "Webhooks"): subscriptions and their
  * health, deliveries and their attempts, reactivation and replay.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type DeliveryView, type HookHealth, WebhookAdmin, WebhookAdminSql } from "@chamber/webhook-relay"
 import { bold, dim, green, table } from "../Output.ts"
 import { run } from "../Run.ts"

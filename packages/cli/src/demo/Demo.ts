@@ -2,7 +2,7 @@
  * The demo chamber: realistic data in every resource (DemoDocument.ts) loaded through the importer,
  * custom fields, an admin, a staff user and a key with every scope. Runs only on an empty database.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Importer, type ImportProgress, Keys, TenantRepo, Tenants } from "@chamber/core"
 import { DEMO_MEMBER_COUNT, demoDocument } from "./DemoDocument.ts"
 

@@ -9,8 +9,14 @@
  * the embedded database a TUI that came in through a server's socket never takes the database
  * over: it waits for a server to own it again, so that server can start.
  */
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, References } from "effect"
-import { SqlError } from "effect/sql"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import * as References from "effect/References"
+import * as SqlError from "effect/sql/SqlError"
 import { Keys, type Limits, rateLimitKey, Tenants } from "@chamber/core"
 import { type DatabaseConfig, embeddedOwner, StorageLive } from "@chamber/pg-adapter"
 import { WebhookAdmin, WebhookAdminSql } from "@chamber/webhook-relay"

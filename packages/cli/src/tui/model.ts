@@ -3,7 +3,7 @@
  * and their outcomes, what a key sees of the screen (Shown), and the small rules every part of
  * the state machine shares. state.ts, pressed.ts and minting.ts change it.
  */
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 import { ALL_SCOPES, READ_SCOPES } from "@chamber/core"
 import { parseDuration } from "../Durations.ts"
 import type { DeliveryView, HookRow, KeyRow, MintedKey, MintRequest, ReplayResult, TenantRow } from "./AdminData.ts"

@@ -9,7 +9,7 @@
  * when the server is back (never having taken the database over). Fails, never skips, without tmux.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
 import { createHmac } from "node:crypto"
 import { mkdtempSync, writeFileSync } from "node:fs"

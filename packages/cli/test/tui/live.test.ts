@@ -6,8 +6,8 @@
  * the database going away behind a TCP proxy and coming back: the screen says so, then recovers.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { mkdtempSync } from "node:fs"
 import { createConnection, createServer, type Server, type Socket } from "node:net"
 import { tmpdir } from "node:os"

@@ -3,7 +3,7 @@
  * status only. Read through the API (confirmed, upcoming ones), made by the core library
  * (`Bookings.create`) with the visitor's details, which are stored and never shown.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
 

@@ -3,7 +3,9 @@
  * embedders (imports, demo data) make them with the visitor's details, which are stored and
  * never shown. No event fires for them.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { InvalidInput } from "../shared/Errors.ts"
 import { randomBase62 } from "../shared/Ids.ts"
 import { decodeInput, requireOwn } from "../shared/Input.ts"

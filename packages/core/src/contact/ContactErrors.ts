@@ -1,5 +1,5 @@
 /** What can go wrong with contacts, as domain facts. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export class ContactNotFound extends Schema.TaggedError<ContactNotFound>()("ContactNotFound", { id: Schema.Number }) {
   readonly kind = "NotFound" as const

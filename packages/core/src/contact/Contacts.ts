@@ -2,7 +2,9 @@
  * Contact use cases, newsletter subscribers included (docs/api.md "Contacts and subscribers").
  * A new contact and its contact.created event commit in one transaction.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Transactor } from "../shared/Ports.ts"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { requireOwn } from "../shared/Input.ts"

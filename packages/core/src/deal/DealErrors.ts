@@ -1,5 +1,5 @@
 /** What can go wrong with deals, as domain facts. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { summarize } from "../resource/Issues.ts"
 
 export class DealNotFound extends Schema.TaggedError<DealNotFound>()("DealNotFound", { id: Schema.Number }) {

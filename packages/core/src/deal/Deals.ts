@@ -3,7 +3,9 @@
  * approved (at creation, or from pending or rejected) fires deal.approved in the same
  * transaction; its member is the chamber's; it ends after today.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Transactor } from "../shared/Ports.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import type { Page } from "../Pagination.ts"

@@ -1,5 +1,5 @@
 /** What can go wrong with events, as domain facts. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { summarize } from "../resource/Issues.ts"
 
 export class EventNotFound extends Schema.TaggedError<EventNotFound>()("EventNotFound", { id: Schema.Number }) {

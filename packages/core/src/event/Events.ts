@@ -3,7 +3,9 @@
  * completed are set by the service alone and are final; an event ends after it starts; an event
  * type that is not one of ours is the chamber's.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { InvalidInput } from "../shared/Errors.ts"
 import { Transactor } from "../shared/Ports.ts"
 import type { Page } from "../Pagination.ts"

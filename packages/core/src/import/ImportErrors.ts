@@ -1,5 +1,5 @@
 /** What stops an import (docs/cli.md "Import"): nothing is written when one of these is raised. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** One record breaks a rule: its collection, its index in that collection and the field at fault. */
 export class ImportRecordInvalid extends Schema.TaggedError<ImportRecordInvalid>()("ImportRecordInvalid", {

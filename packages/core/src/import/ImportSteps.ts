@@ -3,7 +3,8 @@
  * collections may point at each other: each record is decoded with the schema its API payload
  * or core operation uses and written through that operation, events and all.
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { decodeInput } from "../shared/Input.ts"
 import * as F from "../resource/Field.ts"
 import { ContactCreate } from "../contact/Contact.ts"

@@ -4,7 +4,10 @@
  * all in one transaction. Records point at earlier ones with `<thing>_ref`; a bad record stops the
  * import, names its collection, index and field, and nothing is written.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { Transactor } from "../shared/Ports.ts"
 import { decodeInput } from "../shared/Input.ts"
 import { TenantRepo } from "../tenant/TenantRepo.ts"

@@ -3,7 +3,7 @@
  * a draft is made from. Money is shown in integer cents and sent as dollar strings (docs/api.md
  * "Money").
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
 

@@ -1,5 +1,5 @@
 /** What can go wrong with invoices, as domain facts (docs/api.md "Invoices", "Errors"). */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as F from "../resource/Field.ts"
 import { summarize } from "../resource/Issues.ts"
 

@@ -4,7 +4,9 @@
  * net terms, and fires invoice.issued in the same transaction. Embedders may also void an invoice
  * or mark it uncollectible.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Transactor } from "../shared/Ports.ts"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { requireOwn } from "../shared/Input.ts"

@@ -1,5 +1,6 @@
 /** Storage port for API keys. Lookups are by hash only. */
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { Scope } from "../Scopes.ts"
 import type { ApiKey, KeyContext } from "./ApiKey.ts"
 

@@ -1,5 +1,8 @@
 /** Minting, authenticating, listing and revoking API keys. */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { InvalidInput } from "../shared/Errors.ts"
 import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { KeyHasher } from "../shared/Ports.ts"

@@ -1,5 +1,5 @@
 /** What can go wrong with members, as domain facts. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { summarize } from "../resource/Issues.ts"
 
 export class MemberNotFound extends Schema.TaggedError<MemberNotFound>()("MemberNotFound", { id: Schema.Number }) {

@@ -1,5 +1,6 @@
 /** Storage port for members. Every method is scoped by tenant. */
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { Page } from "../Pagination.ts"
 import type { SortOrder } from "../Sort.ts"
 import type { Member, MemberAttributes, MemberSortColumns, MemberStatus } from "./Member.ts"

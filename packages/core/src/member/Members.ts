@@ -1,5 +1,7 @@
 /** Member use cases. Writes and their outbox rows commit in one transaction. */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Transactor } from "../shared/Ports.ts"
 import { Outbox } from "../outbox/Outbox.ts"
 import type { Page } from "../Pagination.ts"

@@ -2,7 +2,8 @@
  * The transactional outbox port. `append` writes an event row in the caller's transaction;
  * the relay delivers it later. Nothing is published after commit, so nothing is lost.
  */
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 
 export const EventKinds = [
   "member.created",

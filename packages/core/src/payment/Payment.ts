@@ -2,7 +2,7 @@
  * Payments (docs/api.md "Payments"): the one declaration of a payment's fields. The amount is
  * sent as a dollar string (`amount`) and shown in cents (`amount_cents`).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
 

@@ -1,5 +1,5 @@
 /** What can go wrong with a payment, as domain facts (docs/api.md "Payments"). */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as F from "../resource/Field.ts"
 
 /** Refunds are not recorded through the API (spec 4.5): a business-rule 422. */

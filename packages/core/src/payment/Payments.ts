@@ -4,7 +4,9 @@
  * paid and fires invoice.paid, all in one transaction. The API records payments without a
  * gateway; embedders record gateway payments (amounts in cents) through the same rules.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Transactor } from "../shared/Ports.ts"
 import { decodeInput } from "../shared/Input.ts"
 import type { InvalidInput } from "../shared/Errors.ts"

@@ -4,7 +4,10 @@
  * so a restart goes on counting and `chamber key usage` can read them; Redis in redis-adapter
  * (shared by every instance). Both run the algorithm of RollingWindows.ts and pass one contract suite.
  */
-import { Clock, Context, Effect, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type Bucket, DAY_MS, KeyWindows, type Limits, type Verdict } from "./RollingWindows.ts"
 
 export class RateLimitStore extends Context.Service<RateLimitStore, {

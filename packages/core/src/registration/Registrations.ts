@@ -2,7 +2,9 @@
  * Event registrations (docs/api.md "Events"): listed by the API, made by the core library (and
  * imports). A registration and its event.registration.created event commit together.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Transactor } from "../shared/Ports.ts"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { requireOwn } from "../shared/Input.ts"

@@ -4,7 +4,8 @@
  * formatter (Issues.ts) puts in the field as the API spells it, so a kind is written once
  * and used under any name. Lengths count characters (Unicode code points).
  */
-import { Schema, SchemaTransformation } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 
 /** How a field is stored: as it is, a `date` column, a `jsonb` column, or the custom field map. */
 export type Column = "value" | "date" | "timestamp" | "int8" | "json" | { readonly customFields: "member" | "contact" }

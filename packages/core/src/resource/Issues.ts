@@ -3,7 +3,7 @@
  * dotted path (`lines.0.unit`), with our messages. A message's `{field}` becomes the field's
  * name with spaces for underscores ("The employee count field ...", "The unit field ...").
  */
-import { SchemaIssue } from "effect"
+import * as SchemaIssue from "effect/SchemaIssue"
 
 export type FieldErrors = Readonly<Record<string, ReadonlyArray<string>>>
 

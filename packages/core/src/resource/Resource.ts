@@ -4,7 +4,7 @@
  * detection and a full example. Storage derives its column list from the same fields
  * (packages/pg-adapter ResourceSql.ts); tests derive their fixtures from them.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { ListOf, PER_PAGE } from "../Pagination.ts"
 import type { Field, Presence } from "./Field.ts"
 

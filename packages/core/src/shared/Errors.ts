@@ -3,7 +3,7 @@
  * domain fact (`MemberNotFound`, `SlugTaken`) that carries its own message and one of these
  * kinds; the HTTP adapter maps each kind to one status in one place (docs/api.md "Errors").
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { type FieldErrors, summarize } from "../resource/Issues.ts"
 
 /** No such row in this tenant (another tenant's row included): a 404. */

@@ -4,7 +4,8 @@
  * "Placements", "Bookings"): the resource's schema with its 422-style messages, and references
  * that must be rows of the tenant. Both fail with InvalidInput naming the field.
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { fieldErrors } from "../resource/Issues.ts"
 import { InvalidInput } from "./Errors.ts"
 

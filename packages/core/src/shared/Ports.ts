@@ -1,5 +1,6 @@
 /** Infrastructure ports every service may need. */
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 
 /** Runs an effect in one database transaction: all of its writes commit together or none do. */
 export class Transactor extends Context.Service<Transactor, {

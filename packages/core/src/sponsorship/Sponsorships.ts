@@ -2,7 +2,9 @@
  * Sponsorship use cases (docs/api.md "Sponsorships"): the live ones are listed; embedders
  * (imports, demo data) make them with their internal fields. No event fires for them.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { decodeInput, requireOwn } from "../shared/Input.ts"
 import type { Page } from "../Pagination.ts"

@@ -1,5 +1,5 @@
 /** A chamber (tenant), its people and its custom field definitions. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export class Tenant extends Schema.Class<Tenant>("Tenant")({
   /** Internal key; never leaves the service. */

@@ -1,5 +1,5 @@
 /** Errors of chamber administration. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export class TenantNotFound extends Schema.TaggedError<TenantNotFound>()("TenantNotFound", { ref: Schema.String }) {
   readonly kind = "NotFound" as const

@@ -1,5 +1,6 @@
 /** Storage port for tenants, users and custom field definitions. */
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { CustomFieldDefinition, CustomFieldResource, NewTenant, Role, Tenant, User } from "./Tenant.ts"
 
 export class TenantRepo extends Context.Service<TenantRepo, {

@@ -1,5 +1,7 @@
 /** Tenant administration: chambers, their people, their custom fields. */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { randomBase62 } from "../shared/Ids.ts"
 import { InvalidInput } from "../shared/Errors.ts"
 import { TenantNotFound } from "./TenantErrors.ts"

@@ -3,7 +3,7 @@
  * A subscription names an https URL and the event kinds it receives; its secret is shown when it
  * is created (or posted again) and never listed.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { EventKinds } from "../outbox/Outbox.ts"
 import * as F from "../resource/Field.ts"
 

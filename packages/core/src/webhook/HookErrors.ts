@@ -1,5 +1,5 @@
 /** What can go wrong with webhook subscriptions, as domain facts. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export class HookNotFound extends Schema.TaggedError<HookNotFound>()("HookNotFound", { id: Schema.Number }) {
   readonly kind = "NotFound" as const

@@ -1,5 +1,6 @@
 /** Storage port for webhook subscriptions. Every method is scoped by tenant. */
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { EventKind } from "../outbox/Outbox.ts"
 import type { Hook } from "./Hook.ts"
 

@@ -2,7 +2,9 @@
  * Webhook subscription use cases (docs/webhooks.md "Subscriptions"): list without secrets,
  * create or update in place by URL (ruling 22) returning the secret, delete.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { WebhookSecrets } from "../shared/Ports.ts"
 import type { Hook, HookCreate, HookWithSecret } from "./Hook.ts"
 import { HookNotFound } from "./HookErrors.ts"

@@ -1,6 +1,7 @@
 /** The Hot Deals endpoints (docs/api.md "Deals"): the contract only. */
-import { Schema } from "effect"
-import { HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Deal, DealCreate, DealResource, DealUpdate } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"

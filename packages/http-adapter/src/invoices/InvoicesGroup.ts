@@ -1,6 +1,8 @@
 /** The invoices endpoints (docs/api.md "Invoices"): the contract only. */
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Field, Invoice, InvoiceCreate, InvoiceResource, InvoiceStatuses } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint } from "../shared/Endpoints.ts"

@@ -1,6 +1,6 @@
 /** Invoices handlers: each endpoint of InvoicesGroup as one call of the core service. */
-import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Invoices } from "@chamber/core"
 import { Api } from "../Api.ts"
 import * as Kit from "../server/Kit.ts"

@@ -1,6 +1,8 @@
 /** GET /api/v1/me (docs/api.md "Connection check"): the connection check. Any valid key; never 403. */
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ALL_SCOPES } from "@chamber/core"
 import { AnyValidKey, Authentication } from "../shared/Access.ts"
 import { operation } from "../shared/Operation.ts"

@@ -1,6 +1,6 @@
 /** The connection check: which chamber, which key, what it may do. */
-import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { canWrite, type KeyContext } from "@chamber/core"
 import { Api } from "../Api.ts"
 import { CurrentKey } from "../shared/Access.ts"

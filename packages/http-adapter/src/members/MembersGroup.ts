@@ -1,6 +1,8 @@
 /** The members endpoints (docs/api.md "Members"): the contract only. */
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Field, Member, MemberCreate, MemberResource, MemberStatuses, MemberUpdate } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"

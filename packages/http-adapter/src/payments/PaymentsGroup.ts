@@ -1,6 +1,9 @@
 /** The payments endpoints (docs/api.md "Payments"): the contract only. */
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Payment, PaymentCreate, PaymentResource } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { listEndpoint } from "../shared/Endpoints.ts"

@@ -1,5 +1,6 @@
 /** The advertising placements feed (docs/api.md "Placements"): the contract only. */
-import { HttpApiGroup, OpenApi } from "effect/http-api"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { PlacementResource } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { listEndpoint } from "../shared/Endpoints.ts"

@@ -5,8 +5,11 @@
  * closed). A JSON body that is not UTF-8 is refused here too, once the key may send it. A valid
  * key's request is counted against its rate limits (server/RateLimiting.ts) before its scope is checked.
  */
-import { Context, Effect, Layer, Redacted } from "effect"
-import { HttpServerRequest } from "effect/http"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { ApiKeyRepo, type KeyContext, Keys } from "@chamber/core"
 import { AnyValidKey, Authentication, CurrentKey, RequiredAccess } from "../shared/Access.ts"
 import { Forbidden, Unauthenticated } from "../shared/HttpErrors.ts"
@@ -38,10 +41,10 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         if (authorizationHeaders(request) > 1) return yield* Effect.fail(Unauthenticated.body)
         const key = yield* keys.authenticate(Redacted.value(credential))
         if (key === undefined) return yield* Effect.fail(Unauthenticated.body)
-        const facts = yield* Effect.serviceOption(RequestFacts)
-        if (facts._tag === "Some") facts.value.keyPrefix = key.prefix
+        const facts = Context.getOrUndefined(yield* Effect.context<never>(), RequestFacts)
+        if (facts !== undefined) facts.keyPrefix = key.prefix
         yield* touch(key)
-        yield* limitRequest(key)
+        yield* limitRequest(key, facts)
         const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
         if (access === undefined) return yield* Effect.fail(undeclared)
         if (access !== AnyValidKey && !key.scopes.includes(access)) return yield* Effect.fail(Forbidden.lacking(access))

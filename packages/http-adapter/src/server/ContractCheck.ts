@@ -4,8 +4,11 @@
  * the validation 422, before any business-rule 422; an endpoint with a path id declares the 404.
  * A forgotten `operation(...)` stops the server at start instead of opening the endpoint.
  */
-import { Context, Effect, type Schema } from "effect"
-import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { RequiredAccess } from "../shared/Access.ts"
 import { BusinessRuleError, declaredAt, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 

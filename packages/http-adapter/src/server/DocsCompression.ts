@@ -4,8 +4,9 @@
  * client accepts (br, then gzip), carries a strong ETag, and a matching `If-None-Match` gets a
  * 304 (docs/api.md "Documentation").
  */
-import { Effect } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash } from "node:crypto"
 import { brotliCompressSync, constants, gzipSync } from "node:zlib"
 

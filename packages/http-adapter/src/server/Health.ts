@@ -2,8 +2,10 @@
  * `GET /healthz` (the process answers) and `GET /readyz` (the database answers within a second;
  * 503 otherwise), without a key, outside /api/v1 (docs/api.md "Health").
  */
-import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { Readiness } from "@chamber/core"
 
 export const HealthRoutes = Layer.mergeAll(

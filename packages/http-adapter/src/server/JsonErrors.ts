@@ -5,9 +5,15 @@
  * a segment at `;`, so a path with either, or any character an API path never has, is a 404
  * (docs/api.md "Hostile and odd requests"). A 401 names its scheme (`WWW-Authenticate: Bearer`).
  */
-import { ByteSize, Cause, Effect } from "effect"
-import { HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import * as ByteSize from "effect/ByteSize"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
+import * as HttpServerError from "effect/http/HttpServerError"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { statusMessages } from "../shared/HttpErrors.ts"
 import type { Outside } from "./OutsideEndpoints.ts"
 
@@ -44,6 +50,9 @@ const unreadable = (error: unknown) =>
 const routeNotFound = (error: unknown) =>
   error instanceof HttpServerError.HttpServerError && error.reason._tag === "RouteNotFound"
 
+/** How many paths' methods are kept (each a short string and a small array). */
+const KNOWN_PATHS = 4096
+
 /** The characters of a canonical path: an API path is ASCII letters, digits and `/._~-`. */
 const NOT_CANONICAL = /[^A-Za-z0-9/._~-]/
 
@@ -60,10 +69,20 @@ const pathOf = (url: string) => {
 export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, outside: Outside) => {
   const routes = routesOf(api)
   /** The methods of the endpoints `path` names; as the router does, a literal segment wins over a path id. */
-  const methodsOf = (path: string) => {
+  const methodsOfUncached = (path: string): ReadonlyArray<string> => {
     const matching = routes.filter((r) => r.pattern.test(path))
     const best = Math.max(...matching.map((r) => r.literals))
     return matching.filter((r) => r.literals === best).map((r) => r.method)
+  }
+  // Every request asks: the answers for recent paths are kept (a bounded number of them).
+  const known = new Map<string, ReadonlyArray<string>>()
+  const methodsOf = (path: string) => {
+    let methods = known.get(path)
+    if (methods === undefined) {
+      if (known.size >= KNOWN_PATHS) known.clear()
+      known.set(path, methods = methodsOfUncached(path))
+    }
+    return methods
   }
   const wrongMethod = (methods: ReadonlyArray<string>) => errorResponse(405, { allow: [...new Set(methods)].join(", ") })
   const notFoundOrWrongMethod = (request: HttpServerRequest.HttpServerRequest) => {

@@ -3,8 +3,9 @@
  * and the mapping of domain errors (by kind, docs/api.md "Errors") to the contract's errors,
  * so that a handler is one expression.
  */
-import { Effect, type Schema } from "effect"
-import { HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { type DomainError, type Page, pageMeta } from "@chamber/core"
 import { CurrentKey } from "../shared/Access.ts"
 import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"

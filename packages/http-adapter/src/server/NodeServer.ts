@@ -4,9 +4,11 @@
  * Content-Length with Transfer-Encoding, `Expect` other than 100-continue); here those answers
  * are JSON `{message}` too, with the right status (docs/api.md "Errors").
  */
-import { Duration, Layer } from "effect"
-import { FetchHttpClient, HttpServer } from "effect/http"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as Duration from "effect/Duration"
+import * as Layer from "effect/Layer"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpServer from "effect/http/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as http from "node:http"
 import * as net from "node:net"
 import type { Duplex } from "node:stream"

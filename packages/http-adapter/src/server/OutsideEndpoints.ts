@@ -4,8 +4,9 @@
  * rate-limit fields like every other answer to it; a key over its limit gets the 429 instead
  * (docs/api.md "Rate limits", ruling 8).
  */
-import { Effect } from "effect"
-import { type HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { Keys } from "@chamber/core"
 import { makeCounter } from "./RateLimiting.ts"
 import { authorizationHeaders } from "./RawRequest.ts"

@@ -4,10 +4,13 @@
  * answer to it carries `RateLimit-Policy` and `RateLimit` for both windows (draft-ietf-httpapi-
  * ratelimit-headers-11, Structured Fields); a refused one is a 429 with an exact `Retry-After`.
  */
-import { Context, Effect } from "effect"
-import { HttpEffect, HttpServerResponse } from "effect/http"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { type KeyContext, noRateLimits, RateLimitStore, rateLimitKey, type Verdict, type WindowUse, wholeSeconds } from "@chamber/core"
 import { TooManyRequests } from "../shared/HttpErrors.ts"
+import type { RequestFacts } from "./RequestLog.ts"
 
 /** The per-minute limit of every key: the spec's 120 unless the operator sets CHAMBER_RATE_LIMIT_PER_MINUTE. */
 export const RateLimitPerMinute = Context.Reference<number>("chamber/http/RateLimitPerMinute", { defaultValue: () => 120 })
@@ -39,10 +42,17 @@ export const makeCounter = Effect.gen(function*() {
   })
 })
 
-/** For the bearer middleware: admitted, or a 429; either way the answer gets the fields. */
+/**
+ * For the bearer middleware: admitted, or a 429; either way the answer gets the fields, through
+ * the request's facts (server/RequestLog.ts) or, outside the front door, a pre-response handler.
+ */
 export const makeLimiter = Effect.map(makeCounter, (count) =>
-  count === undefined ? (_key: KeyContext) => Effect.void : Effect.fnUntraced(function*(key: KeyContext) {
+  count === undefined ? (_key: KeyContext, _facts: RequestFacts["Service"] | undefined) => Effect.void : Effect.fnUntraced(function*(
+    key: KeyContext,
+    facts: RequestFacts["Service"] | undefined
+  ) {
     const counted = yield* count(key)
-    yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, counted.headers)))
+    if (facts !== undefined) facts.headers = counted.headers
+    else yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, counted.headers)))
     if (!counted.admitted) return yield* Effect.fail(TooManyRequests.body)
   }))

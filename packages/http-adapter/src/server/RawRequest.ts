@@ -3,8 +3,8 @@
  * keeps only the first of several Authorization headers, and decodes a body's invalid UTF-8
  * into U+FFFD without a word.
  */
-import { Effect } from "effect"
-import type { HttpServerRequest } from "effect/http"
+import * as Effect from "effect/Effect"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { IncomingMessage } from "node:http"
 import { ValidationError } from "../shared/HttpErrors.ts"
 

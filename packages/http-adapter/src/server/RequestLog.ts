@@ -5,12 +5,22 @@
  * of secret-looking query parameters replaced), status, duration, request id and key prefix.
  * The key itself is never logged.
  */
-import { Context, Effect, LogLevel, References } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { randomUUID } from "node:crypto"
 
-/** What the log line learns during the request: the authenticating key's display prefix. */
-export class RequestFacts extends Context.Service<RequestFacts, { keyPrefix: string | null }>()("chamber/http/RequestFacts") {}
+/**
+ * What is learnt during the request: the authenticating key's display prefix for the log line,
+ * and the fields its answer carries whatever it is (the key's rate limits, server/RateLimiting.ts).
+ */
+export class RequestFacts extends Context.Service<RequestFacts, {
+  keyPrefix: string | null
+  headers: Record<string, string> | undefined
+}>()("chamber/http/RequestFacts") {}
 
 const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/
 const SECRET = /key|token|secret|password|passwd|auth|signature|session/i
@@ -37,7 +47,7 @@ export const withRequestLog = <E, R>(app: Effect.Effect<HttpServerResponse.HttpS
   Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
     const incoming = request.headers["x-request-id"]
     const requestId = incoming !== undefined && WELL_FORMED.test(incoming) ? incoming : randomUUID()
-    const facts: RequestFacts["Service"] = { keyPrefix: null }
+    const facts: RequestFacts["Service"] = { keyPrefix: null, headers: undefined }
     const started = performance.now()
     return app.pipe(
       Effect.provideService(RequestFacts, facts),
@@ -56,7 +66,9 @@ export const withRequestLog = <E, R>(app: Effect.Effect<HttpServerResponse.HttpS
             }))
         )
       ),
-      Effect.map((response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)),
+      Effect.map((response) =>
+        HttpServerResponse.setHeaders(response, facts.headers === undefined ? { "x-request-id": requestId } : { ...facts.headers, "x-request-id": requestId })
+      ),
       Effect.annotateLogs("request_id", requestId)
     )
   })

@@ -1,6 +1,6 @@
 /** Every request decode failure becomes the validation 422 (docs/api.md "Errors"), its fields named as the API names them. */
-import { Effect } from "effect"
-import { HttpApiMiddleware } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import { fieldErrors } from "@chamber/core"
 import { ValidationError } from "../shared/HttpErrors.ts"
 import { ValidationErrors } from "../shared/ValidationErrors.ts"

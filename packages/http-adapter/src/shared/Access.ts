@@ -4,8 +4,9 @@
  * the bearer middleware's declaration, the key a request carries, and the access annotation.
  * The implementation is server/AuthenticationLive.ts.
  */
-import { Context } from "effect"
-import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import type { KeyContext, Scope } from "@chamber/core"
 import { Forbidden, TooManyRequests, Unauthenticated, ValidationError } from "./HttpErrors.ts"
 

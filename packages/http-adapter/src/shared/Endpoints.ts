@@ -4,9 +4,10 @@
  * by its id. Each takes the operation's access and description (shared/Operation.ts), so a
  * resource's group is a list of these.
  */
-import type { Schema } from "effect"
-import type { HttpRouter } from "effect/http"
-import { HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
+import type * as Schema from "effect/Schema"
+import type * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import { NotFoundError, ValidationError } from "./HttpErrors.ts"
 import { operation, type OperationDoc } from "./Operation.ts"
 import { PageQuery, RowId, SortQuery } from "./Params.ts"

@@ -1,5 +1,6 @@
 /** The error bodies (docs/api.md "Errors"). Each encodes to exactly the fields shown. */
-import { Schema, SchemaAST } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import { summarize } from "@chamber/core"
 
 export class Unauthenticated extends Schema.Error<Unauthenticated>("Unauthenticated")(

@@ -4,8 +4,9 @@
  * its security requirement names the scope, its description says it, and only the errors the
  * endpoint can really answer are listed (no 403 without a scope, no 422 without input).
  */
-import { Context } from "effect"
-import { type HttpApiEndpoint, OpenApi } from "effect/http-api"
+import * as Context from "effect/Context"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { type Access, AnyValidKey, describeAccess, RequiredAccess } from "./Access.ts"
 import { declaredAt, ValidationError } from "./HttpErrors.ts"
 

@@ -1,5 +1,6 @@
 /** Path and query parameters shared by every group (docs/api.md "Lists, paging, sorting"). */
-import { Schema, SchemaTransformation } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 
 const ID = /^[1-9][0-9]{0,15}$/
 

@@ -4,8 +4,8 @@
  * over a real socket, and every answer checked against docs/api.md "Hostile and odd requests":
  * never a 5xx, never an empty body, every error JSON in its shape (docs/api.md "Errors").
  */
-import { Effect } from "effect"
-import type { HttpClient } from "effect/http"
+import * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
 import { Keys, Tenants } from "@chamber/core"
 import { createdId, creatorOf, type Endpoint, endpoints, withReferences } from "../endpoints.ts"
 import { call } from "../fixture.ts"

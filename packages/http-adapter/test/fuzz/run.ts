@@ -4,7 +4,8 @@
  * (FUZZ_SEED to replay one). Prints progress, the statuses seen and every failure with its seed
  * and index; exits 1 when anything failed.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { pgliteRuntime, runtimes } from "@chamber/pg-adapter/testing"
 import { serverOn, serverUrl } from "../fixture.ts"
 import { fuzz, fuzzTarget } from "./fuzz.ts"

@@ -3,7 +3,7 @@
  * `owner.pid`, keeps the files under `pgdata/` and serves `.s.PGSQL.5432`; every other process
  * connects to that socket. A pid file whose process is gone is stale and taken over.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"

@@ -1,6 +1,6 @@
 /** Contacts and their newsletter subscription (docs/api.md "Contacts and subscribers"). */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -1,6 +1,6 @@
 /** Invoices, their lines, the per-tenant number sequence, and payments (docs/api.md "Invoices", "Payments"). */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

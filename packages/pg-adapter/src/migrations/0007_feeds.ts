@@ -12,8 +12,8 @@
  *
  * `invoice_id` is a plain column: invoices arrive in a migration of their own.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

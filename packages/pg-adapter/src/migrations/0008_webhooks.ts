@@ -3,8 +3,8 @@
  * in its own transaction, to one delivery per active subscription of its tenant listing its kind
  * (ruling 19); relays claim due deliveries from here with a lease and record every attempt.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

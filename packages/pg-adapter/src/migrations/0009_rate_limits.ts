@@ -3,8 +3,8 @@
  * API key counted in the last day, its per-minute buckets, so a restart goes on counting and
  * `chamber key usage` reads them. Unused with Redis, which keeps the counts itself.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

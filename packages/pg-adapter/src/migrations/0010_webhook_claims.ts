@@ -6,8 +6,8 @@
  * planner pick the wrong one when its statistics still said that few deliveries wait.
  * (Numbered 10: main's 0009 is the rate-limit store's.)
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

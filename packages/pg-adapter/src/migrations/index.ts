@@ -2,8 +2,8 @@
  * The migrations: every numbered file of this folder (`0002_member_fax.ts`), in order. Adding a
  * migration is adding its file; its id is the number and its name the rest (`2_member_fax`).
  */
-import type { Effect } from "effect"
-import type { SqlClient } from "effect/sql"
+import type * as Effect from "effect/Effect"
+import type * as SqlClient from "effect/sql/SqlClient"
 import { readdirSync } from "node:fs"
 
 const folder = new URL("./", import.meta.url)

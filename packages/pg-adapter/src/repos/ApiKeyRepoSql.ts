@@ -1,6 +1,7 @@
 /** API keys in SQL: looked up by SHA-256 hash only; the plaintext is never stored. */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { type ApiKey, ApiKeyRepo, type Scope } from "@chamber/core"
 import { type Int8, iso } from "./rows.ts"
 

@@ -3,8 +3,9 @@
  * `bookings` and read through the view `bookings_shown` (the type's current name, no visitor
  * detail; `ShownSql.ts`).
  */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { BookingRepo, BookingResource, type BookingSort } from "@chamber/core"
 import { orderBy } from "./ResourceSql.ts"
 import { shownTable } from "./ShownSql.ts"

@@ -3,8 +3,9 @@
  * subscribe holds a transaction-level advisory lock on (tenant, address), which holds on the
  * embedded database too (docs/architecture.md "What embedded connections share").
  */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { ContactRepo, ContactResource, type ContactSort } from "@chamber/core"
 import { orderBy, resourceTable } from "./ResourceSql.ts"
 

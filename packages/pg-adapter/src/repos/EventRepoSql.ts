@@ -1,6 +1,7 @@
 /** Events in SQL, every statement scoped by tenant (`resourceTable`). */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { EventRepo, EventResource, type EventSort } from "@chamber/core"
 import { orderBy, resourceTable } from "./ResourceSql.ts"
 

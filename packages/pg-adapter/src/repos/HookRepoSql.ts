@@ -1,6 +1,7 @@
 /** Webhook subscriptions in SQL, every statement scoped by tenant. */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { type Hook, HookRepo } from "@chamber/core"
 import { isoColumn } from "./ResourceSql.ts"
 

@@ -1,6 +1,7 @@
 /** Adapters for the infrastructure ports: SQL transactions, readiness and the SHA-256 key hasher. */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { createHash } from "node:crypto"
 import { KeyHasher, Readiness, Transactor } from "@chamber/core"
 

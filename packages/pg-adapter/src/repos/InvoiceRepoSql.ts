@@ -1,6 +1,8 @@
 /** Invoices, their lines and their number sequence in SQL, every statement scoped by tenant (`resourceTable`). */
-import { Array as Arr, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { InvoiceRepo, InvoiceResource, type InvoiceSort } from "@chamber/core"
 import { randomBytes } from "node:crypto"
 import { orderBy, resourceTable } from "./ResourceSql.ts"

@@ -1,6 +1,7 @@
 /** Members in SQL, every statement scoped by tenant (`resourceTable`); writes answer a taken slug. */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { MemberRepo, MemberResource, type MemberSort, SlugTaken } from "@chamber/core"
 import { likeEscape } from "./rows.ts"
 import { columnValues, orderBy, resourceTable } from "./ResourceSql.ts"

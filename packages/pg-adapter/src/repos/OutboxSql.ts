@@ -2,8 +2,9 @@
  * The outbox in SQL: an event row, and its deliveries to the subscriptions that want it, written
  * with the caller's transaction (the ambient one).
  */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { type EventKind, newEventId, Outbox, type OutboxEvent } from "@chamber/core"
 import type { Int8 } from "./rows.ts"
 

@@ -2,8 +2,9 @@
  * Placements in SQL, every statement scoped by tenant: written to `sponsorships` as rows of kind
  * `ad`, read through the view `placements_shown` (those rows, with `ctr`; `ShownSql.ts`).
  */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { PlacementRepo, PlacementResource, type PlacementSort } from "@chamber/core"
 import { orderBy } from "./ResourceSql.ts"
 import { shownTable } from "./ShownSql.ts"

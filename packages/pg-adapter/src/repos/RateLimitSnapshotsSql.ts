@@ -1,6 +1,7 @@
 /** The in-process rate-limit store's saved windows in SQL: all changed keys in one statement. */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { type Bucket, expiredBefore, RateLimitSnapshots } from "@chamber/core"
 
 interface Row {

@@ -1,6 +1,7 @@
 /** Event registrations in SQL, every statement scoped by tenant; a page is one statement (`listPage`). */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { RegistrationRepo, RegistrationResource } from "@chamber/core"
 import { columnValues, listPage, type ResourceRow, selectList, toEnvelope } from "./ResourceSql.ts"
 

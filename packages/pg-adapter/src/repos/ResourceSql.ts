@@ -4,8 +4,9 @@
  * A resource's table has one column per attribute, named as the API names it, plus `id`,
  * `tenant_id`, `created_at` and `updated_at`.
  */
-import { Effect } from "effect"
-import type { SqlClient, Statement } from "effect/sql"
+import * as Effect from "effect/Effect"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import { type Fields, type Page, PER_PAGE, pageOffset, type Resource, type SortOrder, type StoredStruct } from "@chamber/core"
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`

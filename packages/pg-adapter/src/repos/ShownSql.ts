@@ -4,8 +4,8 @@
  * computed when read (`derived`: a referenced row's current name, a ratio), which are no column
  * of the table and are left out of writes. Every statement is scoped by tenant.
  */
-import { Effect } from "effect"
-import type { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import type * as SqlClient from "effect/sql/SqlClient"
 import type { Fields, Resource } from "@chamber/core"
 import { columnValues, resourceTable } from "./ResourceSql.ts"
 

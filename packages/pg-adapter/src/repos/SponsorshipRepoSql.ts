@@ -2,8 +2,9 @@
  * Sponsorships in SQL, every statement scoped by tenant: written to `sponsorships`, read through
  * the view `sponsorships_shown` (tier and logo_wall rows, the member's current name; `ShownSql.ts`).
  */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { SponsorshipRepo, SponsorshipResource, type SponsorshipSort } from "@chamber/core"
 import { orderBy } from "./ResourceSql.ts"
 import { shownTable } from "./ShownSql.ts"

@@ -1,6 +1,7 @@
 /** Tenants, their people and their custom field definitions in SQL. */
-import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { type CustomFieldDefinition, type CustomFieldResource, type Role, Tenant, TenantRepo, type User } from "@chamber/core"
 import type { Int8 } from "./rows.ts"
 

@@ -4,7 +4,11 @@
  * CHAMBER_SECRET_KEY when it is set (`v1:` + base64 of iv, tag and ciphertext), else as they are
  * (`plain:`); a secret stored in the clear is still read once a key is set.
  */
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes } from "node:crypto"
 import { WebhookSecrets } from "@chamber/core"
 
