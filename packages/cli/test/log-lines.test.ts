@@ -1,0 +1,83 @@
+/**
+ * `chamber serve`'s log lines (docs/cli.md "Logs"): the direct JSON formatter writes what Effect's
+ * JSON logger writes, character for character, for the access log's lines and for any other; the
+ * writer keeps lines in order, writes a turn's lines at once, and loses none at exit.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as Redacted from "effect/Redacted"
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { formatJsonLine, lineWriter } from "../src/LogLines.ts"
+
+/** Both formatters' lines for the same log calls. */
+const linesOf = (program: Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const ours: Array<string> = []
+    const effects: Array<string> = []
+    const both = Logger.make<unknown, void>((options) => {
+      ours.push(formatJsonLine.log(options))
+      effects.push(Logger.formatJson.log(options))
+    })
+    yield* program.pipe(Effect.provide(Logger.layer([both])))
+    return { ours, effects }
+  })
+
+describe("chamber serve's log lines", () => {
+  it.effect("the access log's line, and lines with spans, objects, secrets, causes and several messages, as Effect writes them", () =>
+    Effect.gen(function*() {
+      const { ours, effects } = yield* linesOf(Effect.gen(function*() {
+        yield* Effect.logInfo("request").pipe(Effect.annotateLogs({
+          method: "GET",
+          path: "/api/v1/members?page=1",
+          status: 200,
+          duration_ms: 1.5,
+          key_prefix: null,
+          ok: true
+        }), Effect.annotateLogs("request_id", "abc-123"))
+        yield* Effect.logWarning("quoted \"text\"\nand a newline, émoji 🎉").pipe(Effect.withLogSpan("claim"))
+        yield* Effect.logInfo("an object").pipe(Effect.annotateLogs({ detail: { nested: [1, 2] } }))
+        yield* Effect.logInfo("a secret").pipe(Effect.annotateLogs({ token: Redacted.make("s3cret") }))
+        yield* Effect.logError("failed", Cause.fail(new Error("boom")))
+        yield* Effect.logInfo("two", "messages")
+        yield* Effect.logInfo(42)
+        yield* Effect.logInfo("not finite").pipe(Effect.annotateLogs({ n: Number.NaN }))
+      }))
+      assert.strictEqual(ours.length, 8)
+      assert.deepStrictEqual(ours, effects)
+      assert.notInclude(ours.join("\n"), "s3cret")
+      assert.deepInclude(JSON.parse(ours[0]!), {
+        message: "request",
+        level: "INFO",
+        annotations: { request_id: "abc-123", method: "GET", path: "/api/v1/members?page=1", status: 200, duration_ms: 1.5, key_prefix: null, ok: true }
+      })
+    }))
+
+  it("writes a turn's lines in one write, in order", async () => {
+    const writes: Array<string> = []
+    const out = lineWriter((chunk) => void writes.push(chunk))
+    out.line("one")
+    out.line("two\nlines")
+    out.line("three")
+    assert.deepStrictEqual(writes, [])
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepStrictEqual(writes, ["one\ntwo\nlines\nthree\n"])
+    out.line("four")
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepStrictEqual(writes, ["one\ntwo\nlines\nthree\n", "four\n"])
+  })
+
+  it("writes what is pending when the process exits", () => {
+    const module = fileURLToPath(new URL("../src/LogLines.ts", import.meta.url))
+    const script = `import { stdoutLines } from ${JSON.stringify(module)}
+      for (let i = 0; i < 1000; i++) stdoutLines().line("line " + i)
+      process.exit(3)`
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })
+    assert.strictEqual(run.status, 3, run.stderr)
+    const lines = run.stdout.trimEnd().split("\n")
+    assert.strictEqual(lines.length, 1000)
+    assert.deepStrictEqual([lines[0], lines[999]], ["line 0", "line 999"])
+  })
+})
