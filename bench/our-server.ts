@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
-import { createWriteStream } from "node:fs"
+import { openSync, writeSync } from "node:fs"
 import * as HttpServer from "effect/http/HttpServer"
 import { NoRateLimits, SavedRateLimitStore } from "../packages/core/src/index.ts"
 import { RedisRateLimitStore } from "../packages/redis-adapter/src/index.ts"
@@ -26,8 +26,9 @@ if (url === undefined || url === "") throw new Error("our-server: DATABASE_URL i
  * otherwise logging below warn is off.
  */
 const toFile = (path: string) => {
-  const out = createWriteStream(path, { flags: "a" })
-  return Logger.layer([linesLogger("json", lineWriter((chunk) => void out.write(chunk)))])
+  // Written as Node writes a standard output redirected to a file: synchronously, by the main thread.
+  const fd = openSync(path, "a")
+  return Logger.layer([linesLogger("json", lineWriter((chunk) => void writeSync(fd, chunk)))])
 }
 const accessLog = process.env.BENCH_ACCESS_LOG || undefined
 const Logging = accessLog === undefined ? Layer.succeed(References.MinimumLogLevel)("Warn") : toFile(accessLog)

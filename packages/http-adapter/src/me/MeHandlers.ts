@@ -3,7 +3,9 @@ import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { canWrite, type KeyContext } from "@chamber/core"
 import { Api } from "../Api.ts"
+import * as Kit from "../server/Kit.ts"
 import { CurrentKey } from "../shared/Access.ts"
+import { ConnectionInfo } from "./MeGroup.ts"
 
 const connectionInfo = (key: KeyContext) => ({
   chamber: key.chamber,
@@ -12,4 +14,4 @@ const connectionInfo = (key: KeyContext) => ({
 })
 
 export const MeHandlers = HttpApiBuilder.group(Api, "me", (handlers) =>
-  handlers.handle("me", () => Effect.map(Effect.service(CurrentKey), connectionInfo)))
+  handlers.handle("me", () => Kit.withStatus(ConnectionInfo, () => Effect.map(Effect.service(CurrentKey), connectionInfo), (info) => [200, info])))
