@@ -5,7 +5,7 @@
  * (`Outbox.append` in a transaction: the event, one delivery per active subscription listing its
  * kind, and the NOTIFY, in one statement). Deterministic, so every round gets the same work.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type pg from "pg"
 import { type EventKind, Hooks, Outbox, Tenants, Transactor } from "../packages/core/src/index.ts"
 import { memberInputs } from "./seed-data.ts"
