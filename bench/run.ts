@@ -52,6 +52,7 @@ import { LISTENING, POOL_SIZE } from "./shared.ts"
 import { invoiceBodies, memberBodies, memberInputs, paymentBodies } from "./seed-data.ts"
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
 import { benchRelay } from "./relay.ts"
+import { benchLarge } from "./large.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
@@ -487,7 +488,7 @@ const ENDPOINTS = ALL_ENDPOINTS.filter((e) => ONLY.length === 0 || ONLY.includes
 /** The webhook relay section (relay.ts). */
 const RELAY = ONLY.length === 0 || ONLY.includes("relay")
 {
-  const known = [...ALL_ENDPOINTS.map((e) => e.id), "relay"]
+  const known = [...ALL_ENDPOINTS.map((e) => e.id), "relay", "large"]
   const unknown = ONLY.filter((id) => !known.includes(id))
   if (unknown.length > 0) {
     console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
@@ -697,6 +698,8 @@ const main = async () => {
     })
     if (PROFILE) log(`relay CPU profiles, one per process and round: ${profiles}/ours-relay*.${dbName}.*.cpuprofile`)
   }
+  // Large tenants (large.ts): only when asked for, BENCH_ONLY=large.
+  if (ONLY.includes("large")) await benchLarge({ dbUrl, log, elapsed })
 }
 
 /** The HTTP endpoints: seed, same answers and SQL, measured rounds, report. */

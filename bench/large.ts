@@ -1,0 +1,348 @@
+/**
+ * `BENCH_ONLY=large pnpm bench` (bench/README.md "Large tenants"): does a members list answer as
+ * fast at 100,000 members as at 1,000? On PostgreSQL (the bench database) and on embedded PGlite
+ * (a temporary data directory), two chambers are made through the core services, one of
+ * BENCH_LARGE_SMALL members and one of BENCH_LARGE_BIG, their members inserted by SQL in batches
+ * (the bench generator's varied members, so names repeat as a directory's do). Then `chamber
+ * serve` (the product as shipped, its own embedded path included) answers, one request at a time,
+ * alternating the two chambers: page 1, a page near the end (last_page - 1), name searches (a
+ * typical word, and a term matching a handful) and the other orders. Each case prints p50 for
+ * both sizes and the ratio, PASS when it is at most 2x. BENCH_EXPLAIN=1 also prints
+ * EXPLAIN (ANALYZE, BUFFERS) of the statements each large-chamber case runs, captured from the
+ * product's own repository.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { cpus, loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Effect, Layer } from "effect"
+import { SqlClient, Statement } from "effect/sql"
+import { Keys, Members, slugify, Tenants } from "../packages/core/src/index.ts"
+import { type DatabaseConfig, StorageLive } from "../packages/pg-adapter/src/index.ts"
+import { collectLines, newOutput, spawnNode, stopChild } from "./processes.ts"
+import { memberInputs } from "./seed-data.ts"
+
+const SMALL = Number(process.env.BENCH_LARGE_SMALL ?? 1_000)
+const BIG = Number(process.env.BENCH_LARGE_BIG ?? 100_000)
+/** Per case and size: at least this many measured requests, and more while the case's time lasts. */
+const MIN_REQUESTS = Number(process.env.BENCH_LARGE_REQUESTS ?? 7)
+const CASE_SECONDS = Number(process.env.BENCH_LARGE_SECONDS ?? 5)
+const MAX_REQUESTS = 40
+const EXPLAIN = process.env.BENCH_EXPLAIN === "1"
+const DATABASES = (process.env.BENCH_LARGE_DATABASES ?? "postgres,pglite").split(",").map((s) => s.trim())
+const BAR = 2
+const BATCH = 5_000
+
+const bin = fileURLToPath(new URL("../packages/cli/src/bin.ts", import.meta.url))
+
+export interface LargeBenchContext {
+  readonly dbUrl: string
+  readonly log: (line: string) => void
+  readonly elapsed: () => string
+}
+
+interface Chamber {
+  readonly size: number
+  readonly tenantId: number
+  readonly key: string
+}
+
+/** A case: one request for either chamber, on page 1 or on last_page - 1 (learnt from page 1). */
+interface Case {
+  readonly name: string
+  /** One of the issue's three promises (the others are shown, without a verdict of their own). */
+  readonly promised: boolean
+  /** `members?sort=-name`, `members/search?name=bakery`: the path after /api/v1/, without page. */
+  readonly path: string
+  readonly end: boolean
+  /** The core call the case makes, for EXPLAIN. */
+  readonly core: (members: Members["Service"], tenantId: number, page: number) => Effect.Effect<unknown, unknown>
+}
+
+const typicalWord = "bakery"
+
+/** A term of the big chamber's names that matches a handful of them (3 to 8), case-insensitively. */
+const handfulTerm = (names: ReadonlyArray<string>) => {
+  const lower = names.map((n) => n.toLowerCase())
+  for (let i = names.length - 1; i >= 0; i--) {
+    const term = names[i]!.replace(/\d{2}$/, "")
+    const needle = term.toLowerCase()
+    let n = 0
+    for (const name of lower) if (name.includes(needle) && ++n > 8) break
+    if (n >= 3 && n <= 8) return term
+  }
+  return names[names.length - 1]!
+}
+
+const cases = (handful: string): ReadonlyArray<Case> => {
+  const list = (name: string, query: string, end: boolean, promised: boolean): Case => {
+    const params = new URLSearchParams(query)
+    return {
+      name,
+      promised,
+      path: `members?${query}`,
+      end,
+      core: (members, tenantId, page) =>
+        members.list(tenantId, { status: (params.get("status") ?? undefined) as never, sort: params.get("sort") ?? undefined, page })
+    }
+  }
+  const search = (name: string, term: string, end: boolean, promised: boolean): Case => ({
+    name,
+    promised,
+    path: `members/search?name=${encodeURIComponent(term)}`,
+    end,
+    core: (members, tenantId, page) => members.search(tenantId, { name: term, page })
+  })
+  return [
+    list("page 1", "", false, true),
+    list("page last_page - 1", "", true, true),
+    search(`search name=${typicalWord}, page 1`, typicalWord, false, true),
+    search(`search name=${JSON.stringify(handful)}`, handful, false, true),
+    search(`search name=${typicalWord}, last_page - 1`, typicalWord, true, false),
+    list("sort=-name, page 1", "sort=-name", false, false),
+    list("sort=-name, last_page - 1", "sort=-name", true, false),
+    list("sort=created_at, page 1", "sort=created_at", false, false),
+    list("sort=-created_at, last_page - 1", "sort=-created_at", true, false),
+    list("status=lapsed, page 1", "status=lapsed", false, false),
+    list("status=active, last_page - 1", "status=active", true, false)
+  ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seeding: chambers and keys through the services, members by SQL in batches.
+
+const insertMembers = (tenantId: number, count: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const inputs = memberInputs(count)
+    const base = Date.UTC(2015, 0, 1)
+    for (let from = 0; from < count; from += BATCH) {
+      const batch = inputs.slice(from, from + BATCH).map((m, i) => ({
+        ...m,
+        slug: slugify(m.name),
+        // Creation times that follow neither ids nor names: minutes apart, shuffled in blocks.
+        created_at: new Date(base + (((from + i) * 7919) % count) * 60_000).toISOString()
+      }))
+      yield* sql`
+        INSERT INTO members (tenant_id, name, slug, status, industry, secondary_industries, slogan, about, website, email, phone,
+          address_line1, address_line2, city, state, zip, member_since, employee_count, directory_visible, custom_fields, created_at, updated_at)
+        SELECT ${tenantId}, r.name, r.slug, r.status, r.industry, r.secondary_industries, r.slogan, r.about, r.website, r.email, r.phone,
+          r.address_line1, r.address_line2, r.city, r.state, r.zip, r.member_since, r.employee_count, r.directory_visible,
+          coalesce(r.custom_fields, '{}'::jsonb), r.created_at, r.created_at
+        FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS r(name text, slug text, status text, industry text,
+          secondary_industries jsonb, slogan text, about text, website text, email text, phone text, address_line1 text,
+          address_line2 text, city text, state text, zip text, member_since date, employee_count integer,
+          directory_visible boolean, custom_fields jsonb, created_at timestamptz)`
+    }
+    return inputs.map((m) => m.name)
+  })
+
+const makeChamber = (size: number) =>
+  Effect.gen(function*() {
+    const tenants = yield* Tenants
+    const keys = yield* Keys
+    const tenant = yield* tenants.create({ name: `Large bench chamber of ${size}`, website: "https://large.example" })
+    yield* tenants.addUser(tenant.id, "admin@large.example", "chamber_admin")
+    yield* tenants.addField(tenant.id, { resource: "member", key: "membership_level", label: "Membership level", api_visible: true })
+    yield* tenants.addField(tenant.id, { resource: "member", key: "board_member", label: "Board member", api_visible: true })
+    yield* tenants.addField(tenant.id, { resource: "member", key: "internal_notes", label: "Internal notes", api_visible: false })
+    const names = yield* insertMembers(tenant.id, size)
+    const key = yield* keys.mint({ tenant: tenant.id, asEmail: "admin@large.example", name: "Large bench", scopes: "read", dailyLimit: 2_000_000_000 })
+    return { chamber: { size, tenantId: tenant.id, key: key.key } satisfies Chamber, names }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// EXPLAIN: the statements a core call runs, captured as the product compiles them, then explained.
+
+const captured = (effect: Effect.Effect<unknown, unknown>) =>
+  Effect.gen(function*() {
+    const statements: Array<readonly [string, ReadonlyArray<unknown>]> = []
+    const record: Statement.Transformer = (statement) =>
+      Effect.sync(() => {
+        statements.push(statement.compile())
+        return statement
+      })
+    yield* effect.pipe(Effect.provideService(Statement.CurrentTransformer, record))
+    return statements
+  })
+
+const explain = (members: Members["Service"], tenantId: number, page: number, c: Case, log: (line: string) => void) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    for (const [text, params] of yield* captured(c.core(members, tenantId, page))) {
+      const plan = yield* sql.unsafe<{ readonly "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)
+      log(`  -- ${text.replace(/\s+/g, " ").slice(0, 400)}`)
+      log(`  -- params: ${JSON.stringify(params)}`)
+      for (const row of plan) log(`  ${row["QUERY PLAN"]}`)
+    }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// The server and the timing.
+
+interface Served {
+  readonly base: string
+  readonly stop: () => Promise<void>
+}
+
+/** `chamber serve` on a free port, no relay, logging warnings only, rate limits far away. */
+const serve = (env: Record<string, string>) =>
+  new Promise<Served>((resolve, reject) => {
+    const { REDIS_URL: _redis, ...rest } = process.env
+    const child = spawnNode([bin, "serve", "--port", "0", "--no-relay"], {
+      ...rest,
+      ...env,
+      LOG_LEVEL: "warn",
+      NO_COLOR: "1",
+      CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
+      NODE_ENV: "production"
+    })
+    const output = newOutput()
+    collectLines(child.stderr!, output)
+    const timer = setTimeout(() => reject(new Error("chamber serve did not start within 120 s")), 120_000)
+    collectLines(child.stdout!, output, (line) => {
+      const match = line.match(/Chamber Data API on (http:\/\/[^ ]+)\/api\/v1/)
+      if (match === null) return false
+      clearTimeout(timer)
+      resolve({ base: match[1]!, stop: () => stopChild(child) })
+      return true
+    })
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer)
+      reject(new Error(`chamber serve exited (code ${code}, signal ${signal})\n${output.first.join("\n")}`))
+    })
+  })
+
+const get = async (base: string, path: string, key: string) => {
+  const started = performance.now()
+  const response = await fetch(base + path, { headers: { authorization: `Bearer ${key}` } })
+  const body = await response.json() as { data: Array<unknown>; meta: { total: number; last_page: number } }
+  const ms = performance.now() - started
+  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`)
+  return { ms, body }
+}
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+interface Timed {
+  readonly name: string
+  readonly promised: boolean
+  readonly small: { readonly p50: number; readonly rows: number; readonly total: number; readonly n: number }
+  readonly big: { readonly p50: number; readonly rows: number; readonly total: number; readonly n: number }
+}
+
+const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a")
+
+const url = (path: string, page: number) => `/api/v1/${path}${path.endsWith("?") ? "" : "&"}page=${page}`
+
+/** The page a case asks of a chamber: 1, or last_page - 1 as page 1's meta says. */
+const pageOf = async (base: string, c: Case, chamber: Chamber) =>
+  c.end ? Math.max(1, (await get(base, url(c.path, 1), chamber.key)).body.meta.last_page - 1) : 1
+
+/** Every case on one server, the two chambers alternately. */
+const timeCases = async (base: string, chambers: readonly [Chamber, Chamber], list: ReadonlyArray<Case>, log: (line: string) => void) => {
+  const out: Array<Timed> = []
+  for (const c of list) {
+    const paths = await Promise.all(chambers.map(async (chamber) => url(c.path, await pageOf(base, c, chamber))))
+    // Warm-up: one of each (plans cached, pages in memory).
+    for (const [i, chamber] of chambers.entries()) await get(base, paths[i]!, chamber.key)
+    const samples: [Array<number>, Array<number>] = [[], []]
+    const last: Array<{ rows: number; total: number }> = []
+    const started = performance.now()
+    while (samples[0].length < MAX_REQUESTS && (samples[0].length < MIN_REQUESTS || performance.now() - started < CASE_SECONDS * 1000)) {
+      for (const [i, chamber] of chambers.entries()) {
+        const { ms, body } = await get(base, paths[i]!, chamber.key)
+        samples[i]!.push(ms)
+        last[i] = { rows: body.data.length, total: body.meta.total }
+      }
+    }
+    const timed: Timed = {
+      name: c.name,
+      promised: c.promised,
+      small: { p50: median(samples[0]), n: samples[0].length, ...last[0]! },
+      big: { p50: median(samples[1]), n: samples[1].length, ...last[1]! }
+    }
+    out.push(timed)
+    const ratio = timed.big.p50 / timed.small.p50
+    log(
+      `  ${c.name.padEnd(44)}${f(timed.small.p50).padStart(9)}${f(timed.big.p50).padStart(10)}${`${f(ratio, 2)}x`.padStart(8)}  ${
+        ratio <= BAR ? "PASS" : "FAIL"
+      }${c.promised ? "       " : " (shown)"}  rows/total ${timed.small.rows}/${timed.small.total}, ${timed.big.rows}/${timed.big.total}; n ${timed.small.n}`
+    )
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const runOn = async (label: string, config: DatabaseConfig, serverEnv: Record<string, string>, ctx: LargeBenchContext) => {
+  const { log, elapsed } = ctx
+  log(`\nlarge tenants on ${label}: seeding chambers of ${SMALL} and ${BIG} members`)
+  const storage = StorageLive(config)
+  const seeded = await Effect.runPromise(
+    Effect.gen(function*() {
+      const small = yield* makeChamber(SMALL)
+      const big = yield* makeChamber(BIG)
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`VACUUM ANALYZE`
+      return { small: small.chamber, big: big.chamber, names: big.names }
+    }).pipe(Effect.provide(Layer.fresh(storage)), Effect.orDie)
+  )
+  const handful = handfulTerm(seeded.names)
+  const list = cases(handful)
+  log(`[${elapsed()}] seeded (tenants ${seeded.small.tenantId} and ${seeded.big.tenantId}); the handful search term is ${JSON.stringify(handful)}`)
+
+  const server = await serve(serverEnv)
+  let timed: ReadonlyArray<Timed>
+  try {
+    log(`[${elapsed()}] chamber serve on ${server.base}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`)
+    log(`  ${"case".padEnd(44)}${`${SMALL} ms`.padStart(9)}${`${BIG} ms`.padStart(10)}${"ratio".padStart(8)}`)
+    timed = await timeCases(server.base, [seeded.small, seeded.big], list, log)
+    if (EXPLAIN) {
+      const pages = await Promise.all(list.map((c) => pageOf(server.base, c, seeded.big)))
+      await server.stop()
+      log(`\nEXPLAIN (ANALYZE, BUFFERS) on ${label}, chamber of ${BIG}:`)
+      await Effect.runPromise(
+        Effect.gen(function*() {
+          const members = yield* Members
+          for (const [i, c] of list.entries()) {
+            log(`\n${c.name} (page ${pages[i]}):`)
+            yield* explain(members, seeded.big.tenantId, pages[i]!, c, log)
+          }
+        }).pipe(Effect.provide(Layer.fresh(storage)), Effect.orDie)
+      )
+    }
+  } finally {
+    await server.stop()
+  }
+  return timed
+}
+
+export const benchLarge = async (ctx: LargeBenchContext): Promise<void> => {
+  const { log } = ctx
+  log(`\n=== large tenants: ${SMALL} and ${BIG} members, p50 of sequential requests over HTTP (bar: ${BIG} within ${BAR}x of ${SMALL}), ${cpus().length} CPUs ===`)
+  const results: Array<readonly [string, ReadonlyArray<Timed>]> = []
+  if (DATABASES.includes("postgres")) {
+    results.push(["PostgreSQL", await runOn("PostgreSQL", { _tag: "Postgres", url: ctx.dbUrl, maxConnections: 4 }, { DATABASE_URL: ctx.dbUrl }, ctx)])
+  }
+  if (DATABASES.includes("pglite")) {
+    const dir = mkdtempSync(join(tmpdir(), "chamber-large-"))
+    try {
+      const dataDir = join(dir, "data")
+      results.push(["embedded PGlite", await runOn("embedded PGlite", { _tag: "Embedded", dataDir }, { DATABASE_URL: "", CHAMBER_DATA_DIR: dataDir }, ctx)])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  log("")
+  for (const [label, timed] of results) {
+    for (const t of timed.filter((t) => t.promised)) {
+      const ratio = t.big.p50 / t.small.p50
+      log(`${ratio <= BAR ? "PASS" : "FAIL"}: ${label}, ${t.name}: ${f(t.big.p50)} ms at ${BIG} against ${f(t.small.p50)} ms at ${SMALL} = ${f(ratio, 2)}x (bar <= ${BAR}x)`)
+    }
+  }
+}
