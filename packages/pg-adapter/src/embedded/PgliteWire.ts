@@ -15,6 +15,7 @@
  * on COPY FROM STDIN, its next query spins forever and would freeze the process.)
  */
 import { PGlite } from "@electric-sql/pglite"
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { Duplex } from "node:stream"
 import * as net from "node:net"
 
@@ -46,7 +47,7 @@ export class PgliteWire {
 
   /** Opens (creating when absent) the database under `dataDir`; in memory when undefined. */
   static async open(dataDir: string | undefined): Promise<PgliteWire> {
-    const db = dataDir === undefined ? new PGlite() : new PGlite(dataDir)
+    const db = new PGlite({ ...(dataDir === undefined ? {} : { dataDir }), extensions: { pg_trgm } })
     await db.waitReady
     return new PgliteWire(db)
   }
