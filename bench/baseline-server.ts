@@ -9,9 +9,10 @@
  * - auth: `Authorization: Bearer cck_...`, key shape check, SHA-256 hash, the same lookup as
  *   ApiKeyRepoSql.findActiveByHash (api_keys joined with tenants), last_used_at touched at most
  *   once a minute off the request path, scope check;
- * - GET /api/v1/members?page=N: the same single statement as MemberRepoSql.list (columns,
- *   visible custom fields subquery, `count(*) OVER ()`, default name order, 100 a page) and the
- *   same JSON envelope;
+ * - GET /api/v1/members?page=N: the same statements as MemberRepoSql.list (MemberListSql.ts,
+ *   PageSql.countedPage: page 1 one statement, the kept count beside the columns and visible
+ *   custom fields subquery, default name order, 100 a page; a later page the count, then the
+ *   page from the nearer end) and the same JSON envelope;
  * - GET /api/v1/me: the same connection-info JSON;
  * - POST /api/v1/members (Members.create): the body checked field by field, the slug made from
  *   the name and made unique with -2, -3... (the taken slugs read first; a conflicting insert
@@ -65,12 +66,28 @@ const MEMBER_COLUMNS = `m.id, m.name, m.slug, m.status, m.industry, m.secondary_
        ON d.tenant_id = m.tenant_id AND d.resource = 'member' AND d.api_visible AND d.key = e.key) AS custom_fields,
   ${iso("m.created_at")} AS created_at, ${iso("m.updated_at")} AS updated_at`
 
-const LIST_SQL = `SELECT ${MEMBER_COLUMNS}, count(*) OVER () AS total_count
-  FROM members m WHERE m.tenant_id = $1
-  ORDER BY lower(m.name) COLLATE "C" ASC, m.id ASC
-  LIMIT $2 OFFSET $3`
+/** The chamber's kept member count (migration 0011), as MemberListSql.countedMembers reads it. */
+const TOTAL = `(SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = $1)`
+const NAME_ORDER = `lower(m.name) COLLATE "C" ASC, m.id ASC`
 
-const COUNT_SQL = `SELECT count(*) AS n FROM members m WHERE m.tenant_id = $1`
+/** Page 1: the total beside the rows. */
+const FIRST_PAGE_SQL = `SELECT ${TOTAL} AS total_count, ${MEMBER_COLUMNS}
+  FROM members m WHERE m.tenant_id = $2
+  ORDER BY ${NAME_ORDER} LIMIT $3`
+
+const TOTAL_SQL = `SELECT ${TOTAL} AS total_count`
+
+/** A later page: its ids read forward, or backward from the end, then its rows in order. */
+const laterPageSql = (reversed: boolean) =>
+  `SELECT ${TOTAL} AS total_count, ${MEMBER_COLUMNS}
+  FROM members m
+  JOIN (SELECT m.id FROM members m WHERE m.tenant_id = $2
+        ORDER BY ${reversed ? `lower(m.name) COLLATE "C" DESC, m.id DESC` : NAME_ORDER}
+        LIMIT $3 OFFSET $4) listed
+    ON listed.id = m.id
+  ORDER BY ${NAME_ORDER}`
+const LATER_PAGE_SQL = laterPageSql(false)
+const LATER_PAGE_REVERSED_SQL = laterPageSql(true)
 
 const MEMBER_FIND_SQL = `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.tenant_id = $1 AND m.id = $2`
 
@@ -438,8 +455,7 @@ const tenantRow = async (db: Queryable, tenantId: number) => {
 const members = async (key: Key, query: URLSearchParams) => {
   const page = query.has("page") ? Number(query.get("page")) : 1
   if (!Number.isInteger(page) || page < 1) throw invalid("page", "The page field must be an integer of at least 1.")
-  const rows = await run(pool, "members", LIST_SQL, [key.tenantId, PER_PAGE, (page - 1) * PER_PAGE])
-  const total = rows.length > 0 ? Number(rows[0].total_count) : Number((await run(pool, "count", COUNT_SQL, [key.tenantId]))[0].n)
+  const { rows, total } = page === 1 ? await firstPage(key.tenantId) : await laterPage(key.tenantId, page)
   return {
     data: rows.map(toMember),
     meta: { current_page: page, per_page: PER_PAGE, total, last_page: Math.max(1, Math.ceil(total / PER_PAGE)) }
@@ -450,6 +466,29 @@ const member = async (key: Key, id: number) => {
   const row = (await run(pool, "member-find", MEMBER_FIND_SQL, [key.tenantId, id]))[0]
   if (row === undefined) throw notFound()
   return { data: toMember(row) }
+}
+
+const firstPage = async (tenantId: number) => {
+  const rows = await run(pool, "members-first", FIRST_PAGE_SQL, [tenantId, tenantId, PER_PAGE])
+  return { rows, total: rows.length === 0 ? 0 : Number(rows[0].total_count) }
+}
+
+/** As PageSql.countedPage: the total, then the page from the nearer end, read again (up to 3 times) if the total moved. */
+const laterPage = async (tenantId: number, page: number) => {
+  const offset = (page - 1) * PER_PAGE
+  const totalNow = async () => Number((await run(pool, "members-total", TOTAL_SQL, [tenantId]))[0].total_count)
+  let total = await totalNow()
+  for (let read = 1; ; read++) {
+    if (offset >= total) return { rows: [], total }
+    const after = total - offset - PER_PAGE
+    const reversed = after < offset
+    const rows = reversed
+      ? await run(pool, "members-later-reversed", LATER_PAGE_REVERSED_SQL, [tenantId, tenantId, Math.min(PER_PAGE, total - offset), Math.max(0, after)])
+      : await run(pool, "members-later", LATER_PAGE_SQL, [tenantId, tenantId, PER_PAGE, offset])
+    const seen = rows.length === 0 ? await totalNow() : Number(rows[0].total_count)
+    if ((seen === total && rows.length > 0) || read === 3) return { rows, total: seen }
+    total = seen
+  }
 }
 
 const me = (key: Key) => ({

@@ -28,6 +28,7 @@ const BIG = Number(process.env.BENCH_LARGE_BIG ?? 100_000)
 const MIN_REQUESTS = Number(process.env.BENCH_LARGE_REQUESTS ?? 7)
 const CASE_SECONDS = Number(process.env.BENCH_LARGE_SECONDS ?? 5)
 const MAX_REQUESTS = 40
+const WARMUP_ROUNDS = 3
 const EXPLAIN = process.env.BENCH_EXPLAIN === "1"
 const DATABASES = (process.env.BENCH_LARGE_DATABASES ?? "postgres,pglite").split(",").map((s) => s.trim())
 const BAR = 2
@@ -246,10 +247,13 @@ const pageOf = async (base: string, c: Case, chamber: Chamber) =>
 /** Every case on one server, the two chambers alternately. */
 const timeCases = async (base: string, chambers: readonly [Chamber, Chamber], list: ReadonlyArray<Case>, log: (line: string) => void) => {
   const out: Array<Timed> = []
-  for (const c of list) {
-    const paths = await Promise.all(chambers.map(async (chamber) => url(c.path, await pageOf(base, c, chamber))))
-    // Warm-up: one of each (plans cached, pages in memory).
-    for (const [i, chamber] of chambers.entries()) await get(base, paths[i]!, chamber.key)
+  const pathsOf = await Promise.all(list.map((c) => Promise.all(chambers.map(async (chamber) => url(c.path, await pageOf(base, c, chamber))))))
+  // Warm-up: every case a few times on both chambers (the server's code optimized, plans cached, pages in memory).
+  for (let round = 0; round < WARMUP_ROUNDS; round++) {
+    for (const paths of pathsOf) for (const [i, chamber] of chambers.entries()) await get(base, paths[i]!, chamber.key)
+  }
+  for (const [n, c] of list.entries()) {
+    const paths = pathsOf[n]!
     const samples: [Array<number>, Array<number>] = [[], []]
     const last: Array<{ rows: number; total: number }> = []
     const started = performance.now()

@@ -1,12 +1,11 @@
-/** Members in SQL, every statement scoped by tenant (`resourceTable`); writes answer a taken slug. */
+/** Members in SQL, every statement scoped by tenant (`resourceTable`); writes answer a taken slug; lists read MemberListSql.ts. */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import { MemberRepo, MemberResource, type MemberSort, SlugTaken } from "@chamber/core"
+import { MemberRepo, MemberResource, SlugTaken } from "@chamber/core"
 import { likeEscape } from "./rows.ts"
-import { columnValues, orderBy, resourceTable } from "./ResourceSql.ts"
-
-const orderOf = orderBy<MemberSort["column"]>("m", { name: `lower(m.name) COLLATE "C"`, created_at: "m.created_at" }, "name")
+import { columnValues, resourceTable } from "./ResourceSql.ts"
+import { countedMembers, memberOrder, membersNamed } from "./MemberListSql.ts"
 
 export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -22,11 +21,14 @@ export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
 
   return MemberRepo.of({
     list: Effect.fn("MemberRepo.list")(function*(tenantId, filter, sort, page) {
+      // The list, and a search by name alone, read what is kept beside the members (MemberListSql.ts).
+      if (filter.email === undefined && filter.name === undefined) return yield* countedMembers(sql, tenantId, filter.status, sort, page)
+      if (filter.email === undefined && filter.status === undefined) return yield* membersNamed(sql, tenantId, filter.name!, sort, page)
       const clauses = [sql`m.tenant_id = ${tenantId}`]
       if (filter.status !== undefined) clauses.push(sql`m.status = ${filter.status}`)
       if (filter.email !== undefined) clauses.push(sql`lower(m.email) = lower(${filter.email})`)
       if (filter.name !== undefined) clauses.push(sql`m.name ILIKE ${"%" + likeEscape(filter.name) + "%"}`)
-      return yield* members.page(sql.and(clauses), orderOf(sort), page)
+      return yield* members.page(sql.and(clauses), memberOrder(sort), page)
     }),
     find,
     findForUpdate: members.findForUpdate,

@@ -1,14 +1,19 @@
-/** Event registrations in SQL, every statement scoped by tenant; a page is one statement (`listPage`). */
+/** Event registrations in SQL, every statement scoped by tenant; a page is `listPage`. */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { RegistrationRepo, RegistrationResource } from "@chamber/core"
-import { columnValues, listPage, type ResourceRow, selectList, toEnvelope } from "./ResourceSql.ts"
+import { columnValues, listPage, type Order, type ResourceRow, selectList, toEnvelope } from "./ResourceSql.ts"
 
 type RegistrationRow = ResourceRow<typeof RegistrationResource.fields>
 
 const COLUMNS = selectList(RegistrationResource, "r")
 const toRegistration = toEnvelope(RegistrationResource)
+/** By registration time, those without one last; ties by id. */
+const REGISTERED: Order = [
+  { expression: "r.registered_at", descending: false, nullsLast: true },
+  { expression: "r.id", descending: false, nullsLast: false }
+]
 
 export const RegistrationRepoSql = Layer.effect(RegistrationRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -17,8 +22,9 @@ export const RegistrationRepoSql = Layer.effect(RegistrationRepo, Effect.gen(fun
       listPage(sql, {
         select: COLUMNS,
         from: "registrations r",
+        alias: "r",
         where: sql`r.tenant_id = ${tenantId} AND r.event_id = ${eventId}`,
-        orderBy: "r.registered_at ASC NULLS LAST, r.id ASC",
+        order: REGISTERED,
         page,
         map: toRegistration
       }),

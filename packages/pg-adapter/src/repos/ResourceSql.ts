@@ -7,7 +7,10 @@
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
-import { type Fields, type Page, PER_PAGE, pageOffset, type Resource, type SortOrder, type StoredStruct } from "@chamber/core"
+import type { Fields, Resource, StoredStruct } from "@chamber/core"
+import { listPage, type Order } from "./PageSql.ts"
+
+export { listPage, type Order, orderBy } from "./PageSql.ts"
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
 
@@ -95,44 +98,6 @@ export const columnValues = <D extends Fields>(resource: Resource<string, D>, va
 }
 
 /**
- * A page of rows (docs/api.md "Lists, paging, sorting") in one statement: the rows and the
- * filtered total as a window count; only a page past the end needs a second count.
- */
-export const listPage = <Row extends object, A>(
-  sql: SqlClient.SqlClient,
-  query: {
-    readonly select: string
-    /** The table and its alias, `members m`. */
-    readonly from: string
-    readonly where: Statement.Fragment
-    readonly orderBy: string
-    readonly page: number
-    readonly map: (row: Row) => A
-  }
-): Effect.Effect<Page<A>> =>
-  Effect.gen(function*() {
-    const rows = yield* sql<Row & { readonly total_count: bigint }>`
-      SELECT ${sql.literal(query.select)}, count(*) OVER () AS total_count
-      FROM ${sql.literal(query.from)} WHERE ${query.where}
-      ORDER BY ${sql.literal(query.orderBy)}
-      LIMIT ${PER_PAGE} OFFSET ${pageOffset(query.page)}`
-    if (rows.length > 0) return { rows: rows.map(query.map), total: Number(rows[0]!.total_count) }
-    const counted = yield* sql<{ readonly n: bigint }>`SELECT count(*) AS n FROM ${sql.literal(query.from)} WHERE ${query.where}`
-    return { rows: [], total: Number(counted[0]!.n) }
-  }).pipe(Effect.orDie)
-
-/**
- * The ORDER BY of a sort: each column's expression, the default when none is asked, and always
- * the id last, so pages never overlap or skip rows (docs/api.md "Lists, paging, sorting").
- * The columns in `nullsLast` put their nulls last in either direction.
- */
-export const orderBy = <C extends string>(alias: string, columns: Record<C, string>, fallback: C, nullsLast: ReadonlyArray<C> = []) =>
-  ({ column, descending }: SortOrder<C> = { column: fallback, descending: false }) => {
-    const direction = descending ? "DESC" : "ASC"
-    return `${columns[column]} ${direction}${nullsLast.includes(column) ? " NULLS LAST" : ""}, ${alias}.id ${direction}`
-  }
-
-/**
  * The statements every resource's repository has, over its table (`members m`): find one, find
  * one locked with every stored field, insert, update, and a page. A repository adds only what
  * is its own (filters, slugs, subscriptions).
@@ -172,6 +137,6 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
     update: (tenantId: number, id: number, changes: Partial<Record<keyof D, unknown>>) =>
       sql<{ readonly id: bigint }>`UPDATE ${sql.literal(table)} SET ${sql.update({ ...columnValues(resource, changes), updated_at: new Date() })}
         WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(Effect.orDie, Effect.flatMap(written(tenantId))),
-    page: (where: Statement.Fragment, orderBy: string, page: number) => listPage(sql, { select: columns, from, where, orderBy, page, map: toOne })
+    page: (where: Statement.Fragment, order: Order, page: number) => listPage(sql, { select: columns, from, alias, where, order, page, map: toOne })
   }
 }
