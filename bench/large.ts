@@ -58,9 +58,12 @@ interface Case {
   readonly end: boolean
   /** The core call the case makes, for EXPLAIN. */
   readonly core: (members: Members["Service"], tenantId: number, page: number) => Effect.Effect<unknown, unknown>
+  /** Searches never read before: each request (both chambers alike) searches the next of these terms instead. */
+  readonly fresh?: ReadonlyArray<string>
 }
 
 const typicalWord = "bakery"
+const TRADES = ["bakery", "dental", "insurance", "realty", "brewing", "fitness", "veterinary", "hardware", "accounting", "florist", "printing", "plumbing", "heating", "coffee", "roasters", "credit", "pediatrics", "landscaping", "architects", "solutions", "bookshop", "cleaners", "chiropractic", "marketing", "electric"]
 
 /** A term of the big chamber's names that matches a handful of them (3 to 8), case-insensitively. */
 const handfulTerm = (names: ReadonlyArray<string>) => {
@@ -94,11 +97,14 @@ const cases = (handful: string): ReadonlyArray<Case> => {
     end,
     core: (members, tenantId, page) => members.search(tenantId, { name: term, page })
   })
+  // Five-letter pieces of the trades the bench's names carry: each matches a few percent of the members.
+  const pieces = [...new Set(TRADES.flatMap((trade) => Array.from({ length: trade.length - 4 }, (_, i) => trade.slice(i, i + 5))))]
   return [
     list("page 1", "", false, true),
     list("page last_page - 1", "", true, true),
     search(`search name=${typicalWord}, page 1`, typicalWord, false, true),
     search(`search name=${JSON.stringify(handful)}`, handful, false, true),
+    { ...search("search, a new term each request, page 1", typicalWord, false, false), fresh: pieces },
     search(`search name=${typicalWord}, last_page - 1`, typicalWord, true, false),
     list("sort=-name, page 1", "sort=-name", false, false),
     list("sort=-name, last_page - 1", "sort=-name", true, false),
@@ -250,16 +256,24 @@ const timeCases = async (base: string, chambers: readonly [Chamber, Chamber], li
   const pathsOf = await Promise.all(list.map((c) => Promise.all(chambers.map(async (chamber) => url(c.path, await pageOf(base, c, chamber))))))
   // Warm-up: every case a few times on both chambers (the server's code optimized, plans cached, pages in memory).
   for (let round = 0; round < WARMUP_ROUNDS; round++) {
-    for (const paths of pathsOf) for (const [i, chamber] of chambers.entries()) await get(base, paths[i]!, chamber.key)
+    for (const [n, paths] of pathsOf.entries()) {
+      if (list[n]!.fresh !== undefined) continue
+      for (const [i, chamber] of chambers.entries()) await get(base, paths[i]!, chamber.key)
+    }
   }
   for (const [n, c] of list.entries()) {
     const paths = pathsOf[n]!
     const samples: [Array<number>, Array<number>] = [[], []]
     const last: Array<{ rows: number; total: number }> = []
     const started = performance.now()
+    let fresh = 0
+    const freshPath = () => url(`members/search?name=${encodeURIComponent(c.fresh![fresh % c.fresh!.length]!)}`, 1)
     while (samples[0].length < MAX_REQUESTS && (samples[0].length < MIN_REQUESTS || performance.now() - started < CASE_SECONDS * 1000)) {
+      if (c.fresh !== undefined && fresh >= c.fresh.length) break
+      const path = c.fresh === undefined ? undefined : freshPath()
+      fresh++
       for (const [i, chamber] of chambers.entries()) {
-        const { ms, body } = await get(base, paths[i]!, chamber.key)
+        const { ms, body } = await get(base, path ?? paths[i]!, chamber.key)
         samples[i]!.push(ms)
         last[i] = { rows: body.data.length, total: body.meta.total }
       }

@@ -197,6 +197,59 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual((yield* repo.list(a, { name: "ärzte" }, undefined, 1)).rows.map((m) => m.id), [made[1]!.id])
           yield* assertKeptRowsTrue
         }))
+
+      it.effect("a search read again follows every write since: creates, renames, re-dates, deletes, moves; another chamber's writes change nothing", () =>
+        Effect.gen(function*() {
+          const a = yield* tenant("Kept")
+          const b = yield* tenant("Elsewhere")
+          const members = yield* Members
+          const sql = yield* SqlClient.SqlClient
+          const made = []
+          for (let i = 0; i < 230; i++) made.push(yield* members.create(a, { name: `Kept ${String(i % 50).padStart(2, "0")}`, status: "active" }))
+          const check = (label: string) =>
+            Effect.gen(function*() {
+              yield* assertEveryPage(a, { name: "kept" }, label)
+              yield* assertEveryPage(a, { name: "t 1" }, label)
+            })
+          yield* check("first reads")
+          yield* check("read again")
+          yield* members.create(a, { name: "Kept 00 too", status: "pending" })
+          yield* check("after a create")
+          yield* members.update(a, made[3]!.id, { name: "Gone elsewhere" })
+          yield* members.update(a, made[4]!.id, { name: "Kept 99" })
+          yield* check("after renames")
+          yield* sql`UPDATE members SET created_at = created_at - interval '1 day' WHERE id = ${made[5]!.id}`.pipe(Effect.orDie)
+          yield* check("after a new creation time")
+          yield* sql`DELETE FROM members WHERE id IN ${sql.in(made.slice(6, 9).map((m) => m.id))}`.pipe(Effect.orDie)
+          yield* check("after deletes")
+          yield* sql`UPDATE members SET tenant_id = ${b} WHERE id = ${made[9]!.id}`.pipe(Effect.orDie)
+          yield* check("after a move to another chamber")
+          yield* members.create(b, { name: "Kept elsewhere", status: "active" })
+          yield* check("after another chamber's create")
+          yield* assertKeptRowsTrue
+        }))
+
+      it.effect("a search inside a writing transaction sees that transaction's writes, and keeps nothing of them once it rolls back", () =>
+        Effect.gen(function*() {
+          const a = yield* tenant("Transaction")
+          const members = yield* Members
+          const repo = yield* MemberRepo
+          const sql = yield* SqlClient.SqlClient
+          const first = yield* members.create(a, { name: "Draft One", status: "active" })
+          const names = (text: string) => repo.list(a, { name: text }, undefined, 1).pipe(Effect.map((p) => [p.rows.map((m) => m.id), p.total]))
+          assert.deepStrictEqual(yield* names("draft"), [[first.id], 1])
+          const seen = yield* sql.withTransaction(Effect.gen(function*() {
+            yield* members.update(a, first.id, { name: "Renamed" })
+            assert.deepStrictEqual(yield* names("draft"), [[], 0])
+            return yield* Effect.fail("undo" as const)
+          })).pipe(Effect.flip)
+          assert.strictEqual(seen, "undo")
+          // Two committed creates take the chamber's version where the rolled-back rename had taken it.
+          const second = yield* members.create(a, { name: "Other", status: "active" })
+          yield* members.create(a, { name: "Else", status: "active" })
+          assert.deepStrictEqual(yield* names("draft"), [[first.id], 1])
+          assert.deepStrictEqual(yield* names("other"), [[second.id], 1])
+        }))
     })
 
     layer(onDatabase(rt, (config) => StorageLive(config)), { timeout: 120_000 })((it) => {

@@ -7,7 +7,9 @@
  *   A writer adds to the row of its connection's slot (its backend pid modulo 16): concurrent
  *   creates in one chamber then hold different rows until they commit, instead of queueing on
  *   one. A slot's figure may go below zero (a member made on one slot, changed on another);
- *   the sum over the slots is the count.
+ *   the sum over the slots is the count. `changes` counts the writes that add, remove, rename,
+ *   re-date or move a member: its sum is the chamber's members version, which moves whenever
+ *   what a name search finds may have changed (kept search results are checked against it).
  * - `member_names`: each member's name lower-cased (as ILIKE compares it) and creation time,
  *   kept by the same triggers. A name search reads these narrow rows, through a trigram index
  *   when pg_trgm is available, instead of every wide member row.
@@ -28,6 +30,7 @@ export default Effect.gen(function*() {
       status text NOT NULL,
       slot integer NOT NULL,
       members bigint NOT NULL,
+      changes bigint NOT NULL DEFAULT 0,
       PRIMARY KEY (tenant_id, status, slot)
     )`
   yield* sql`
@@ -40,35 +43,29 @@ export default Effect.gen(function*() {
     )`
   yield* sql`
     CREATE FUNCTION member_counts_add(tenant bigint, member_status text, delta bigint) RETURNS void LANGUAGE sql AS $$
-      INSERT INTO member_counts AS c (tenant_id, status, slot, members) VALUES (tenant, member_status, pg_backend_pid() % 16, delta)
-      ON CONFLICT (tenant_id, status, slot) DO UPDATE SET members = c.members + EXCLUDED.members
+      INSERT INTO member_counts AS c (tenant_id, status, slot, members, changes) VALUES (tenant, member_status, pg_backend_pid() % 16, delta, 1)
+      ON CONFLICT (tenant_id, status, slot) DO UPDATE SET members = c.members + EXCLUDED.members, changes = c.changes + 1
     $$`
+  // Updates reach it only when one of the columns it keeps changed (the trigger's WHEN).
   yield* sql`
     CREATE FUNCTION members_track() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP IN ('UPDATE', 'DELETE') THEN
-        IF TG_OP = 'DELETE' OR (OLD.tenant_id, OLD.status) IS DISTINCT FROM (NEW.tenant_id, NEW.status) THEN
-          PERFORM member_counts_add(OLD.tenant_id, OLD.status, -1);
-        END IF;
-        IF TG_OP = 'DELETE' OR (OLD.tenant_id, OLD.id, OLD.name, OLD.created_at) IS DISTINCT FROM (NEW.tenant_id, NEW.id, NEW.name, NEW.created_at) THEN
-          DELETE FROM member_names WHERE tenant_id = OLD.tenant_id AND member_id = OLD.id;
-        END IF;
+        PERFORM member_counts_add(OLD.tenant_id, OLD.status, -1);
+        DELETE FROM member_names WHERE tenant_id = OLD.tenant_id AND member_id = OLD.id;
       END IF;
       IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        IF TG_OP = 'INSERT' OR (OLD.tenant_id, OLD.status) IS DISTINCT FROM (NEW.tenant_id, NEW.status) THEN
-          PERFORM member_counts_add(NEW.tenant_id, NEW.status, 1);
-        END IF;
-        IF TG_OP = 'INSERT' OR (OLD.tenant_id, OLD.id, OLD.name, OLD.created_at) IS DISTINCT FROM (NEW.tenant_id, NEW.id, NEW.name, NEW.created_at) THEN
-          INSERT INTO member_names (tenant_id, member_id, name_key, created_at) VALUES (NEW.tenant_id, NEW.id, lower(NEW.name), NEW.created_at);
-        END IF;
+        PERFORM member_counts_add(NEW.tenant_id, NEW.status, 1);
+        INSERT INTO member_names (tenant_id, member_id, name_key, created_at) VALUES (NEW.tenant_id, NEW.id, lower(NEW.name), NEW.created_at);
       END IF;
       RETURN NULL;
     END
     $$`
+  // The versions only ever grow: a kept search result is never taken for one of new members.
   yield* sql`
     CREATE FUNCTION members_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      DELETE FROM member_counts;
+      UPDATE member_counts SET members = 0, changes = changes + 1;
       DELETE FROM member_names;
       RETURN NULL;
     END
