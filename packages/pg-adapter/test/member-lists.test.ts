@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import { MemberRepo, Members, MemberStatuses, PER_PAGE, Tenants } from "@chamber/core"
-import { DatabaseLive, migrate, StorageLive } from "../src/index.ts"
+import { DatabaseLive, MemberRepoSql, migrate, StorageLive } from "../src/index.ts"
 import { migrations } from "../src/migrations/index.ts"
 import { likeEscape } from "../src/repos/rows.ts"
 import { onDatabase, runtimes } from "./harness.ts"
@@ -268,7 +268,7 @@ for (const rt of runtimes()) {
     })
 
     layer(onDatabase(rt, (config) => DatabaseLive(config, { migrateOnStart: false })), { timeout: 120_000 })((it) => {
-      it.effect("the migration counts and names the members already there", () =>
+      it.effect("the migration counts and names the members already there, and indexes their names by trigram", () =>
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
           const before = Object.fromEntries(Object.entries(migrations).filter(([id]) => Number(id.split("_")[0]) < 11))
@@ -282,9 +282,42 @@ for (const rt of runtimes()) {
             FROM generate_series(1, 230) g`
           yield* migrate
           yield* assertKeptRowsTrue
+          // pg_trgm is there on both runtimes (PGlite loads it), so the trigram index is too.
+          const indexes = yield* sql`SELECT indexname FROM pg_indexes WHERE tablename = 'member_names' AND indexname = 'member_names_trigrams'`
+          assert.strictEqual(indexes.length, 1)
           const counts = yield* sql<{ readonly tenant_id: bigint | number; readonly n: bigint | number }>`
             SELECT tenant_id, sum(members) AS n FROM member_counts GROUP BY tenant_id ORDER BY tenant_id`
           assert.deepStrictEqual(counts.map((r) => [Number(r.tenant_id), Number(r.n)]), [[a, 154], [b, 76]])
+        }).pipe(Effect.orDie))
+    })
+
+    layer(onDatabase(rt, (config) => DatabaseLive(config, { migrateOnStart: false })), { timeout: 120_000 })((it) => {
+      it.effect("where pg_trgm cannot be created the migration still succeeds, and name searches still find what ILIKE finds", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          // An object the extension would create makes CREATE EXTENSION fail, as a missing package or privilege would.
+          yield* sql`CREATE FUNCTION show_trgm(text) RETURNS text[] LANGUAGE sql AS 'SELECT ARRAY[]::text[]'`
+          yield* migrate
+          const indexes = yield* sql`SELECT indexname FROM pg_indexes WHERE tablename = 'member_names' AND indexname = 'member_names_trigrams'`
+          assert.deepStrictEqual(indexes, [])
+          const [t] = yield* sql<{ readonly id: bigint }>`INSERT INTO tenants (public_id, name) VALUES ('chm_x', 'X') RETURNING id`
+          yield* sql`INSERT INTO members (tenant_id, name, status) SELECT ${t!.id}, 'Shop ' || g, 'active' FROM generate_series(1, 150) g`
+          const tenantId = Number(t!.id)
+          const repo = yield* MemberRepo.pipe(Effect.provide(MemberRepoSql))
+          for (const term of ["shop 1", "SHOP 1", "p 14", "shop"]) {
+            const expected = yield* wholeOrder(tenantId, { name: term }, `lower(name) COLLATE "C", id`)
+            // The first read, and one read again (kept), of each page.
+            for (const read of [1, 2]) {
+              for (let page = 1; page <= 3; page++) {
+                const got = yield* repo.list(tenantId, { name: term }, undefined, page)
+                assert.deepStrictEqual(
+                  [got.rows.map((m) => m.id), got.total],
+                  [expected.slice((page - 1) * PER_PAGE, page * PER_PAGE), expected.length],
+                  `${term} page ${page} read ${read}`
+                )
+              }
+            }
+          }
         }).pipe(Effect.orDie))
     })
   })
