@@ -13,6 +13,8 @@
  * - `member_names`: each member's name lower-cased (as ILIKE compares it) and creation time,
  *   kept by the same triggers. A name search reads these narrow rows, through a trigram index
  *   when pg_trgm is available, instead of every wide member row.
+ * - The members list's two order indexes include the name and the status: the ids a page skips
+ *   are read from the index alone.
  *
  * pg_trgm is a trusted extension in PostgreSQL 13 and later, so the database owner may create
  * it; PGlite loads it. Where it cannot be created (not installed, no privilege) the migration
@@ -82,6 +84,14 @@ export default Effect.gen(function*() {
     INSERT INTO member_counts (tenant_id, status, slot, members)
     SELECT tenant_id, status, 0, count(*) FROM members GROUP BY tenant_id, status`
   yield* sql`INSERT INTO member_names (tenant_id, member_id, name_key, created_at) SELECT tenant_id, id, lower(name), created_at FROM members`
+  // The list orders' indexes also carry what a page's ids are read by (the name, the status),
+  // so skipping to a page reads the index alone (once vacuum has marked the pages all-visible).
+  yield* sql`CREATE INDEX members_tenant_name_covering ON members (tenant_id, (lower(name) COLLATE "C"), id) INCLUDE (name, status)`
+  yield* sql`DROP INDEX members_tenant_name`
+  yield* sql`ALTER INDEX members_tenant_name_covering RENAME TO members_tenant_name`
+  yield* sql`CREATE INDEX members_tenant_created_covering ON members (tenant_id, created_at, id) INCLUDE (status)`
+  yield* sql`DROP INDEX members_tenant_created`
+  yield* sql`ALTER INDEX members_tenant_created_covering RENAME TO members_tenant_created`
   yield* sql`
     DO $$
     DECLARE
