@@ -189,7 +189,7 @@ const explain = (members: Members["Service"], tenantId: number, page: number, c:
       for (const [text, params] of yield* captured(c.core(members, tenantId, page))) {
         const plan = yield* sql.unsafe<{ readonly "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)
         log(`  -- ${text.replace(/\s+/g, " ").slice(0, 400)}`)
-        log(`  -- params: ${JSON.stringify(params)}`)
+        log(`  -- params: ${JSON.stringify(params.map((p) => (typeof p === "string" && p.length > 80 ? `${p.slice(0, 80)}…` : p)))}`)
         for (const row of plan) log(`  ${row["QUERY PLAN"]}`)
       }
     }
