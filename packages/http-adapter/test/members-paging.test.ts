@@ -7,8 +7,10 @@
  * follow the writes in between; another chamber's members never count.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { MemberStatuses } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { assertList } from "./assertions.ts"

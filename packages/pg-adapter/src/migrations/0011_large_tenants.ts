@@ -21,8 +21,8 @@
  * still succeeds, with a warning: a name search then reads every name of the chamber from
  * `member_names`, which is correct and slower (docs/operations.md "PostgreSQL").
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
