@@ -13,7 +13,7 @@ import { type Member, MemberResource, type MemberSort, type MemberStatus, type P
 import { likeEscape } from "./rows.ts"
 import { countedPage, type Order, orderBy, orderSql } from "./PageSql.ts"
 import { type FoundMembers, MANY, MAX_IDS, SEEN } from "./FoundMembers.ts"
-import { type ResourceRow, selectList, toEnvelope } from "./ResourceSql.ts"
+import { envelopeColumns } from "./ResourceSql.ts"
 
 /** The members order on the members table, `m`. */
 export const memberOrder = orderBy<MemberSort["column"]>("m", { name: `lower(m.name) COLLATE "C"`, created_at: "m.created_at" }, "name")
@@ -23,9 +23,10 @@ const namesOrder = (sort: MemberSort | undefined): Order =>
     key.expression === "s.id" ? { ...key, expression: "s.member_id" } : key
   )
 
-const COLUMNS = selectList(MemberResource, "m")
-const toMember = toEnvelope(MemberResource)
-type Row = ResourceRow<typeof MemberResource.fields>
+const MEMBER = envelopeColumns(MemberResource, "m")
+const COLUMNS = MEMBER.select
+/** A member read after one leading column (a total, a version). */
+const toMember = MEMBER.at(1)
 
 /** The chamber's members, all of them or of one status, by the kept counts. */
 export const countedMembers = (
@@ -41,14 +42,13 @@ export const countedMembers = (
   const count = status === undefined
     ? sql`(SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = ${tenantId})`
     : sql`(SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = ${tenantId} AND c.status = ${status})`
-  return countedPage<Row, Member>(sql, {
-    select: COLUMNS,
+  return countedPage<Member>(sql, {
+    columns: MEMBER,
     from: "members m",
     alias: "m",
     where,
     order: memberOrder(sort),
     page,
-    map: toMember,
     count
   })
 }
@@ -109,11 +109,11 @@ export const membersNamed = (
         const [now] = yield* sql<{ readonly version: string | null }>`SELECT ${versionOf(sql, tenantId)} AS version`
         if (now!.version === kept.version) return { rows: [], total: kept.ids.length }
       } else {
-        const rows = yield* sql<Row & { readonly version: string | null }>`
+        const rows = yield* sql`
           SELECT ${versionOf(sql, tenantId)} AS version, ${sql.literal(COLUMNS)}
           FROM members m WHERE m.tenant_id = ${tenantId} AND m.id = ANY(${`{${ids.join(",")}}`}::int8[])
-          ORDER BY ${sql.literal(orderSql(memberOrder(sort)))}`
-        if (rows.length === ids.length && rows[0]!.version === kept.version) return { rows: rows.map(toMember), total: kept.ids.length }
+          ORDER BY ${sql.literal(orderSql(memberOrder(sort)))}`.values
+        if (rows.length === ids.length && rows[0]![0] === kept.version) return { rows: rows.map(toMember), total: kept.ids.length }
       }
       kept = SEEN
       found.set(key, SEEN)
@@ -128,13 +128,13 @@ export const membersNamed = (
  */
 const matchesPage = (sql: SqlClient.SqlClient, tenantId: number, matching: Statement.Fragment, sort: MemberSort | undefined, page: number) =>
   Effect.gen(function*() {
-    const rows = yield* sql<Row & { readonly total_count: bigint }>`
+    const rows = yield* sql`
       SELECT listed.total_count, ${sql.literal(COLUMNS)}
       FROM (SELECT s.member_id, count(*) OVER () AS total_count FROM member_names s WHERE ${matching}
             ORDER BY ${sql.literal(orderSql(namesOrder(sort)))} LIMIT ${PER_PAGE} OFFSET ${pageOffset(page)}) listed
       JOIN members m ON m.id = listed.member_id AND m.tenant_id = ${tenantId}
-      ORDER BY ${sql.literal(orderSql(memberOrder(sort)))}`
-    if (rows.length > 0) return { rows: rows.map(toMember), total: Number(rows[0]!.total_count) }
+      ORDER BY ${sql.literal(orderSql(memberOrder(sort)))}`.values
+    if (rows.length > 0) return { rows: rows.map(toMember), total: Number(rows[0]![0]) }
     const counted = yield* sql<{ readonly n: bigint }>`SELECT count(*) AS n FROM member_names s WHERE ${matching}`
     return { rows: [], total: Number(counted[0]!.n) }
   })

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import { type Page, PER_PAGE, pageOffset, type SortOrder } from "@chamber/core"
+import type { Columns } from "./ResourceSql.ts"
 
 /** One key of an order: an SQL expression, its direction, and nulls last in either direction or not. */
 export interface OrderKey {
@@ -45,32 +46,32 @@ export const orderBy = <C extends string>(alias: string, columns: Record<C, stri
     { expression: `${alias}.id`, descending, nullsLast: false }
   ]
 
-export interface PageQuery<Row, A> {
-  readonly select: string
+export interface PageQuery<A> {
+  /** What a row of the page is, read by position (ResourceSql.ts `Columns`). */
+  readonly columns: Columns<A>
   /** The table (or view) and its alias: `members m`. */
   readonly from: string
   readonly alias: string
   readonly where: Statement.Fragment
   readonly order: Order
   readonly page: number
-  readonly map: (row: Row) => A
 }
 
 /**
  * A page in one statement: the page's ids and the filtered total (a window count over the
  * ids), then their rows. Only a page past the end needs a second statement, the count.
  */
-export const listPage = <Row extends object, A>(sql: SqlClient.SqlClient, query: PageQuery<Row, A>): Effect.Effect<Page<A>> =>
+export const listPage = <A>(sql: SqlClient.SqlClient, query: PageQuery<A>): Effect.Effect<Page<A>> =>
   Effect.gen(function*() {
     const { alias, from } = query
     const order = orderSql(query.order)
-    const rows = yield* sql<Row & { readonly total_count: bigint }>`
-      SELECT ${sql.literal(query.select)}, listed.total_count
+    const rows = yield* sql`
+      SELECT listed.total_count, ${sql.literal(query.columns.select)}
       FROM ${sql.literal(from)}
       JOIN (SELECT ${sql.literal(alias)}.id, count(*) OVER () AS total_count FROM ${sql.literal(from)} WHERE ${query.where}
             ORDER BY ${sql.literal(order)} LIMIT ${PER_PAGE} OFFSET ${pageOffset(query.page)}) listed ON listed.id = ${sql.literal(alias)}.id
-      ORDER BY ${sql.literal(order)}`
-    if (rows.length > 0) return { rows: rows.map(query.map), total: Number(rows[0]!.total_count) }
+      ORDER BY ${sql.literal(order)}`.values
+    if (rows.length > 0) return { rows: rows.map(query.columns.at(1)), total: Number(rows[0]![0]) }
     const counted = yield* sql<{ readonly n: bigint }>`SELECT count(*) AS n FROM ${sql.literal(from)} WHERE ${query.where}`
     return { rows: [], total: Number(counted[0]!.n) }
   }).pipe(Effect.orDie)
@@ -86,20 +87,20 @@ const REREADS = 3
  * write committed in between changed it, the page is read again with the new one, so rows and
  * total are always of one moment.
  */
-export const countedPage = <Row extends object, A>(
+export const countedPage = <A>(
   sql: SqlClient.SqlClient,
-  query: PageQuery<Row, A> & { readonly count: Statement.Fragment }
+  query: PageQuery<A> & { readonly count: Statement.Fragment }
 ): Effect.Effect<Page<A>> =>
   Effect.gen(function*() {
     const { alias, count, from, where } = query
     const forward = orderSql(query.order)
-    type Counted = Row & { readonly total_count: bigint | string }
+    const map = query.columns.at(1)
     if (query.page === 1) {
-      const rows = yield* sql<Counted>`
-        SELECT ${count} AS total_count, ${sql.literal(query.select)}
+      const rows = yield* sql`
+        SELECT ${count} AS total_count, ${sql.literal(query.columns.select)}
         FROM ${sql.literal(from)} WHERE ${where}
-        ORDER BY ${sql.literal(forward)} LIMIT ${PER_PAGE}`
-      return { rows: rows.map(query.map), total: rows.length === 0 ? 0 : Number(rows[0]!.total_count) }
+        ORDER BY ${sql.literal(forward)} LIMIT ${PER_PAGE}`.values
+      return { rows: rows.map(map), total: rows.length === 0 ? 0 : Number(rows[0]![0]) }
     }
     const offset = pageOffset(query.page)
     const totalNow = sql<{ readonly total_count: bigint | string }>`SELECT ${count} AS total_count`.pipe(
@@ -110,16 +111,16 @@ export const countedPage = <Row extends object, A>(
       if (offset >= total) return { rows: [], total }
       const after = total - offset - PER_PAGE
       const reversed = after < offset
-      const rows = yield* sql<Counted>`
-        SELECT ${count} AS total_count, ${sql.literal(query.select)}
+      const rows = yield* sql`
+        SELECT ${count} AS total_count, ${sql.literal(query.columns.select)}
         FROM ${sql.literal(from)}
         JOIN (SELECT ${sql.literal(alias)}.id FROM ${sql.literal(from)} WHERE ${where}
               ORDER BY ${sql.literal(orderSql(query.order, reversed))}
               LIMIT ${reversed ? Math.min(PER_PAGE, total - offset) : PER_PAGE} OFFSET ${reversed ? Math.max(0, after) : offset}) listed
           ON listed.id = ${sql.literal(alias)}.id
-        ORDER BY ${sql.literal(forward)}`
-      const seen = rows.length === 0 ? yield* totalNow : Number(rows[0]!.total_count)
-      if ((seen === total && rows.length > 0) || read === REREADS) return { rows: rows.map(query.map), total: seen }
+        ORDER BY ${sql.literal(forward)}`.values
+      const seen = rows.length === 0 ? yield* totalNow : Number(rows[0]![0])
+      if ((seen === total && rows.length > 0) || read === REREADS) return { rows: rows.map(map), total: seen }
       total = seen
     }
   }).pipe(Effect.orDie)

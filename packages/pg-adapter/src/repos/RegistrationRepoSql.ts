@@ -3,11 +3,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { RegistrationRepo, RegistrationResource } from "@chamber/core"
-import { columnValues, listPage, type Order, type ResourceRow, selectList, toEnvelope } from "./ResourceSql.ts"
+import { columnValues, envelopeColumns, listPage, type Order, type ResourceRow, toEnvelope } from "./ResourceSql.ts"
 
 type RegistrationRow = ResourceRow<typeof RegistrationResource.fields>
 
-const COLUMNS = selectList(RegistrationResource, "r")
+const REGISTRATION = envelopeColumns(RegistrationResource, "r")
+const COLUMNS = REGISTRATION.select
 const toRegistration = toEnvelope(RegistrationResource)
 /** By registration time, those without one last; ties by id. */
 const REGISTERED: Order = [
@@ -20,13 +21,12 @@ export const RegistrationRepoSql = Layer.effect(RegistrationRepo, Effect.gen(fun
   return RegistrationRepo.of({
     listForEvent: (tenantId, eventId, page) =>
       listPage(sql, {
-        select: COLUMNS,
+        columns: REGISTRATION,
         from: "registrations r",
         alias: "r",
         where: sql`r.tenant_id = ${tenantId} AND r.event_id = ${eventId}`,
         order: REGISTERED,
-        page,
-        map: toRegistration
+        page
       }),
     insert: (tenantId, values) =>
       Effect.gen(function*() {

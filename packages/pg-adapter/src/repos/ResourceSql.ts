@@ -85,6 +85,43 @@ export const toEnvelope = <D extends Fields>(resource: Resource<string, D>) => {
   })
 }
 
+/**
+ * A resource's select list and how to read its values out of a statement's rows read as arrays
+ * (`statement.values`), wherever in the row the list starts. Rows read as objects have their
+ * keys added one by one by the driver; past a few dozen columns V8 keeps such objects as
+ * dictionaries, slow to build and to read, and a members page spent a fifth of its CPU on them
+ * (bench/README.md "Close to the metal"). Read by position, each envelope is one literal.
+ */
+export interface Columns<A> {
+  /** The select list (`selectList`). */
+  readonly select: string
+  /** The mapping of a row whose select list starts at `offset`. */
+  readonly at: (offset: number) => (values: ReadonlyArray<unknown>) => A
+}
+
+/** The envelope columns of a resource read through `alias`. */
+export const envelopeColumns = <D extends Fields>(resource: Resource<string, D>, alias: string): Columns<Resource<string, D>["Envelope"]["Type"]> => {
+  const bad = resource.keys.find((key) => !IDENTIFIER.test(key))
+  if (bad !== undefined) throw new Error(`${resource.name} field ${JSON.stringify(bad)} is not a plain identifier`)
+  const n = resource.keys.length
+  const mappers = new Map<number, (values: ReadonlyArray<unknown>) => Resource<string, D>["Envelope"]["Type"]>()
+  return {
+    select: selectList(resource, alias),
+    at: (offset) => {
+      let mapper = mappers.get(offset)
+      if (mapper === undefined) {
+        const attributes = resource.keys.map((key, i) => `${key}: v[${offset + 1 + i}]`).join(", ")
+        mapper = new Function(
+          "v",
+          `return { id: Number(v[${offset}]), attributes: { ${attributes} }, created_at: v[${offset + n + 1}], updated_at: v[${offset + n + 2}] }`
+        ) as (values: ReadonlyArray<unknown>) => Resource<string, D>["Envelope"]["Type"]
+        mappers.set(offset, mapper)
+      }
+      return mapper
+    }
+  }
+}
+
 /** Column values for an insert or update: `jsonb` columns are sent as JSON text. */
 export const columnValues = <D extends Fields>(resource: Resource<string, D>, values: Partial<Record<keyof D, unknown>>) => {
   const out: Record<string, unknown> = {}
@@ -104,14 +141,14 @@ export const columnValues = <D extends Fields>(resource: Resource<string, D>, va
  */
 export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resource: Resource<string, D>, table: string, alias: string) => {
   type Row = ResourceRow<D>
-  const columns = selectList(resource, alias)
+  const columns = envelopeColumns(resource, alias)
   const stored = selectList(resource, alias, { stored: true })
-  const toOne = toEnvelope(resource)
+  const toOne = columns.at(0)
   const storedOf = toStored(resource)
   const from = `${table} ${alias}`
 
   const find = (tenantId: number, id: number) =>
-    sql<Row>`SELECT ${sql.literal(columns)} FROM ${sql.literal(from)} WHERE ${sql.literal(alias)}.tenant_id = ${tenantId} AND ${sql.literal(alias)}.id = ${id}`.pipe(
+    sql`SELECT ${sql.literal(columns.select)} FROM ${sql.literal(from)} WHERE ${sql.literal(alias)}.tenant_id = ${tenantId} AND ${sql.literal(alias)}.id = ${id}`.values.pipe(
       Effect.map((rows) => (rows[0] === undefined ? undefined : toOne(rows[0]))),
       Effect.orDie
     )
@@ -137,6 +174,6 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
     update: (tenantId: number, id: number, changes: Partial<Record<keyof D, unknown>>) =>
       sql<{ readonly id: bigint }>`UPDATE ${sql.literal(table)} SET ${sql.update({ ...columnValues(resource, changes), updated_at: new Date() })}
         WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(Effect.orDie, Effect.flatMap(written(tenantId))),
-    page: (where: Statement.Fragment, order: Order, page: number) => listPage(sql, { select: columns, from, alias, where, order, page, map: toOne })
+    page: (where: Statement.Fragment, order: Order, page: number) => listPage(sql, { columns, from, alias, where, order, page })
   }
 }
