@@ -52,6 +52,7 @@ import { LISTENING, POOL_SIZE } from "./shared.ts"
 import { invoiceBodies, memberBodies, memberInputs, paymentBodies } from "./seed-data.ts"
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
 import { benchRelay } from "./relay.ts"
+import { benchEmbedded } from "./embedded.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
@@ -484,7 +485,7 @@ const ENDPOINTS = ALL_ENDPOINTS.filter((e) => ONLY.length === 0 || ONLY.includes
 /** The webhook relay section (relay.ts). */
 const RELAY = ONLY.length === 0 || ONLY.includes("relay")
 {
-  const known = [...ALL_ENDPOINTS.map((e) => e.id), "relay"]
+  const known = [...ALL_ENDPOINTS.map((e) => e.id), "relay", "embedded"]
   const unknown = ONLY.filter((id) => !known.includes(id))
   if (unknown.length > 0) {
     console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
@@ -694,6 +695,7 @@ const main = async () => {
     })
     if (PROFILE) log(`relay CPU profiles, one per process and round: ${profiles}/ours-relay*.${dbName}.*.cpuprofile`)
   }
+  if (ONLY.length === 0 || ONLY.includes("embedded")) await benchEmbedded({ dbUrl, log, elapsed })
 }
 
 /** The HTTP endpoints: seed, same answers and SQL, measured rounds, report. */
