@@ -7,6 +7,7 @@ import { Duration, Effect, Layer, Redacted } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { migrations } from "./migrations/index.ts"
+import { DEFAULT_DATA_DIR } from "./embedded/Cluster.ts"
 import { type EmbeddedDatabase, openEmbedded } from "./embedded/EmbeddedDatabase.ts"
 
 export type DatabaseConfig =
@@ -78,4 +79,4 @@ export const DatabaseLive = (config: DatabaseConfig, options?: DatabaseOptions) 
 export const databaseConfigFromEnv = (env: Record<string, string | undefined> = process.env): DatabaseConfig =>
   env.DATABASE_URL !== undefined && env.DATABASE_URL !== ""
     ? { _tag: "Postgres", url: env.DATABASE_URL }
-    : { _tag: "Embedded", dataDir: env.CHAMBER_DATA_DIR || ".chamber/data" }
+    : { _tag: "Embedded", dataDir: env.CHAMBER_DATA_DIR || DEFAULT_DATA_DIR }

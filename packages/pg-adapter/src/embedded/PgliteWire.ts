@@ -14,9 +14,10 @@
  * unit ends its connection the same way instead of running. (When PGlite's backend exits, e.g.
  * on COPY FROM STDIN, its next query spins forever and would freeze the process.)
  */
-import { PGlite } from "@electric-sql/pglite"
+import type { PGlite } from "@electric-sql/pglite"
 import { Duplex } from "node:stream"
 import * as net from "node:net"
+import { openPglite } from "./Pglite.ts"
 
 const SSL_REQUEST = 80877103
 const CANCEL_REQUEST = 80877102
@@ -46,9 +47,7 @@ export class PgliteWire {
 
   /** Opens (creating when absent) the database under `dataDir`; in memory when undefined. */
   static async open(dataDir: string | undefined): Promise<PgliteWire> {
-    const db = dataDir === undefined ? new PGlite() : new PGlite(dataDir)
-    await db.waitReady
-    return new PgliteWire(db)
+    return new PgliteWire(await openPglite(dataDir))
   }
 
   /** An in-process connection: the client end of a Duplex pair. */

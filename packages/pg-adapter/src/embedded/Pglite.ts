@@ -1,0 +1,27 @@
+/**
+ * How the product opens PGlite: its settings, on a cluster made apart when new (`Cluster.ts`).
+ *
+ * `shared_buffers` is 16 MB, not PostgreSQL's 128 MB: PGlite's buffer pool lives in its
+ * WebAssembly memory, all of it resident from the start, while the files behind it stay in the
+ * operating system's cache anyway. Durability does not change: PGlite writes every page and WAL
+ * record with write(2) before a commit returns, as before (it never calls fsync, whatever the
+ * settings).
+ */
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite"
+import { placeCluster } from "./Cluster.ts"
+
+export const SETTINGS: ReadonlyArray<string> = ["shared_buffers=16MB"]
+
+export const pgliteOptions = (): PGliteOptions => ({
+  startParams: [...PGlite.defaultStartParams, ...SETTINGS.flatMap((s) => ["-c", s])],
+  // Also written into a new cluster's postgresql.conf, and used by initdb's own runs of PostgreSQL.
+  initDbStartParams: SETTINGS.flatMap((s) => ["--set", s])
+})
+
+/** Opens PGlite on the cluster directory `dir` (made first when new; memory only when undefined). */
+export const openPglite = async (dir: string | undefined): Promise<PGlite> => {
+  if (dir !== undefined) await placeCluster(dir)
+  const db = dir === undefined ? new PGlite(pgliteOptions()) : new PGlite(dir, pgliteOptions())
+  await db.waitReady
+  return db
+}
