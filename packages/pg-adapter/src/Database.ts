@@ -53,8 +53,7 @@ export const embeddedClient = (db: EmbeddedDatabase) =>
     stream: db.connect,
     username: "postgres",
     database: "postgres",
-    // One PGlite session behind every connection: named statements would collide.
-    prepare: false,
+    // Prepared statements, as on PostgreSQL: PgliteWire keeps each connection's apart in PGlite's one session.
     maxConnections: db.owner ? 4 : 1
   })
 

@@ -8,6 +8,9 @@
  * interleave. While the session is inside a transaction only the connection that opened it
  * runs; when a connection goes away inside its transaction, that transaction is rolled back.
  *
+ * Each connection's prepared statements are its own (StatementNames), and are closed when it
+ * goes.
+ *
  * A unit whose execution throws ends its own connection with a FATAL ErrorResponse (SQLSTATE
  * XX000), the session is rolled back to idle, and the other connections go on; nothing is left
  * to reject unhandled. A session that cannot be brought back is broken for good: every later
@@ -18,6 +21,7 @@ import type { PGlite } from "@electric-sql/pglite"
 import { Duplex } from "node:stream"
 import * as net from "node:net"
 import { openPglite } from "./Pglite.ts"
+import { StatementNames } from "./StatementNames.ts"
 
 const SSL_REQUEST = 80877103
 const CANCEL_REQUEST = 80877102
@@ -40,6 +44,7 @@ export class PgliteWire {
   private closed = false
   private server: net.Server | null = null
   private readonly connections = new Set<WireConnection>()
+  private attached = 0
 
   private constructor(db: PGlite) {
     this.db = db
@@ -84,7 +89,7 @@ export class PgliteWire {
       stream.destroy()
       return
     }
-    const conn = new WireConnection(this, stream)
+    const conn = new WireConnection(this, stream, new StatementNames(`w${++this.attached}_`))
     this.connections.add(conn)
     stream.on("close", () => {
       this.connections.delete(conn)
@@ -159,6 +164,8 @@ export class PgliteWire {
     if (this.owner === conn && !this.closed) {
       await this.submit(conn, [encodeQuery("ROLLBACK")], true)
     }
+    const closes = conn.names.closeAll()
+    if (closes !== undefined && !this.closed) await this.submit(conn, [closes], true)
   }
 }
 
@@ -171,10 +178,12 @@ class WireConnection {
 
   private readonly wire: PgliteWire
   private readonly stream: Duplex
+  readonly names: StatementNames
 
-  constructor(wire: PgliteWire, stream: Duplex) {
+  constructor(wire: PgliteWire, stream: Duplex, names: StatementNames) {
     this.wire = wire
     this.stream = stream
+    this.names = names
     stream.on("data", (chunk: Buffer) => this.receive(chunk))
     stream.on("close", () => {
       this.alive = false
@@ -227,7 +236,7 @@ class WireConnection {
         this.stream.end()
         return
       }
-      this.pending.push(message)
+      this.pending.push(this.names.scope(message))
       if (type === 0x53 /* Sync */ || type === 0x51 /* Query */) {
         const unit = this.pending
         this.pending = []
