@@ -28,7 +28,7 @@ const setting = (wire: PgliteWire, name: string) =>
 const deadPid = () => spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout.toString()
 
 describe("a new embedded cluster", () => {
-  it.live("is made apart, migrated and renamed into place, with a 16 MB buffer pool; leftovers of dead processes go, a live one's stay", () =>
+  it.live("is made apart, migrated and renamed into place, with a 16 MB buffer pool and a plan per execution; leftovers of dead processes go, a live one's stay", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const cluster = join(dir, "pgdata")
@@ -38,6 +38,7 @@ describe("a new embedded cluster", () => {
       mkdirSync(live)
       const wire = yield* open(cluster)
       assert.strictEqual(yield* setting(wire, "shared_buffers"), "16MB")
+      assert.strictEqual(yield* setting(wire, "plan_cache_mode"), "force_custom_plan")
       assert.match(readFileSync(join(cluster, "postgresql.conf"), "utf8"), /^shared_buffers = 16MB/m)
       assert.isTrue(existsSync(join(cluster, "PG_VERSION")))
       // Migrated by the child: the server finds nothing left to apply.
