@@ -115,6 +115,15 @@ const named = (message: Buffer, at: number, name: string): Buffer => {
 
 const SYNC = Buffer.from([0x53, 0, 0, 0, 4])
 
+const frame = (type: number, body: string): Buffer => {
+  const bytes = Buffer.from(body, "utf8")
+  const out = Buffer.alloc(5 + bytes.length)
+  out[0] = type
+  out.writeInt32BE(4 + bytes.length, 1)
+  bytes.copy(out, 5)
+  return out
+}
+
 /** An unnamed Parse/Bind/Describe/Execute/Sync as a named Parse (sent once) and the rest (sent each time). */
 const prepared = (unit: Buffer, name: string) => {
   const all = messages(unit)
@@ -221,6 +230,9 @@ export const benchStatements = async (dbUrl: string, members: number): Promise<S
   try {
     await pglite.runPromise(migrate)
     const chambers = { pglite: await pglite.runPromise(seed(members)), postgres: await postgres.runPromise(seed(members)) }
+    // Statistics for the planner, as the HTTP bench has them (PGlite never analyzes on its own).
+    await wire.db.exec("VACUUM ANALYZE")
+    if (send !== undefined) await send(frame(0x51, "VACUUM ANALYZE\0"))
     const rows: Array<StatementRow> = []
     const ops = { pglite: operations(chambers.pglite), postgres: operations(chambers.postgres) }
     for (let i = 0; i < ops.pglite.length; i++) {
