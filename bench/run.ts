@@ -53,6 +53,7 @@ import { invoiceBodies, memberBodies, memberInputs, paymentBodies } from "./seed
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
 import { benchRelay } from "./relay.ts"
 import { benchLarge } from "./large.ts"
+import { benchEmbedded } from "./embedded.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
@@ -488,7 +489,7 @@ const ENDPOINTS = ALL_ENDPOINTS.filter((e) => ONLY.length === 0 || ONLY.includes
 /** The webhook relay section (relay.ts). */
 const RELAY = ONLY.length === 0 || ONLY.includes("relay")
 {
-  const known = [...ALL_ENDPOINTS.map((e) => e.id), "relay", "large"]
+  const known = [...ALL_ENDPOINTS.map((e) => e.id), "relay", "large", "embedded"]
   const unknown = ONLY.filter((id) => !known.includes(id))
   if (unknown.length > 0) {
     console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
@@ -700,6 +701,8 @@ const main = async () => {
   }
   // Large tenants (large.ts): only when asked for, BENCH_ONLY=large.
   if (ONLY.includes("large")) await benchLarge({ dbUrl, log, elapsed })
+  // The embedded database (embedded.ts): only when asked for, BENCH_ONLY=embedded.
+  if (ONLY.includes("embedded")) await benchEmbedded({ dbUrl, log, elapsed })
 }
 
 /** The HTTP endpoints: seed, same answers and SQL, measured rounds, report. */

@@ -9,6 +9,8 @@ const admin = (name: keyof typeof import("./commands/admin.ts")) => async (...ar
   await ((await import("./commands/admin.ts"))[name] as (...a: Array<unknown>) => unknown)(...args)
 }
 const serve = async (options: unknown): Promise<void> => {
+  // A new embedded database is made by a child process while the server's modules load.
+  ;(await import("@chamber/pg-adapter/cluster")).startCluster(process.env)
   ;(await import("./commands/serve.ts")).serve(options as import("./commands/serve.ts").ServeOptions)
 }
 

@@ -5,9 +5,12 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import * as http from "node:http"
 import * as net from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { ALL_SCOPES } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { chamber, Env, envLayer, freePort, get, json, serving } from "./harness.ts"
@@ -97,6 +100,9 @@ const refused = (port: number) =>
   })
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** A module hook that records which of PGlite's modules a process loads (CHAMBER_TEST_MODULE_LOG). */
+const MODULE_LOG = fileURLToPath(new URL("./fixtures/module-log.ts", import.meta.url))
 
 for (const rt of runtimes()) {
   describe(`chamber serve on ${rt.name}`, () => {
@@ -216,6 +222,18 @@ for (const rt of runtimes()) {
               "(127.0.0.1 for this machine only, 0.0.0.0 for every interface)."
           }])
         }), 120_000)
+
+      it.effect(`PGlite is loaded ${rt.name === "postgres" ? "nowhere" : "by the process that owns the database"}`, () =>
+        Effect.gen(function*() {
+          const dir = mkdtempSync(join(tmpdir(), "chamber-modules-"))
+          const log = join(dir, "pglite-modules")
+          const server = yield* serving([], { NODE_OPTIONS: `--import ${MODULE_LOG}`, CHAMBER_TEST_MODULE_LOG: log })
+          assert.strictEqual((yield* get(server.port, "/readyz", "")).status, 200)
+          const loaded = existsSync(log) ? readFileSync(log, "utf8") : ""
+          rmSync(dir, { recursive: true, force: true })
+          if (rt.name === "postgres") assert.strictEqual(loaded, "")
+          else assert.include(loaded, "@electric-sql/pglite/dist/index.js")
+        }))
 
       it.effect("LOG_FORMAT=json: every line on stdout is one JSON log object", () =>
         Effect.gen(function*() {

@@ -3,6 +3,7 @@
  * the data directory. Both speak the same SQL through the same `@effect/sql-pg` client; the
  * embedded one through `PgliteWire` (in process) or its Unix socket (another process).
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -10,7 +11,8 @@ import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import { PgClient } from "@effect/sql-pg"
 import { migrations } from "./migrations/index.ts"
-import { openEmbedded } from "./embedded/EmbeddedDatabase.ts"
+import { DEFAULT_DATA_DIR } from "./embedded/Cluster.ts"
+import { type EmbeddedDatabase, openEmbedded } from "./embedded/EmbeddedDatabase.ts"
 
 export type DatabaseConfig =
   | { readonly _tag: "Postgres"; readonly url: string; readonly maxConnections?: number | undefined }
@@ -28,6 +30,13 @@ export const migrate = Effect.gen(function*() {
   )
 }).pipe(Effect.orDie, Effect.withSpan("Database.migrate"))
 
+/** Runs `effect`, then says at debug level how long it took (LOG_LEVEL=debug shows where a start goes). */
+const timedDebug = <A, E, R>(message: string, effect: Effect.Effect<A, E, R>, fields: (a: A) => Record<string, unknown> = () => ({})) =>
+  Effect.timed(effect).pipe(
+    Effect.tap(([elapsed, a]) => Effect.logDebug(message).pipe(Effect.annotateLogs({ ms: Math.round(Duration.toMillis(elapsed)), ...fields(a) }))),
+    Effect.map(([, a]) => a)
+  )
+
 const postgres = (url: string, maxConnections: number) =>
   PgClient.layer({ url: Redacted.make(url), maxConnections, applicationName: "chamber" })
 
@@ -36,17 +45,21 @@ const postgres = (url: string, maxConnections: number) =>
  * any other process connects to that socket.
  */
 const embedded = (dataDir: string | undefined, exclusive: boolean) =>
-  Layer.unwrap(Effect.gen(function*() {
-    const db = yield* openEmbedded(dataDir, { requireOwnership: exclusive })
-    return PgClient.layer({
-      stream: db.connect,
-      username: "postgres",
-      database: "postgres",
-      // One PGlite session behind every connection: named statements would collide.
-      prepare: false,
-      maxConnections: db.owner ? 4 : 1
-    })
-  }))
+  Layer.unwrap(
+    timedDebug("embedded database open", openEmbedded(dataDir, { requireOwnership: exclusive }), (db) => ({ owner: db.owner })).pipe(
+      Effect.map(embeddedClient)
+    )
+  )
+
+/** The SQL client over an open embedded database. */
+export const embeddedClient = (db: EmbeddedDatabase) =>
+  PgClient.layer({
+    stream: db.connect,
+    username: "postgres",
+    database: "postgres",
+    // Prepared statements, as on PostgreSQL: PgliteWire keeps each connection's apart in PGlite's one session.
+    maxConnections: db.owner ? 4 : 1
+  })
 
 export interface DatabaseOptions {
   /** Run pending migrations when the layer starts (default true). */
@@ -62,11 +75,11 @@ export const DatabaseLive = (config: DatabaseConfig, options?: DatabaseOptions) 
     : embedded(config.dataDir, options?.exclusive === true)
   return options?.migrateOnStart === false
     ? client
-    : Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
+    : Layer.effectDiscard(timedDebug("migrations applied", migrate, (applied) => ({ applied: applied.length }))).pipe(Layer.provideMerge(client))
 }
 
 /** DATABASE_URL when set, else embedded PGlite under CHAMBER_DATA_DIR (default `.chamber/data`). */
 export const databaseConfigFromEnv = (env: Record<string, string | undefined> = process.env): DatabaseConfig =>
   env.DATABASE_URL !== undefined && env.DATABASE_URL !== ""
     ? { _tag: "Postgres", url: env.DATABASE_URL }
-    : { _tag: "Embedded", dataDir: env.CHAMBER_DATA_DIR || ".chamber/data" }
+    : { _tag: "Embedded", dataDir: env.CHAMBER_DATA_DIR || DEFAULT_DATA_DIR }

@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import type { Duplex } from "node:stream"
+import { clusterDir } from "./Cluster.ts"
 import type { PgliteWire } from "./PgliteWire.ts"
 
 /** PGlite (WASM) loads only in processes that own an embedded database. */
@@ -98,7 +99,7 @@ export const openEmbedded = (dataDir: string | undefined, options?: { readonly r
     if (claim(dir)) {
       const wire = yield* Effect.acquireRelease(
         Effect.promise(async () => {
-          const w = await openWire(path.join(dir, "pgdata"))
+          const w = await openWire(clusterDir(dir))
           fs.rmSync(socketPath(dir), { force: true })
           await w.listen(socketPath(dir))
           return w

@@ -8,16 +8,20 @@
  * interleave. While the session is inside a transaction only the connection that opened it
  * runs; when a connection goes away inside its transaction, that transaction is rolled back.
  *
+ * Each connection's prepared statements are its own (StatementNames), and are closed when it
+ * goes.
+ *
  * A unit whose execution throws ends its own connection with a FATAL ErrorResponse (SQLSTATE
  * XX000), the session is rolled back to idle, and the other connections go on; nothing is left
  * to reject unhandled. A session that cannot be brought back is broken for good: every later
  * unit ends its connection the same way instead of running. (When PGlite's backend exits, e.g.
  * on COPY FROM STDIN, its next query spins forever and would freeze the process.)
  */
-import { PGlite } from "@electric-sql/pglite"
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
+import type { PGlite } from "@electric-sql/pglite"
 import { Duplex } from "node:stream"
 import * as net from "node:net"
+import { openPglite } from "./Pglite.ts"
+import { StatementNames } from "./StatementNames.ts"
 
 const SSL_REQUEST = 80877103
 const CANCEL_REQUEST = 80877102
@@ -40,6 +44,7 @@ export class PgliteWire {
   private closed = false
   private server: net.Server | null = null
   private readonly connections = new Set<WireConnection>()
+  private attached = 0
 
   private constructor(db: PGlite) {
     this.db = db
@@ -47,8 +52,11 @@ export class PgliteWire {
 
   /** Opens (creating when absent) the database under `dataDir`; in memory when undefined. */
   static async open(dataDir: string | undefined): Promise<PgliteWire> {
-    const db = new PGlite({ ...(dataDir === undefined ? {} : { dataDir }), extensions: { pg_trgm } })
-    await db.waitReady
+    return new PgliteWire(await openPglite(dataDir))
+  }
+
+  /** A wire in front of a PGlite already open (the child that makes a new cluster). */
+  static over(db: PGlite): PgliteWire {
     return new PgliteWire(db)
   }
 
@@ -86,7 +94,7 @@ export class PgliteWire {
       stream.destroy()
       return
     }
-    const conn = new WireConnection(this, stream)
+    const conn = new WireConnection(this, stream, new StatementNames(`w${++this.attached}_`))
     this.connections.add(conn)
     stream.on("close", () => {
       this.connections.delete(conn)
@@ -161,6 +169,8 @@ export class PgliteWire {
     if (this.owner === conn && !this.closed) {
       await this.submit(conn, [encodeQuery("ROLLBACK")], true)
     }
+    const closes = conn.names.closeAll()
+    if (closes !== undefined && !this.closed) await this.submit(conn, [closes], true)
   }
 }
 
@@ -173,10 +183,12 @@ class WireConnection {
 
   private readonly wire: PgliteWire
   private readonly stream: Duplex
+  readonly names: StatementNames
 
-  constructor(wire: PgliteWire, stream: Duplex) {
+  constructor(wire: PgliteWire, stream: Duplex, names: StatementNames) {
     this.wire = wire
     this.stream = stream
+    this.names = names
     stream.on("data", (chunk: Buffer) => this.receive(chunk))
     stream.on("close", () => {
       this.alive = false
@@ -229,7 +241,7 @@ class WireConnection {
         this.stream.end()
         return
       }
-      this.pending.push(message)
+      this.pending.push(this.names.scope(message))
       if (type === 0x53 /* Sync */ || type === 0x51 /* Query */) {
         const unit = this.pending
         this.pending = []
