@@ -1,10 +1,9 @@
 /**
- * A new embedded data directory (a PostgreSQL cluster) is made by a child process (`Initdb.ts`:
- * initdb, then the migrations) in a scratch directory beside it, `pgdata.initdb-<pid>`, and
- * renamed into place by the process that owns the data directory. initdb runs PostgreSQL's
- * bootstrap in a PGlite of its own: done in the server, the memory it takes stays with the
- * server afterwards. A crash halfway leaves a scratch directory, removed at the next start,
- * never a half-made database.
+ * A new embedded data directory (a PostgreSQL cluster) is made by a child process (`Initdb.ts`)
+ * in a scratch directory beside it, `pgdata.initdb-<pid>`, and renamed into place by the process
+ * that owns the data directory. initdb runs PostgreSQL's bootstrap in a PGlite of its own: done
+ * in the server, the memory it takes stays with the server afterwards. A crash halfway leaves a
+ * scratch directory, removed at the next start, never a half-made database.
  *
  * `chamber serve` starts the child before loading its own modules (`startCluster`), so that
  * both go on at once; whoever opens the database later takes that child's result.

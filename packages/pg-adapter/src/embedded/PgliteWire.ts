@@ -55,11 +55,6 @@ export class PgliteWire {
     return new PgliteWire(await openPglite(dataDir))
   }
 
-  /** A wire in front of a PGlite already open (the child that makes a new cluster). */
-  static over(db: PGlite): PgliteWire {
-    return new PgliteWire(db)
-  }
-
   /** An in-process connection: the client end of a Duplex pair. */
   connect(): Duplex {
     const [client, server] = duplexPair()
