@@ -13,6 +13,7 @@
  * 4. per-statement latency, PGlite against PostgreSQL (embedded-statements.ts).
  */
 import autocannon from "autocannon"
+import type { SectionContext } from "./shared.ts"
 import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
@@ -36,11 +37,7 @@ const median = (values: ReadonlyArray<number>) => {
   return sorted.length === 0 ? NaN : sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
 }
 
-export interface EmbeddedBenchContext {
-  readonly dbUrl: string
-  readonly log: (line: string) => void
-  readonly elapsed: () => string
-}
+export type EmbeddedBenchContext = SectionContext
 
 /** One `chamber serve` child: its JSON log lines as they arrive (ms since the spawn). */
 interface Serving {

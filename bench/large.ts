@@ -12,6 +12,7 @@
  * large-chamber case runs, captured from the product's own repository.
  */
 import { mkdtempSync, rmSync } from "node:fs"
+import type { SectionContext } from "./shared.ts"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -38,11 +39,7 @@ const BATCH = 5_000
 
 const bin = fileURLToPath(new URL("../packages/cli/src/bin.ts", import.meta.url))
 
-export interface LargeBenchContext {
-  readonly dbUrl: string
-  readonly log: (line: string) => void
-  readonly elapsed: () => string
-}
+export type LargeBenchContext = SectionContext
 
 interface Chamber {
   readonly size: number

@@ -19,3 +19,12 @@ export const importFromPackage = async (pkg: string, specifier: string): Promise
   const require = createRequire(new URL(`../packages/${pkg}/package.json`, import.meta.url))
   return import(pathToFileURL(require.resolve(specifier)).href)
 }
+
+/** What a section of `pnpm bench` run after the HTTP endpoints gets from run.ts. */
+export interface SectionContext {
+  /** The bench database. */
+  readonly dbUrl: string
+  readonly log: (line: string) => void
+  /** Seconds since the bench began, for progress lines. */
+  readonly elapsed: () => string
+}

@@ -30,7 +30,8 @@ const making = new Map<string, Promise<string>>()
 /** True when `dir` does not exist or holds nothing. */
 export const absentOrEmpty = (dir: string) => !fs.existsSync(dir) || fs.readdirSync(dir).length === 0
 
-const alive = (pid: number) => {
+/** Whether process `pid` is running (one of another user's counts). */
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0)
     return true

@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import type { Duplex } from "node:stream"
-import { clusterDir } from "./Cluster.ts"
+import { alive, clusterDir } from "./Cluster.ts"
 import type { PgliteWire } from "./PgliteWire.ts"
 
 /** PGlite (WASM) loads only in processes that own an embedded database. */
@@ -38,14 +38,6 @@ export class EmbeddedInUse extends Error {
 export const socketPath = (dataDir: string) => path.join(dataDir, ".s.PGSQL.5432")
 const pidPath = (dataDir: string) => path.join(dataDir, "owner.pid")
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 /** The pid of the live process that owns `dataDir`, if any. */
 export const embeddedOwner = (dataDir: string): number | undefined => {
