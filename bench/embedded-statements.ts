@@ -7,7 +7,9 @@
  *   PGlite through PgliteWire, as `chamber serve` opens it);
  * - engine (reads only): each statement the operation executes, captured as its wire messages,
  *   prepared once and then executed alone: on PGlite straight into the engine
- *   (`execProtocolRaw`, neither PgliteWire nor the driver), on PostgreSQL over a plain socket.
+ *   (`execProtocolRaw`, neither PgliteWire nor the driver), on PostgreSQL over a plain socket;
+ *   on both planned at each execution (`plan_cache_mode = force_custom_plan`, the embedded
+ *   database's setting).
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -177,6 +179,8 @@ const rawPostgres = async (url: URL) => {
   params.copy(startup, 8)
   await send(startup)
   if (refused !== undefined) socket.destroy()
+  // Planned at every execution, as the embedded database plans them (Pglite.ts): the engines compared on the same work.
+  else await send(frame(0x51, "SET plan_cache_mode = force_custom_plan\0"))
   return { send: refused === undefined ? send : undefined, refused, close: () => socket.destroy() }
 }
 

@@ -253,6 +253,24 @@ for (const rt of runtimes()) {
           const bad = yield* chamber(["serve", "--port", "0"], { LOG_FORMAT: "xml" })
           assert.deepStrictEqual([bad.code, bad.stderr], [1, `error: LOG_FORMAT must be text or json, not "xml".\n`])
         }), 120_000)
+
+      it.effect("LOG_LEVEL=debug: how long the database took to open (embedded) and to migrate", () =>
+        Effect.gen(function*() {
+          const server = yield* serving([], { LOG_FORMAT: "json", LOG_LEVEL: "debug" })
+          server.child.kill("SIGTERM")
+          assert.strictEqual(yield* Effect.promise(() => server.exited), 0)
+          const lines = server.stdout().trimEnd().split("\n").map((l) => JSON.parse(l) as { message: unknown; level: string; annotations: Record<string, unknown> })
+          const migrated = lines.find((l) => l.message === "migrations applied")
+          assert.deepInclude(migrated, { level: "DEBUG" })
+          assert.isNumber(migrated!.annotations.ms)
+          assert.isNumber(migrated!.annotations.applied)
+          const opened = lines.find((l) => l.message === "embedded database open")
+          if (rt.name === "postgres") assert.isUndefined(opened)
+          else {
+            assert.isNumber(opened?.annotations.ms)
+            assert.strictEqual(opened?.annotations.owner, true)
+          }
+        }), 120_000)
     })
   })
 }
