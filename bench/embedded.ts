@@ -39,16 +39,21 @@ const median = (values: ReadonlyArray<number>) => {
 
 export type EmbeddedBenchContext = SectionContext
 
-/** One `chamber serve` child: its JSON log lines as they arrive (ms since the spawn). */
+/**
+ * One `chamber serve` child: its JSON log lines, each at its own timestamp (ms since the spawn).
+ * Not when they arrive: the server writes to a pipe, and while PGlite works its lines wait.
+ */
 interface Serving {
   readonly child: ChildProcess
   readonly started: number
+  readonly startedAt: number
   readonly seen: Map<string, { readonly at: number; readonly annotations: Record<string, unknown> }>
   readonly other: Array<string>
 }
 
 const serve = (args: ReadonlyArray<string>, env: Record<string, string>): Serving => {
   const started = performance.now()
+  const startedAt = Date.now()
   const child = spawnNode([BIN, "serve", "--port", "0", ...args], {
     ...process.env,
     REDIS_URL: "",
@@ -58,7 +63,7 @@ const serve = (args: ReadonlyArray<string>, env: Record<string, string>): Servin
     CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
     ...env
   })
-  const serving: Serving = { child, started, seen: new Map(), other: [] }
+  const serving: Serving = { child, started, startedAt, seen: new Map(), other: [] }
   let partial = ""
   child.stdout!.setEncoding("utf8")
   child.stdout!.on("data", (chunk: string) => {
@@ -67,9 +72,9 @@ const serve = (args: ReadonlyArray<string>, env: Record<string, string>): Servin
     for (const line of lines) {
       if (line.startsWith(`{"message":"request"`)) continue
       try {
-        const entry = JSON.parse(line) as { message: string; annotations?: Record<string, unknown> }
+        const entry = JSON.parse(line) as { message: string; timestamp: string; annotations?: Record<string, unknown> }
         const key = entry.message.startsWith("Chamber Data API on") ? "listening" : entry.message
-        if (!serving.seen.has(key)) serving.seen.set(key, { at: performance.now() - started, annotations: entry.annotations ?? {} })
+        if (!serving.seen.has(key)) serving.seen.set(key, { at: Date.parse(entry.timestamp) - startedAt, annotations: entry.annotations ?? {} })
       } catch {
         if (line.trim() !== "") serving.other.push(line)
       }
