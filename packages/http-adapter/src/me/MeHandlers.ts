@@ -1,10 +1,8 @@
 /** The connection check: which chamber, which key, what it may do. */
-import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { canWrite, type KeyContext } from "@chamber/core"
 import { Api } from "../Api.ts"
 import * as Kit from "../server/Kit.ts"
-import { CurrentKey } from "../shared/Access.ts"
 import { ConnectionInfo } from "./MeGroup.ts"
 
 const connectionInfo = (key: KeyContext) => ({
@@ -14,4 +12,4 @@ const connectionInfo = (key: KeyContext) => ({
 })
 
 export const MeHandlers = HttpApiBuilder.group(Api, "me", (handlers) =>
-  handlers.handle("me", () => Kit.withStatus(ConnectionInfo, () => Effect.map(Effect.service(CurrentKey), connectionInfo), (info) => [200, info])))
+  handlers.handle("me", () => Kit.fromKey(ConnectionInfo, connectionInfo)))

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { type DomainError, type Page, pageMeta } from "@chamber/core"
+import { type DomainError, type KeyContext, type Page, pageMeta } from "@chamber/core"
 import { CurrentKey } from "../shared/Access.ts"
 import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 
@@ -33,6 +33,10 @@ const toHttp = <A, E extends DomainError, R>(self: Effect.Effect<A, E, R>): Effe
 
 const forTenant = <A, E, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(Effect.service(CurrentKey), (key) => run(key.tenantId))
+
+/** An answer made from the request's key alone (the connection check), written as JSON directly. */
+export const fromKey = <S extends Schema.Top>(_response: S, answer: (key: KeyContext) => S["Encoded"]) =>
+  Effect.map(Effect.service(CurrentKey), (key) => HttpServerResponse.text(JSON.stringify(answer(key)), { contentType: "application/json" }))
 
 type DataOf<S extends Schema.Top> = S["Encoded"] extends { readonly data: infer D } ? D : never
 
