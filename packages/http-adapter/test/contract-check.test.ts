@@ -38,18 +38,17 @@ import { ValidationErrors } from "../src/shared/ValidationErrors.ts"
 import { ValidationErrorsLive } from "../src/server/ValidationErrorsLive.ts"
 
 /** Lets every request in as one key: these tests are about the contract, not about keys. */
-const AnyKeyLive = Layer.succeed(Authentication)({
-  bearer: (effect) =>
-    Effect.provideService(effect, CurrentKey, {
-      keyId: 1,
-      tenantId: 1,
-      name: "probe",
-      prefix: "cck_probe000",
-      scopes: ["invoices:write"],
-      dailyLimit: 25_000,
-      chamber: { id: "chm_probe", name: "Probe", website: null }
-    })
-})
+const AnyKeyLive = Layer.succeed(Authentication)((effect) =>
+  Effect.provideService(effect, CurrentKey, {
+    keyId: 1,
+    tenantId: 1,
+    name: "probe",
+    prefix: "cck_probe000",
+    scopes: ["invoices:write"],
+    dailyLimit: 25_000,
+    chamber: { id: "chm_probe", name: "Probe", website: null }
+  })
+)
 
 const rules = HttpApiEndpoint.post("issue", "/probe/issue", {
   payload: Schema.Struct({ amount: Schema.String }),

@@ -78,6 +78,9 @@ for (const rt of runtimes()) {
             ["token scheme", { headers: { authorization: `Token ${key}` } }],
             ["no scheme", { headers: { authorization: key } }],
             ["empty bearer", { headers: { authorization: "Bearer " } }],
+            ["bearer and spaces only", { headers: { authorization: "Bearer    " } }],
+            ["no space after the scheme", { headers: { authorization: `Bearer${key}` } }],
+            ["another scheme beginning with bearer", { headers: { authorization: `Bearerx ${key}` } }],
             ["garbage token", { key: "garbage" }],
             ["cck_ too short", { key: "cck_abc" }],
             ["cck_ too long", { key: `${key}x` }],
@@ -98,6 +101,10 @@ for (const rt of runtimes()) {
               assert.strictEqual(reply.status, 401, `${label}: ${method} ${path}`)
               assertError(reply, 401, UNAUTHENTICATED)
             }
+          }
+          // The scheme is matched in any case, and any number of spaces may follow it (RFC 9110, 11.1).
+          for (const authorization of [`bearer ${key}`, `BEARER ${key}`, `Bearer   ${key}`]) {
+            assert.strictEqual((yield* call("GET", "/api/v1/me", { headers: { authorization } })).status, 200, authorization)
           }
           // Nothing got through.
           const after = yield* call("GET", "/api/v1/members", { key })

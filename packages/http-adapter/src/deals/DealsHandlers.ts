@@ -1,12 +1,11 @@
 /** Deals handlers: each endpoint of DealsGroup as one call of the core service. */
 import * as Effect from "effect/Effect"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Deals } from "@chamber/core"
-import { Api } from "../Api.ts"
 import * as Kit from "../server/Kit.ts"
+import { group } from "../server/Group.ts"
 import { DealList, DealResponse } from "./DealsGroup.ts"
 
-export const DealsHandlers = HttpApiBuilder.group(Api, "deals", Effect.fn(function*(handlers) {
+export const DealsHandlers = group("deals", Effect.fn(function*(handlers) {
   const deals = yield* Deals
   return handlers
     .handle("list", ({ query }) => Kit.page(DealList, query.page, (tenant, page) => deals.list(tenant, { ...query, page })))

@@ -1,12 +1,11 @@
 /** Webhook subscription handlers: each endpoint of HooksGroup as one call of the core service. */
 import * as Effect from "effect/Effect"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Hooks } from "@chamber/core"
-import { Api } from "../Api.ts"
 import * as Kit from "../server/Kit.ts"
+import { group } from "../server/Group.ts"
 import { HookList } from "./HooksGroup.ts"
 
-export const HooksHandlers = HttpApiBuilder.group(Api, "hooks", Effect.fn(function*(handlers) {
+export const HooksHandlers = group("hooks", Effect.fn(function*(handlers) {
   const hooks = yield* Hooks
   return handlers
     .handle("list", () => Kit.single(HookList, 200, (tenant) => hooks.list(tenant)))

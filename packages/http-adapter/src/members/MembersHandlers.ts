@@ -1,12 +1,11 @@
 /** Members handlers: each endpoint of MembersGroup as one call of the core service. */
 import * as Effect from "effect/Effect"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Members } from "@chamber/core"
-import { Api } from "../Api.ts"
 import * as Kit from "../server/Kit.ts"
+import { group } from "../server/Group.ts"
 import { MemberList, MemberResponse } from "./MembersGroup.ts"
 
-export const MembersHandlers = HttpApiBuilder.group(Api, "members", Effect.fn(function*(handlers) {
+export const MembersHandlers = group("members", Effect.fn(function*(handlers) {
   const members = yield* Members
   return handlers
     .handle("list", ({ query }) => Kit.page(MemberList, query.page, (tenant, page) => members.list(tenant, { ...query, page })))

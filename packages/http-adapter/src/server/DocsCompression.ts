@@ -5,7 +5,7 @@
  * 304 (docs/api.md "Documentation").
  */
 import * as Effect from "effect/Effect"
-import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash } from "node:crypto"
 import { brotliCompressSync, constants, gzipSync } from "node:zlib"
@@ -45,11 +45,11 @@ export const compressingDocs = (paths: ReadonlyArray<string>) => {
     cache.set(path, entry)
     return entry
   }
-  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
-      const path = request.url.split("?")[0] ?? ""
-      if (request.method !== "GET" || !paths.includes(path)) return app
-      return Effect.map(app, (response) => {
+  return <E, R>(request: HttpServerRequest.HttpServerRequest, app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => {
+    if (request.method !== "GET") return app
+    const path = request.url.split("?")[0] ?? ""
+    if (!paths.includes(path)) return app
+    return Effect.map(app, (response) => {
         const entry = cached(path, response)
         if (entry === undefined) return response
         const headers = { etag: entry.etag, vary: "Accept-Encoding", "cache-control": "public, max-age=0, must-revalidate" }
@@ -59,6 +59,6 @@ export const compressingDocs = (paths: ReadonlyArray<string>) => {
         let body = entry.encoded.get(encoding)
         if (body === undefined) entry.encoded.set(encoding, body = encode(encoding, entry.identity))
         return HttpServerResponse.uint8Array(body, { contentType: entry.contentType, headers: { ...headers, "content-encoding": encoding } })
-      })
     })
+  }
 }

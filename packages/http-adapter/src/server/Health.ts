@@ -10,15 +10,15 @@ import { Readiness } from "@chamber/core"
 
 export const HealthRoutes = Layer.mergeAll(
   HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" })),
-  HttpRouter.add(
-    "GET",
-    "/readyz",
-    Effect.flatMap(Effect.service(Readiness), (readiness) => readiness.check).pipe(
-      Effect.map((ready) =>
+  HttpRouter.use(Effect.fnUntraced(function*(router) {
+    const readiness = yield* Readiness
+    yield* router.add(
+      "GET",
+      "/readyz",
+      Effect.map(readiness.check, (ready) =>
         ready
           ? HttpServerResponse.jsonUnsafe({ status: "ready" })
-          : HttpServerResponse.jsonUnsafe({ message: "The database does not answer." }, { status: 503 })
-      )
+          : HttpServerResponse.jsonUnsafe({ message: "The database does not answer." }, { status: 503 }))
     )
-  )
+  }))
 )

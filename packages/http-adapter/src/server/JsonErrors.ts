@@ -7,10 +7,11 @@
  */
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpServerError from "effect/http/HttpServerError"
-import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
@@ -89,31 +90,36 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
     const methods = methodsOf(pathOf(request.url))
     return methods.length > 0 && !methods.includes(request.method) ? wrongMethod(methods) : errorResponse(404)
   }
-  const maxBodySize = ByteSize.bytes(MAX_BODY_BYTES)
-  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const path = pathOf(request.url)
-        if (NOT_CANONICAL.test(path)) return yield* outside(request, errorResponse(404))
-        // A known path with another method is a 405 even where a path id would match (PATCH /members/search).
-        const methods = methodsOf(path)
-        if (methods.length > 0 && !methods.includes(request.method)) return yield* outside(request, wrongMethod(methods))
-        if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return yield* outside(request, errorResponse(413, { connection: "close" }))
-        const response = yield* app.pipe(
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
-          Effect.catchCause((cause) => {
-            // A client that went away: nobody to answer and nothing to report.
-            if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
-            const failure = Cause.squash(cause)
-            if (routeNotFound(failure)) return outside(request, notFoundOrWrongMethod(request))
-            if (tooLarge(failure)) return Effect.succeed(errorResponse(413, { connection: "close" }))
-            if (unreadable(failure)) return Effect.succeed(errorResponse(400, { connection: "close" }))
-            return Effect.logError("unhandled request failure", cause).pipe(Effect.as(errorResponse(500)))
-          })
-        )
-        if (response.status === 401) return HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
-        if (response.status < 400 || isJson(response)) return response
-        if (response.status === 404) return notFoundOrWrongMethod(request)
-        return errorResponse(response.status, response.status === 413 ? { connection: "close" } : undefined)
-      })
+  const afterApp = (request: HttpServerRequest.HttpServerRequest) => (response: HttpServerResponse.HttpServerResponse) => {
+    if (response.status === 401) return HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
+    if (response.status < 400 || isJson(response)) return response
+    if (response.status === 404) return notFoundOrWrongMethod(request)
+    return errorResponse(response.status, response.status === 413 ? { connection: "close" } : undefined)
+  }
+  return <E, R>(request: HttpServerRequest.HttpServerRequest, app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => {
+    const path = pathOf(request.url)
+    if (NOT_CANONICAL.test(path)) return outside(request, errorResponse(404))
+    // A known path with another method is a 405 even where a path id would match (PATCH /members/search).
+    const methods = methodsOf(path)
+    if (methods.length > 0 && !methods.includes(request.method)) return outside(request, wrongMethod(methods))
+    if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return outside(request, errorResponse(413, { connection: "close" }))
+    return app.pipe(
+      Effect.catchCause((cause) => {
+        // A client that went away: nobody to answer and nothing to report.
+        if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
+        const failure = Cause.squash(cause)
+        if (routeNotFound(failure)) return outside(request, notFoundOrWrongMethod(request))
+        if (tooLarge(failure)) return Effect.succeed(errorResponse(413, { connection: "close" }))
+        if (unreadable(failure)) return Effect.succeed(errorResponse(400, { connection: "close" }))
+        return Effect.logError("unhandled request failure", cause).pipe(Effect.as(errorResponse(500)))
+      }),
+      Effect.map(afterApp(request))
+    )
+  }
 }
+
+/** The 1 MiB limit on every request body, as a service the front door gives each request. */
+export const maxBodySize = (context: Context.Context<any>): Context.Context<any> =>
+  Context.add(context, HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE)
+
+const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)

@@ -9,25 +9,23 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { Keys } from "@chamber/core"
 import { makeCounter } from "./RateLimiting.ts"
-import { authorizationHeaders } from "./RawRequest.ts"
+import { authorizationHeaders, bearerCredential } from "./RawRequest.ts"
 
 export type Outside = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse
 ) => Effect.Effect<HttpServerResponse.HttpServerResponse>
 
-const BEARER = /^Bearer +(\S+)$/i
-
 export const makeOutsideCounting = Effect.gen(function*() {
   const keys = yield* Keys
   const count = yield* makeCounter
   const outside: Outside = (request, response) => {
-    const bearer = BEARER.exec(request.headers["authorization"] ?? "")
-    if (count === undefined || bearer === null || !request.url.startsWith("/api/v1/") || authorizationHeaders(request) > 1) {
+    const credential = bearerCredential(request.headers["authorization"])
+    if (count === undefined || credential === undefined || !request.url.startsWith("/api/v1/") || authorizationHeaders(request) > 1) {
       return Effect.succeed(response)
     }
     return Effect.gen(function*() {
-      const key = yield* keys.authenticate(bearer[1]!)
+      const key = yield* keys.authenticate(credential)
       if (key === undefined) return response
       const counted = yield* count(key)
       return counted.admitted

@@ -7,6 +7,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpEffect from "effect/http/HttpEffect"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { type KeyContext, noRateLimits, RateLimitStore, rateLimitKey, type Verdict, type WindowUse, wholeSeconds } from "@chamber/core"
 import { TooManyRequests } from "../shared/HttpErrors.ts"
@@ -34,12 +35,12 @@ export const makeCounter = Effect.gen(function*() {
   const store = yield* RateLimitStore
   const perMinute = yield* RateLimitPerMinute
   if (store === noRateLimits) return undefined
-  return Effect.fnUntraced(function*(key: KeyContext) {
-    const verdict = yield* store.hit(rateLimitKey(key.chamber.id, key.keyId), { perMinute, daily: key.dailyLimit })
-    const headers = rateLimitHeaders(verdict)
-    if (!verdict.admitted) headers["retry-after"] = String(Math.max(1, wholeSeconds(verdict.retryAfterMs)))
-    return { admitted: verdict.admitted, headers } satisfies Counted
-  })
+  return (key: KeyContext): Effect.Effect<Counted> =>
+    Effect.map(store.hit(rateLimitKey(key.chamber.id, key.keyId), { perMinute, daily: key.dailyLimit }), (verdict) => {
+      const headers = rateLimitHeaders(verdict)
+      if (!verdict.admitted) headers["retry-after"] = String(Math.max(1, wholeSeconds(verdict.retryAfterMs)))
+      return { admitted: verdict.admitted, headers }
+    })
 })
 
 /**
@@ -47,12 +48,17 @@ export const makeCounter = Effect.gen(function*() {
  * the request's facts (server/RequestLog.ts) or, outside the front door, a pre-response handler.
  */
 export const makeLimiter = Effect.map(makeCounter, (count) =>
-  count === undefined ? (_key: KeyContext, _facts: RequestFacts["Service"] | undefined) => Effect.void : Effect.fnUntraced(function*(
-    key: KeyContext,
-    facts: RequestFacts["Service"] | undefined
-  ) {
-    const counted = yield* count(key)
-    if (facts !== undefined) facts.headers = counted.headers
-    else yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, counted.headers)))
-    if (!counted.admitted) return yield* Effect.fail(TooManyRequests.body)
-  }))
+  count === undefined
+    ? (_key: KeyContext, _facts: RequestFacts["Service"] | undefined) => Effect.void
+    : (key: KeyContext, facts: RequestFacts["Service"] | undefined): Effect.Effect<void, TooManyRequests, HttpServerRequest.HttpServerRequest> =>
+      Effect.flatMap(count(key), (counted) => {
+        const refused = counted.admitted ? Effect.void : Effect.fail(TooManyRequests.body)
+        if (facts !== undefined) {
+          facts.headers = counted.headers
+          return refused
+        }
+        return Effect.andThen(
+          HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, counted.headers))),
+          refused
+        )
+      }))

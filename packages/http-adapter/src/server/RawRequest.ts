@@ -19,6 +19,18 @@ export const authorizationHeaders = (request: HttpServerRequest.HttpServerReques
   return count
 }
 
+/**
+ * The credential of an `Authorization: Bearer <credential>` header: the scheme in any case,
+ * then one or more spaces (RFC 9110, section 11.1).
+ */
+export const bearerCredential = (authorization: string | undefined): string | undefined => {
+  if (authorization === undefined || authorization.length <= 6 || authorization.charCodeAt(6) !== 32) return undefined
+  if (authorization.slice(0, 6).toLowerCase() !== "bearer") return undefined
+  let start = 7
+  while (authorization.charCodeAt(start) === 32) start++
+  return start === authorization.length ? undefined : authorization.slice(start)
+}
+
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 const notUtf8 = ValidationError.of({ body: ["The body must be valid UTF-8 text."] })
 

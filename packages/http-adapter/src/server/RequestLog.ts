@@ -43,32 +43,44 @@ export const loggedPath = (url: string): string => {
   return `${url.slice(0, at)}?${query.join("&")}`
 }
 
-export const withRequestLog = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
+/**
+ * Runs `handle` for the request with its facts, its request id on every log line and `services`
+ * (whatever else the front door gives every request), all in one change of the fiber's context;
+ * then the answer gets its fields and the access-log line is written.
+ */
+export const withRequestLog = <E, R>(
+  services: (context: Context.Context<any>) => Context.Context<any>,
+  handle: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) =>
+  Effect.withFiber((fiber) => {
+    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
     const incoming = request.headers["x-request-id"]
     const requestId = incoming !== undefined && WELL_FORMED.test(incoming) ? incoming : randomUUID()
     const facts: RequestFacts["Service"] = { keyPrefix: null, headers: undefined }
     const started = performance.now()
-    return app.pipe(
-      Effect.provideService(RequestFacts, facts),
-      // The line is made only when it is written: with info off (the bench, `LOG_LEVEL=warn`), a
-      // request skips its annotations altogether.
-      Effect.tap((response) =>
-        Effect.withFiber((fiber) =>
-          LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")
-            ? Effect.void
-            : Effect.logInfo("request").pipe(Effect.annotateLogs({
-              method: request.method,
-              path: loggedPath(request.url),
-              status: response.status,
-              duration_ms: Math.round((performance.now() - started) * 10) / 10,
-              key_prefix: facts.keyPrefix
-            }))
+    return handle(request).pipe(
+      Effect.flatMap((response) => {
+        const answered = HttpServerResponse.setHeaders(
+          response,
+          facts.headers === undefined ? { "x-request-id": requestId } : { ...facts.headers, "x-request-id": requestId }
         )
-      ),
-      Effect.map((response) =>
-        HttpServerResponse.setHeaders(response, facts.headers === undefined ? { "x-request-id": requestId } : { ...facts.headers, "x-request-id": requestId })
-      ),
-      Effect.annotateLogs("request_id", requestId)
-    )
+        // The line is made only when it is written: with info off (the bench, `LOG_LEVEL=warn`), a
+        // request skips its annotations altogether.
+        if (LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")) return Effect.succeed(answered)
+        return Effect.as(
+          Effect.logInfo("request").pipe(Effect.annotateLogs({
+            method: request.method,
+            path: loggedPath(request.url),
+            status: response.status,
+            duration_ms: Math.round((performance.now() - started) * 10) / 10,
+            key_prefix: facts.keyPrefix
+          })),
+          answered
+        )
+      }),
+      Effect.updateContext((context: Context.Context<any>): Context.Context<any> => {
+        const annotations = Context.get(context, References.CurrentLogAnnotations)
+        return services(Context.add(Context.add(context, RequestFacts, facts), References.CurrentLogAnnotations, { ...annotations, request_id: requestId }))
+      })
+    ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, Exclude<R, RequestFacts>>
   })

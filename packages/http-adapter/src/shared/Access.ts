@@ -6,7 +6,6 @@
  */
 import * as Context from "effect/Context"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
-import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import type { KeyContext, Scope } from "@chamber/core"
 import { Forbidden, TooManyRequests, Unauthenticated, ValidationError } from "./HttpErrors.ts"
 
@@ -24,7 +23,12 @@ export class CurrentKey extends Context.Service<CurrentKey, KeyContext>()("chamb
 export const describeAccess = (access: Access): string =>
   access === AnyValidKey ? "Any valid key; no scope is needed." : `Requires the \`${access}\` scope.`
 
+/**
+ * The bearer key of every endpoint. It reads the `Authorization` header itself rather than being
+ * declared a security middleware, which would wrap every request in a second layer of effects;
+ * the OpenAPI document states the scheme and each operation's scope (Api.ts, shared/Operation.ts).
+ */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentKey }>()(
   "chamber/http/Authentication",
-  { security: { bearer: HttpApiSecurity.bearer }, error: [Unauthenticated, TooManyRequests, Forbidden, ValidationError], requiredForClient: true }
+  { error: [Unauthenticated, TooManyRequests, Forbidden, ValidationError], requiredForClient: true }
 ) {}
