@@ -3,8 +3,9 @@
  * single member and the members page, on the baseline, on the floor (floor-server.ts: Effect's
  * HTTP server and the product's key lookup, nothing else), and on ours without and with the
  * access log, in alternating rounds. Besides req/s and CPU per request it counts the server's
- * instructions per request with `perf stat` where the machine allows it: a figure that other
- * work on the machine barely moves, unlike time.
+ * instructions per request with `perf stat` where the machine allows it, and the bytes it
+ * allocates and promotes to V8's old generation per request (from V8's own GC trace,
+ * `--trace-gc-nvp`): figures that other work on the machine barely moves, unlike time.
  *
  *   node bench/per-request.ts      (DATABASE_URL as for `pnpm bench`; PER_REQUEST_SECONDS, PER_REQUEST_ROUNDS)
  */
@@ -51,16 +52,31 @@ interface Server {
   readonly name: string
   readonly pid: number
   readonly base: string
+  /** Bytes allocated and promoted to the old generation so far, summed over V8's GC trace lines. */
+  readonly heap: { allocated: number; promoted: number }
+}
+
+/** A `--trace-gc-nvp` line's bytes allocated since the previous collection and promoted by this one. */
+const gcBytes = (line: string) => {
+  const allocated = line.match(/ allocated=(\d+)/)?.[1]
+  return allocated === undefined ? undefined : { allocated: Number(allocated), promoted: Number(line.match(/ promoted=(\d+)/)?.[1] ?? 0) }
 }
 
 const start = (name: string, file: string, env: Record<string, string> = {}) =>
   new Promise<Server>((resolve, reject) => {
-    const child = spawnNode([here(file)], { ...process.env, ...env, DATABASE_URL: dbUrl, CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", NODE_ENV: "production" })
+    const child = spawnNode(["--trace-gc-nvp", here(file)], { ...process.env, ...env, DATABASE_URL: dbUrl, CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", NODE_ENV: "production" })
     const output = newOutput()
+    const heap = { allocated: 0, promoted: 0 }
     collectLines(child.stderr!, output)
     collectLines(child.stdout!, output, (line) => {
+      const gc = gcBytes(line)
+      if (gc !== undefined) {
+        heap.allocated += gc.allocated
+        heap.promoted += gc.promoted
+        return true
+      }
       const port = line.match(new RegExp(`^${LISTENING} (\\d+)`))?.[1]
-      if (port !== undefined) resolve({ name, pid: child.pid!, base: `http://127.0.0.1:${port}` })
+      if (port !== undefined) resolve({ name, pid: child.pid!, base: `http://127.0.0.1:${port}`, heap })
       return port !== undefined
     })
     child.once("exit", (code) => reject(new Error(`${name} exited (${code}): ${output.first.join("\n")}`)))
@@ -85,6 +101,8 @@ interface Tally {
   cpu: number
   instructions: number
   counted: boolean
+  allocated: number
+  promoted: number
 }
 
 const main = async () => {
@@ -103,14 +121,17 @@ const main = async () => {
     for (const path of ["/api/v1/me", `/api/v1/members/${world.member}`, "/api/v1/members?page=1"]) {
       // The floor answers the two light requests only.
       const measured = servers.filter((s) => s.name !== "floor" || !path.includes("?"))
-      const tallies = new Map<string, Tally>(measured.map((s) => [s.name, { ok: 0, seconds: 0, cpu: 0, instructions: 0, counted: true }]))
+      const tallies = new Map<string, Tally>(measured.map((s) => [s.name, { ok: 0, seconds: 0, cpu: 0, instructions: 0, counted: true, allocated: 0, promoted: 0 }]))
       for (const s of measured) await autocannon({ url: s.base + path, connections: 32, duration: 2, headers })
       for (let round = 0; round < ROUNDS; round++) {
         for (const s of measured) {
           const t = tallies.get(s.name)!
           const before = cpuSeconds(s.pid)
+          const heapBefore = { ...s.heap }
           const [r, n] = await countInstructions(s.pid, SECONDS, (): Promise<any> => autocannon({ url: s.base + path, connections: 32, duration: SECONDS, headers }))
           t.cpu += cpuSeconds(s.pid) - before
+          t.allocated += s.heap.allocated - heapBefore.allocated
+          t.promoted += s.heap.promoted - heapBefore.promoted
           t.ok += r["2xx"]
           t.seconds += r.duration
           if (r.non2xx > 0 || r.errors > 0) throw new Error(`${s.name} ${path}: ${r.non2xx} non-2xx, ${r.errors} errors`)
@@ -119,7 +140,11 @@ const main = async () => {
         }
       }
       console.log(`\nGET ${path}`)
-      console.log(`  ${"server".padEnd(11)}${"req/s".padStart(9)}${"CPU µs/req".padStart(12)}${"k instr/req".padStart(13)}${"vs baseline".padStart(13)}`)
+      console.log(
+        `  ${"server".padEnd(11)}${"req/s".padStart(9)}${"CPU µs/req".padStart(12)}${"k instr/req".padStart(13)}${"vs baseline".padStart(13)}${
+          "KB alloc/req".padStart(14)
+        }${"KB promoted/req".padStart(17)}`
+      )
       const base = tallies.get("baseline")!
       for (const [name, t] of tallies) {
         const instr = t.counted ? t.instructions / t.ok / 1000 : NaN
@@ -127,7 +152,9 @@ const main = async () => {
         console.log(
           `  ${name.padEnd(11)}${(t.ok / t.seconds).toFixed(0).padStart(9)}${((t.cpu * 1e6) / t.ok).toFixed(1).padStart(12)}${
             Number.isFinite(instr) ? instr.toFixed(0).padStart(13) : "n/a".padStart(13)
-          }${Number.isFinite(ratio) ? `${ratio.toFixed(2)}x`.padStart(13) : "".padStart(13)}`
+          }${Number.isFinite(ratio) ? `${ratio.toFixed(2)}x`.padStart(13) : "".padStart(13)}${(t.allocated / t.ok / 1024).toFixed(1).padStart(14)}${
+            (t.promoted / t.ok / 1024).toFixed(2).padStart(17)
+          }`
         )
       }
     }
