@@ -15,18 +15,22 @@ import type * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { Api } from "../Api.ts"
-import { Authentication, type CurrentKey } from "../shared/Access.ts"
-import { ValidationErrors } from "../shared/ValidationErrors.ts"
+import type { CurrentKey } from "../shared/Access.ts"
 
 type ApiId = typeof Api extends HttpApi.HttpApi<infer Id, infer _> ? Id : never
 type ApiGroups = typeof Api extends HttpApi.HttpApi<infer _, infer Groups> ? Groups : never
 
+type GroupNamed<Name extends string> = HttpApiGroup.WithIdentifier<ApiGroups, Name>
+
+/** The middleware the contract puts on a group's endpoints (the bearer key, the 422 transform). */
+type MiddlewareOf<Name extends string> = HttpApiEndpoint.Middleware<HttpApiGroup.Endpoints<GroupNamed<Name>>>
+
 /** What a handler may need while it answers: the request, its key, and the middleware that gives it. */
-export type RequestServices =
-  | Authentication
-  | ValidationErrors
+export type RequestServices<Name extends string> =
+  | MiddlewareOf<Name>
   | CurrentKey
   | HttpServerRequest.HttpServerRequest
   | HttpServerRequest.ParsedSearchParams
@@ -38,26 +42,28 @@ type HandlerServices<A> = A extends HttpApiBuilder.Handlers<infer R, infer _E, i
 
 type BuildServices<A> = A extends Effect.Effect<infer _A, infer _EX, infer RX> ? RX : never
 
-type OnlyRequestServices<Return> = [Exclude<HandlerServices<Return>, RequestServices>] extends [never] ? unknown
-  : { readonly "a handler needs a service while it answers; take it in the build function instead": Exclude<HandlerServices<Return>, RequestServices> }
+type OnlyRequestServices<Name extends string, Return> = [Exclude<HandlerServices<Return>, RequestServices<Name>>] extends [never] ? unknown
+  : { readonly "a handler needs a service while it answers; take it in the build function instead": Exclude<HandlerServices<Return>, RequestServices<Name>> }
 
 export const group = <const Name extends HttpApiGroup.Identifier<ApiGroups>, Return>(
   name: Name,
   build: (
-    handlers: HttpApiBuilder.Handlers.FromGroup<HttpApiGroup.WithIdentifier<ApiGroups, Name>>
-  ) => HttpApiBuilder.Handlers.ValidateReturn<Return> & OnlyRequestServices<Return>
+    handlers: HttpApiBuilder.Handlers.FromGroup<GroupNamed<Name>>
+  ) => HttpApiBuilder.Handlers.ValidateReturn<Return> & OnlyRequestServices<Name, Return>
 ): Layer.Layer<
   HttpApiGroup.Service<ApiId, Name>,
   HttpApiBuilder.Handlers.Error<Return>,
-  Exclude<BuildServices<Return>, Scope.Scope> | Authentication | ValidationErrors
+  Exclude<BuildServices<Return>, Scope.Scope> | MiddlewareOf<Name>
 > =>
   Layer.effectContext(Effect.gen(function*() {
     const all = yield* Effect.context<any>()
-    const withAll = (handlers: HttpApiBuilder.Handlers.FromGroup<HttpApiGroup.WithIdentifier<ApiGroups, Name>>) => {
+    const withAll = (handlers: HttpApiBuilder.Handlers.FromGroup<GroupNamed<Name>>) => {
       const built = build(handlers)
       return Effect.isEffect(built) ? Effect.provideContext(built, all) : built
     }
-    // The group keeps the context it is built in: here, the middleware alone.
-    const middleware = Context.pick(Authentication, ValidationErrors, Scope.Scope)(all)
+    // The group keeps the context it is built in: here, the middleware its endpoints declare, alone.
+    const declared = new Set<Context.Key<any, any>>([Scope.Scope])
+    for (const endpoint of Object.values(Api.groups[name].endpoints)) for (const key of endpoint.middlewares) declared.add(key)
+    const middleware = Context.pick(...declared)(all)
     return yield* Layer.build(HttpApiBuilder.group(Api, name, withAll as never)).pipe(Effect.setContext(middleware))
   })) as never
