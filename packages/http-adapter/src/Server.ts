@@ -69,7 +69,7 @@ const frontDoor = <Id extends string, Groups extends HttpApiGroup.Constraint>(ap
       const docs = compressingDocs([DOCS_PATH, OPENAPI_PATH])
       // Failures are all answered inside; the error type says "passes the rest on" (none are left).
       type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
-      return (app): Handled => withRequestLog(maxBodySize, (request) => docs(request, errors(request, app)))
+      return (app): Handled => withRequestLog([maxBodySize], (request) => docs(request, errors(request, app)))
     }),
     { global: true }
   )

@@ -1,11 +1,12 @@
 /**
  * The contract's own guarantees: a server whose contract has an endpoint without access refuses
- * to start; the typed client tells the two 422s apart (docs/api.md "Errors"); the published
+ * to start, as does one with an endpoint its routes cannot answer exactly; the typed client tells the two 422s apart (docs/api.md "Errors"); the published
  * OpenAPI document states each operation's documented scope (docs/api.md "Members",
  * "Connection check") and lists only the errors it can answer.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -18,6 +19,7 @@ import * as HttpApiClient from "effect/http-api/HttpApiClient"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Keys, NoRateLimits } from "@chamber/core"
@@ -35,6 +37,7 @@ import {
   ValidationError
 } from "../src/index.ts"
 import { ValidationErrors } from "../src/shared/ValidationErrors.ts"
+import { endpointRoute, reflectGroup } from "../src/server/EndpointRoute.ts"
 import { ValidationErrorsLive } from "../src/server/ValidationErrorsLive.ts"
 
 /** Lets every request in as one key: these tests are about the contract, not about keys. */
@@ -110,6 +113,19 @@ describe("the contract", () => {
       }).pipe(
         Effect.provide(HttpApiMiddleware.layerClient(Authentication, ({ next, request }) => next(HttpClientRequest.bearerToken(request, "cck_x"))))
       ))
+  })
+
+  it("an endpoint the server cannot answer exactly (a text body) stops it at start, naming the endpoint", () => {
+    const TextApi = HttpApi.make("text").add(
+      HttpApiGroup.make("probe").add(
+        HttpApiEndpoint.post("note", "/probe/note", { payload: Schema.String.pipe(HttpApiSchema.asText()), success: Schema.String })
+      )
+    )
+    const note = reflectGroup(TextApi, "probe").get("note")!
+    assert.throws(
+      () => endpointRoute(note, () => Effect.succeed("noted"), Context.empty(), { uninterruptible: false }),
+      /^probe\.note: a text\/plain body is not served by server\/EndpointRoute\.ts$/
+    )
   })
 
   it("the OpenAPI document states each operation's documented scope (docs/api.md) and only its real errors", () => {

@@ -1,10 +1,9 @@
 /**
- * A group's handlers, as `HttpApiBuilder.group` makes them, with one difference: while they
- * answer, handlers may use only what the request brings (its key, the request itself). The build
- * function still gets every service, and the handlers keep what they need of it
- * (`const members = yield* Members`). HttpApiBuilder merges the context a group was built in
- * into each of its requests, a copy of every service per request; here that context is the
- * middleware alone (docs/architecture.md "What a request's fiber holds"). A handler that would
+ * A group's handlers, registered as with `HttpApiBuilder.group` (`handlers.handle(...)`), served
+ * by server/EndpointRoute.ts. The build function gets every service and the handlers keep what
+ * they need of it (`const members = yield* Members`); while they answer they may use only what
+ * the request brings (its key, the request itself), so a request's fiber carries no service of
+ * the application (docs/architecture.md "What a request's fiber holds"). A handler that would
  * reach for another service while it answers does not compile.
  */
 import * as Context from "effect/Context"
@@ -19,6 +18,7 @@ import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { Api } from "../Api.ts"
 import type { CurrentKey } from "../shared/Access.ts"
+import { endpointRoute, reflectGroup } from "./EndpointRoute.ts"
 
 type ApiId = typeof Api extends HttpApi.HttpApi<infer Id, infer _> ? Id : never
 type ApiGroups = typeof Api extends HttpApi.HttpApi<infer _, infer Groups> ? Groups : never
@@ -28,7 +28,11 @@ type GroupNamed<Name extends string> = HttpApiGroup.WithIdentifier<ApiGroups, Na
 /** The middleware the contract puts on a group's endpoints (the bearer key, the 422 transform). */
 type MiddlewareOf<Name extends string> = HttpApiEndpoint.Middleware<HttpApiGroup.Endpoints<GroupNamed<Name>>>
 
-/** What a handler may need while it answers: the request, its key, and the middleware that gives it. */
+/**
+ * What a handler may need while it answers: the request and its key. HttpApiBuilder's types count
+ * the endpoints' middleware among every handler's needs; they are applied at start and are not
+ * in a request's context.
+ */
 export type RequestServices<Name extends string> =
   | MiddlewareOf<Name>
   | CurrentKey
@@ -56,14 +60,36 @@ export const group = <const Name extends HttpApiGroup.Identifier<ApiGroups>, Ret
   Exclude<BuildServices<Return>, Scope.Scope> | MiddlewareOf<Name>
 > =>
   Layer.effectContext(Effect.gen(function*() {
-    const all = yield* Effect.context<any>()
-    const withAll = (handlers: HttpApiBuilder.Handlers.FromGroup<GroupNamed<Name>>) => {
-      const built = build(handlers)
-      return Effect.isEffect(built) ? Effect.provideContext(built, all) : built
-    }
-    // The group keeps the context it is built in: here, the middleware its endpoints declare, alone.
-    const declared = new Set<Context.Key<any, any>>([Scope.Scope])
-    for (const endpoint of Object.values(Api.groups[name].endpoints)) for (const key of endpoint.middlewares) declared.add(key)
-    const middleware = Context.pick(...declared)(all)
-    return yield* Layer.build(HttpApiBuilder.group(Api, name, withAll as never)).pipe(Effect.setContext(middleware))
+    const contract = Api.groups[name] as unknown as HttpApiGroup.Top
+    const registry = handlersOf(contract)
+    const built = build(registry as never) as unknown
+    if (Effect.isEffect(built)) yield* (built as Effect.Effect<unknown, unknown, unknown>)
+    const all = yield* Effect.context<never>()
+    const reflected = reflectGroup(Api, name)
+    const routes = [...registry.handlers.values()].map(({ endpoint, handler }) =>
+      endpointRoute(reflected.get(endpoint.identifier)!, handler, all, { uninterruptible: false }))
+    // What HttpApiBuilder.layer reads of a group: its routes, and its handlers' endpoints.
+    return Context.makeUnsafe(new Map([[contract.key, { routes, handlers: registry.handlers }]]))
   })) as never
+
+interface Registered {
+  readonly endpoint: HttpApiEndpoint.Top
+  readonly handler: (request: any) => Effect.Effect<unknown, unknown, unknown>
+}
+
+/** What a group's build function registers its handlers on: `handle(identifier, handler)`, each endpoint once. */
+const handlersOf = (contract: HttpApiGroup.Top) => {
+  const handlers = new Map<string, Registered>()
+  const registry = {
+    group: contract,
+    handlers,
+    handle(identifier: string, handler: Registered["handler"]) {
+      const endpoint = contract.endpoints[identifier]
+      if (endpoint === undefined) throw new Error(`${contract.identifier} has no endpoint ${identifier}`)
+      if (handlers.has(identifier)) throw new Error(`${contract.identifier}.${identifier} is handled twice`)
+      handlers.set(identifier, { endpoint, handler })
+      return registry
+    }
+  }
+  return registry
+}

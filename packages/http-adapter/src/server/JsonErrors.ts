@@ -7,7 +7,6 @@
  */
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpServerError from "effect/http/HttpServerError"
@@ -17,6 +16,7 @@ import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { statusMessages } from "../shared/HttpErrors.ts"
 import type { Outside } from "./OutsideEndpoints.ts"
+import type { RequestService } from "./RequestLog.ts"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -119,7 +119,4 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
 }
 
 /** The 1 MiB limit on every request body, as a service the front door gives each request. */
-export const maxBodySize = (context: Context.Context<any>): Context.Context<any> =>
-  Context.add(context, HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE)
-
-const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)
+export const maxBodySize: RequestService = [HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)]

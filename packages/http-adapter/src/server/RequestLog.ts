@@ -43,17 +43,22 @@ export const loggedPath = (url: string): string => {
   return `${url.slice(0, at)}?${query.join("&")}`
 }
 
+/** A service the front door gives every request, as a key and its value. */
+export type RequestService = readonly [key: Context.Key<any, any>, service: unknown]
+
 /**
  * Runs `handle` for the request with its facts, its request id on every log line and `services`
  * (whatever else the front door gives every request), all in one change of the fiber's context;
- * then the answer gets its fields and the access-log line is written.
+ * then the answer gets its fields and the access-log line is written. The request's headers are
+ * read once, here: Node's request object builds them anew each time they are asked for.
  */
 export const withRequestLog = <E, R>(
-  services: (context: Context.Context<any>) => Context.Context<any>,
+  services: ReadonlyArray<RequestService>,
   handle: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ) =>
   Effect.withFiber((fiber) => {
-    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+    const sent = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+    const request = sent.modify({ headers: sent.headers })
     const incoming = request.headers["x-request-id"]
     const requestId = incoming !== undefined && WELL_FORMED.test(incoming) ? incoming : randomUUID()
     const facts: RequestFacts["Service"] = { keyPrefix: null, headers: undefined }
@@ -79,8 +84,13 @@ export const withRequestLog = <E, R>(
         )
       }),
       Effect.updateContext((context: Context.Context<any>): Context.Context<any> => {
+        const map = new Map(context.mapUnsafe)
         const annotations = Context.get(context, References.CurrentLogAnnotations)
-        return services(Context.add(Context.add(context, RequestFacts, facts), References.CurrentLogAnnotations, { ...annotations, request_id: requestId }))
+        map.set(References.CurrentLogAnnotations.key, { ...annotations, request_id: requestId })
+        map.set(RequestFacts.key, facts)
+        map.set(HttpServerRequest.HttpServerRequest.key, request)
+        for (const [key, service] of services) map.set(key.key, service)
+        return Context.makeUnsafe(map)
       })
     ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, Exclude<R, RequestFacts>>
   })
