@@ -117,13 +117,20 @@ const BUILT_FROM = new RegExp(
     "effect/FileSystem|effect/Path|~effect/Stdio|effect/Terminal|effect/process/ChildProcessSpawner)$"
 )
 
+/**
+ * How many services a request may add to its fiber's context as overlays before the next add
+ * copies the whole map (Effect's default: 8). A request adds about ten: the server's, the
+ * router's, the front door's and its key.
+ */
+const REQUEST_OVERLAYS = 16
+
 /** What a request's fiber is typed to have: a route that needs anything else while it answers does not compile. */
 type RequestTime = Scope.Scope | HttpServer.HttpServer
 
 const forRequests = (context: Context.Context<RequestTime>): Context.Context<RequestTime> => {
   const kept = new Map<string, unknown>()
   for (const [key, service] of context.mapUnsafe) if (!BUILT_FROM.test(key)) kept.set(key, service)
-  return Context.makeUnsafe(kept)
+  return Context.makeUnsafe(kept, { maxDepth: REQUEST_OVERLAYS })
 }
 
 /**

@@ -83,14 +83,14 @@ export const withRequestLog = <E, R>(
           answered
         )
       }),
+      // Each add is an overlay on the fiber's context, not a copy of it, and keeps the fiber's
+      // derived cache (none of these keys is one the fiber caches).
       Effect.updateContext((context: Context.Context<any>): Context.Context<any> => {
-        const map = new Map(context.mapUnsafe)
         const annotations = Context.get(context, References.CurrentLogAnnotations)
-        map.set(References.CurrentLogAnnotations.key, { ...annotations, request_id: requestId })
-        map.set(RequestFacts.key, facts)
-        map.set(HttpServerRequest.HttpServerRequest.key, request)
-        for (const [key, service] of services) map.set(key.key, service)
-        return Context.makeUnsafe(map)
+        let next = Context.add(context, References.CurrentLogAnnotations, { ...annotations, request_id: requestId })
+        next = Context.add(Context.add(next, RequestFacts, facts), HttpServerRequest.HttpServerRequest, request)
+        for (const [key, service] of services) next = Context.add(next, key, service)
+        return next
       })
     ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, Exclude<R, RequestFacts>>
   })
