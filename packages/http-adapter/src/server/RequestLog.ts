@@ -62,6 +62,9 @@ export const withRequestLog = <E, R>(
     const incoming = request.headers["x-request-id"]
     const requestId = incoming !== undefined && WELL_FORMED.test(incoming) ? incoming : randomUUID()
     const facts: RequestFacts["Service"] = { keyPrefix: null, headers: undefined }
+    // The request's own annotations: every line of it carries its id, and its last line, the
+    // access line, the rest (added to this object when the answer is known; no line is written after it).
+    const annotations: Record<string, unknown> = { ...fiber.getRef(References.CurrentLogAnnotations), request_id: requestId }
     const started = performance.now()
     return handle(request).pipe(
       Effect.flatMap((response) => {
@@ -72,22 +75,17 @@ export const withRequestLog = <E, R>(
         // The line is made only when it is written: with info off (the bench, `LOG_LEVEL=warn`), a
         // request skips its annotations altogether.
         if (LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")) return Effect.succeed(answered)
-        return Effect.as(
-          Effect.logInfo("request").pipe(Effect.annotateLogs({
-            method: request.method,
-            path: loggedPath(request.url),
-            status: response.status,
-            duration_ms: Math.round((performance.now() - started) * 10) / 10,
-            key_prefix: facts.keyPrefix
-          })),
-          answered
-        )
+        annotations.method = request.method
+        annotations.path = loggedPath(request.url)
+        annotations.status = response.status
+        annotations.duration_ms = Math.round((performance.now() - started) * 10) / 10
+        annotations.key_prefix = facts.keyPrefix
+        return Effect.as(Effect.logInfo("request"), answered)
       }),
       // Each add is an overlay on the fiber's context, not a copy of it, and keeps the fiber's
       // derived cache (none of these keys is one the fiber caches).
       Effect.updateContext((context: Context.Context<any>): Context.Context<any> => {
-        const annotations = Context.get(context, References.CurrentLogAnnotations)
-        let next = Context.add(context, References.CurrentLogAnnotations, { ...annotations, request_id: requestId })
+        let next = Context.add(context, References.CurrentLogAnnotations, annotations)
         next = Context.add(Context.add(next, RequestFacts, facts), HttpServerRequest.HttpServerRequest, request)
         for (const [key, service] of services) next = Context.add(next, key, service)
         return next
