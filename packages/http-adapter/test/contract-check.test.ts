@@ -115,17 +115,17 @@ describe("the contract", () => {
       ))
   })
 
-  it("an endpoint the server cannot answer exactly (a text body) stops it at start, naming the endpoint", () => {
+  it("an endpoint the server cannot answer exactly (a text body, a text answer) stops it at start, naming the endpoint", () => {
     const TextApi = HttpApi.make("text").add(
       HttpApiGroup.make("probe").add(
-        HttpApiEndpoint.post("note", "/probe/note", { payload: Schema.String.pipe(HttpApiSchema.asText()), success: Schema.String })
+        HttpApiEndpoint.post("note", "/probe/note", { payload: Schema.String.pipe(HttpApiSchema.asText()), success: Schema.String }),
+        HttpApiEndpoint.get("read", "/probe/read", { success: Schema.String.pipe(HttpApiSchema.asText()) })
       )
     )
-    const note = reflectGroup(TextApi, "probe").get("note")!
-    assert.throws(
-      () => endpointRoute(note, () => Effect.succeed("noted"), Context.empty(), { uninterruptible: false }),
-      /^probe\.note: a text\/plain body is not served by server\/EndpointRoute\.ts$/
-    )
+    const reflected = reflectGroup(TextApi, "probe")
+    const serve = (endpoint: string) => () => endpointRoute(reflected.get(endpoint)!, () => Effect.succeed("noted"), Context.empty(), { uninterruptible: false })
+    assert.throws(serve("note"), /^probe\.note: a text\/plain body is not served by server\/EndpointRoute\.ts$/)
+    assert.throws(serve("read"), /^probe\.read: a text\/plain response is not served by server\/EndpointRoute\.ts$/)
   })
 
   it("the OpenAPI document states each operation's documented scope (docs/api.md) and only its real errors", () => {

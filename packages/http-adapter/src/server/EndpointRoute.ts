@@ -4,8 +4,8 @@
  * It answers as `HttpApiBuilder` does for the JSON endpoints the contract declares, with fewer
  * steps a request: the decoders run synchronously, the middleware is applied once at start,
  * and a request adds nothing to its fiber's context (docs/architecture.md "What a request's
- * fiber holds"). An endpoint it cannot answer exactly (a body other than JSON, a stream, an
- * upgrade, a security middleware) stops the server at start.
+ * fiber holds"). An endpoint it cannot answer exactly (a body or response other than JSON, a
+ * response with headers, a stream, an upgrade, a security middleware) stops the server at start.
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -31,12 +31,22 @@ export type Reflected = Parameters<Parameters<typeof HttpApi.reflect>[1]["onEndp
 type Handler = (request: any) => Effect.Effect<unknown, unknown, unknown>
 type Answer = Effect.Effect<HttpServerResponse.HttpServerResponse, any, any>
 
+/** A response schema's encoding, where it states one (the annotation `HttpApiSchema.asText` and its kin set); JSON otherwise. */
+const responseEncoding = SchemaAST.resolveAt<{ readonly _tag: string; readonly contentType: string }>("~httpApiEncoding")
+
 /** Why an endpoint cannot be served by this module, or undefined. */
-const unsupported = ({ endpoint, middleware, successes }: Reflected): string | undefined => {
+const unsupported = ({ endpoint, errors, middleware, successes }: Reflected): string | undefined => {
   for (const [contentType, { encoding }] of endpoint.payload) {
     if (contentType !== "application/json" || encoding._tag !== "Json") return `a ${contentType} body`
   }
   if ([...successes.values()].reduce((n, schemas) => n + schemas.length, 0) !== endpoint.success.size) return "a streamed or upgraded success"
+  for (const schemas of [...successes.values(), ...errors.values()]) {
+    for (const schema of schemas) {
+      if (HttpApiSchema.isWithHeaders(schema)) return "a response with headers"
+      const encoding = responseEncoding(schema.ast)
+      if (encoding !== undefined && encoding._tag !== "Json") return `a ${encoding.contentType} response`
+    }
+  }
   for (const key of middleware) if (HttpApiMiddleware.isSecurity(key)) return "a security middleware"
   return undefined
 }
