@@ -62,8 +62,9 @@ export const withRequestLog = <E, R>(
     const incoming = request.headers["x-request-id"]
     const requestId = incoming !== undefined && WELL_FORMED.test(incoming) ? incoming : randomUUID()
     const facts: RequestFacts["Service"] = { keyPrefix: null, headers: undefined }
-    // The request's own annotations: every line of it carries its id, and its last line, the
-    // access line, the rest (added to this object when the answer is known; no line is written after it).
+    // The request's own annotations: every line of it carries its id; the access line, its last,
+    // the rest, added to this object once the answer is known (work the request left running
+    // that logs later carries them too).
     const annotations: Record<string, unknown> = { ...fiber.getRef(References.CurrentLogAnnotations), request_id: requestId }
     const started = performance.now()
     return handle(request).pipe(
