@@ -20,6 +20,7 @@ import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { type Invoice, type InvoiceCreate, type InvoiceLineStored, InvoiceResource, InvoiceSortColumns, type InvoiceStatus } from "./Invoice.ts"
 import { InvoiceNotDraft, InvoiceNotFound, InvoiceNotOpen, InvoiceNotVoidable, InvoiceTotalTooLarge } from "./InvoiceErrors.ts"
 import { InvoiceRepo } from "./InvoiceRepo.ts"
+import { traced } from "../shared/Traced.ts"
 
 export interface InvoiceListQuery {
   readonly status?: InvoiceStatus | undefined
@@ -58,11 +59,11 @@ export class Invoices extends Context.Service<Invoices, {
     const locked = (tenantId: number, id: number) =>
       Effect.flatMap(repo.findForUpdate(tenantId, id), (i) => (i === undefined ? Effect.fail(new InvoiceNotFound({ id })) : Effect.succeed(i)))
 
-    const list = Effect.fn("Invoices.list")(function*(tenantId: number, query: InvoiceListQuery) {
+    const list = traced("Invoices.list")(function*(tenantId: number, query: InvoiceListQuery) {
       return yield* repo.list(tenantId, query.status, parseSort(query.sort, InvoiceSortColumns), query.page ?? 1)
     })
 
-    const get = Effect.fn("Invoices.get")(function*(tenantId: number, id: number) {
+    const get = traced("Invoices.get")(function*(tenantId: number, id: number) {
       const invoice = yield* repo.find(tenantId, id)
       return invoice === undefined ? yield* new InvoiceNotFound({ id }) : invoice
     })
@@ -109,7 +110,7 @@ export class Invoices extends Context.Service<Invoices, {
       }))
     })
 
-    const void_ = Effect.fn("Invoices.void")(function*(tenantId: number, id: number) {
+    const void_ = traced("Invoices.void")(function*(tenantId: number, id: number) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* locked(tenantId, id)
         if (current.status !== "draft" && current.status !== "open") return yield* new InvoiceNotVoidable({ status: current.status })
@@ -117,7 +118,7 @@ export class Invoices extends Context.Service<Invoices, {
       }))
     })
 
-    const markUncollectible = Effect.fn("Invoices.markUncollectible")(function*(tenantId: number, id: number) {
+    const markUncollectible = traced("Invoices.markUncollectible")(function*(tenantId: number, id: number) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* locked(tenantId, id)
         if (current.status !== "open") return yield* new InvoiceNotOpen({ status: current.status, action: "be marked uncollectible" })

@@ -11,6 +11,7 @@ import { TenantRepo } from "../tenant/TenantRepo.ts"
 import { Tenants } from "../tenant/Tenants.ts"
 import { ApiKeyRepo } from "./ApiKeyRepo.ts"
 import { type ApiKey, DEFAULT_DAILY_LIMIT, MAX_DAILY_LIMIT, displayPrefix, generateKey, type KeyContext, looksLikeKey } from "./ApiKey.ts"
+import { traced } from "../shared/Traced.ts"
 
 /** Only a chamber_admin of the tenant may mint (docs/api.md "Authentication and scopes"). */
 export class NotChamberAdmin extends Schema.TaggedError<NotChamberAdmin>()("NotChamberAdmin", {
@@ -66,7 +67,7 @@ export class Keys extends Context.Service<Keys, {
     const tenants = yield* Tenants
     const hasher = yield* KeyHasher
 
-    const mint = Effect.fn("Keys.mint")(function*(request: MintRequest) {
+    const mint = traced("Keys.mint")(function*(request: MintRequest) {
       const tenant = yield* tenants.get(request.tenant)
       const user = yield* tenantRepo.findUser(tenant.id, request.asEmail.toLowerCase())
       if (user === undefined || user.role !== "chamber_admin") {
@@ -100,24 +101,24 @@ export class Keys extends Context.Service<Keys, {
       return yield* repo.findActiveByHash(hasher.hash(plaintext))
     })
 
-    const list = Effect.fn("Keys.list")(function*(tenantRef: string | number) {
+    const list = traced("Keys.list")(function*(tenantRef: string | number) {
       const tenant = yield* tenants.get(tenantRef)
       return yield* repo.list(tenant.id)
     })
 
-    const revoke = Effect.fn("Keys.revoke")(function*(prefix: string) {
+    const revoke = traced("Keys.revoke")(function*(prefix: string) {
       const revoked = yield* repo.revokeByPrefix(prefix)
       if (revoked.length === 0) return yield* new KeyNotFound({ prefix })
       return revoked
     })
 
-    const live = Effect.fn("Keys.live")(function*(prefix: string) {
+    const live = traced("Keys.live")(function*(prefix: string) {
       const found = yield* repo.findLiveByPrefix(prefix)
       if (found.length === 0) return yield* new KeyNotFound({ prefix })
       return found
     })
 
-    const setDailyLimit = Effect.fn("Keys.setDailyLimit")(function*(prefix: string, dailyLimit: number) {
+    const setDailyLimit = traced("Keys.setDailyLimit")(function*(prefix: string, dailyLimit: number) {
       const changed = yield* repo.setDailyLimit(prefix, yield* checkDailyLimit(dailyLimit))
       if (changed.length === 0) return yield* new KeyNotFound({ prefix })
       return changed

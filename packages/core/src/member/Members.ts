@@ -9,6 +9,7 @@ import { parseSort } from "../Sort.ts"
 import { type Member, type MemberCreate, MemberResource, MemberSortColumns, type MemberStatus, type MemberUpdate, slugify, uniqueSlug } from "./Member.ts"
 import { MemberNotFound, SearchCriteriaMissing, SlugTaken } from "./MemberErrors.ts"
 import { MemberRepo } from "./MemberRepo.ts"
+import { traced } from "../shared/Traced.ts"
 
 export interface MemberListQuery {
   readonly status?: MemberStatus | undefined
@@ -46,18 +47,18 @@ export class Members extends Context.Service<Members, {
     const outbox = yield* Outbox
     const tx = yield* Transactor
 
-    const list = Effect.fn("Members.list")(function*(tenantId: number, query: MemberListQuery) {
+    const list = traced("Members.list")(function*(tenantId: number, query: MemberListQuery) {
       return yield* repo.list(tenantId, { status: query.status }, parseSort(query.sort, MemberSortColumns), query.page ?? 1)
     })
 
-    const search = Effect.fn("Members.search")(function*(tenantId: number, query: MemberSearchQuery) {
+    const search = traced("Members.search")(function*(tenantId: number, query: MemberSearchQuery) {
       const email = query.email?.trim() || undefined
       const name = query.name?.trim() || undefined
       if (email === undefined && name === undefined) return yield* new SearchCriteriaMissing()
       return yield* repo.list(tenantId, { email, name }, parseSort(query.sort, MemberSortColumns), query.page ?? 1)
     })
 
-    const get = Effect.fn("Members.get")(function*(tenantId: number, id: number) {
+    const get = traced("Members.get")(function*(tenantId: number, id: number) {
       const member = yield* repo.find(tenantId, id)
       if (member === undefined) return yield* new MemberNotFound({ id })
       return member
@@ -90,7 +91,7 @@ export class Members extends Context.Service<Members, {
       }))
     })
 
-    const update = Effect.fn("Members.update")(function*(tenantId: number, id: number, input: MemberUpdateInput) {
+    const update = traced("Members.update")(function*(tenantId: number, id: number, input: MemberUpdateInput) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* repo.findForUpdate(tenantId, id)
         if (current === undefined) return yield* new MemberNotFound({ id })

@@ -18,6 +18,7 @@ import { InvoiceRepo } from "../invoice/InvoiceRepo.ts"
 import { GatewayPayment, type Payment, type PaymentCreate, PaymentResource, PaymentSortColumns } from "./Payment.ts"
 import { Overpayment, RefundNotAccepted } from "./PaymentErrors.ts"
 import { PaymentRepo } from "./PaymentRepo.ts"
+import { traced } from "../shared/Traced.ts"
 
 export interface PaymentListQuery {
   readonly sort?: string | undefined
@@ -65,7 +66,7 @@ export class Payments extends Context.Service<Payments, {
         return recorded
       }))
 
-    const list = Effect.fn("Payments.list")(function*(tenantId: number, query: PaymentListQuery) {
+    const list = traced("Payments.list")(function*(tenantId: number, query: PaymentListQuery) {
       return yield* repo.list(tenantId, parseSort(query.sort, PaymentSortColumns), query.page ?? 1)
     })
 
@@ -74,7 +75,7 @@ export class Payments extends Context.Service<Payments, {
       return yield* apply(tenantId, invoiceId, { ...input, amount_cents: input.amount, gateway: null })
     })
 
-    const recordGateway = Effect.fn("Payments.recordGateway")(function*(tenantId: number, invoiceId: number, input: GatewayPayment) {
+    const recordGateway = traced("Payments.recordGateway")(function*(tenantId: number, invoiceId: number, input: GatewayPayment) {
       return yield* apply(tenantId, invoiceId, yield* decodeGateway(input))
     })
 

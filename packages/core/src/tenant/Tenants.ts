@@ -8,6 +8,7 @@ import { TenantNotFound } from "./TenantErrors.ts"
 import { TenantRepo } from "./TenantRepo.ts"
 import type { CustomFieldDefinition, CustomFieldResource, NewTenant, Role, Tenant, User } from "./Tenant.ts"
 import { CustomFieldResources, Roles } from "./Tenant.ts"
+import { traced } from "../shared/Traced.ts"
 
 const FIELD_KEY = /^[a-z][a-z0-9_]{0,63}$/
 const CURRENCY = /^[A-Z]{3}$/
@@ -30,13 +31,13 @@ export class Tenants extends Context.Service<Tenants, {
   static readonly layer = Layer.effect(Tenants, Effect.gen(function*() {
     const repo = yield* TenantRepo
 
-    const get = Effect.fn("Tenants.get")(function*(ref: string | number) {
+    const get = traced("Tenants.get")(function*(ref: string | number) {
       const tenant = yield* repo.find(ref)
       if (tenant === undefined) return yield* new TenantNotFound({ ref: String(ref) })
       return tenant
     })
 
-    const create = Effect.fn("Tenants.create")(function*(input: NewTenant) {
+    const create = traced("Tenants.create")(function*(input: NewTenant) {
       const name = input.name.trim()
       if (name === "" || name.length > 255) return yield* invalid("name", "The name field is required (at most 255 characters).")
       const currency = (input.currency ?? "USD").toUpperCase()
@@ -57,7 +58,7 @@ export class Tenants extends Context.Service<Tenants, {
       })
     })
 
-    const addUser = Effect.fn("Tenants.addUser")(function*(tenantRef: string | number, email: string, role: Role) {
+    const addUser = traced("Tenants.addUser")(function*(tenantRef: string | number, email: string, role: Role) {
       const tenant = yield* get(tenantRef)
       if (!EMAIL.test(email)) return yield* invalid("email", "The email must be a valid email address.")
       if (!Roles.includes(role)) return yield* invalid("role", `The role must be one of: ${Roles.join(", ")}.`)
@@ -66,12 +67,12 @@ export class Tenants extends Context.Service<Tenants, {
       return user
     })
 
-    const listUsers = Effect.fn("Tenants.listUsers")(function*(tenantRef: string | number) {
+    const listUsers = traced("Tenants.listUsers")(function*(tenantRef: string | number) {
       const tenant = yield* get(tenantRef)
       return yield* repo.listUsers(tenant.id)
     })
 
-    const addField = Effect.fn("Tenants.addField")(function*(
+    const addField = traced("Tenants.addField")(function*(
       tenantRef: string | number,
       field: { readonly resource: CustomFieldResource; readonly key: string; readonly label: string; readonly api_visible: boolean }
     ) {
@@ -87,7 +88,7 @@ export class Tenants extends Context.Service<Tenants, {
       return created
     })
 
-    const listFields = Effect.fn("Tenants.listFields")(function*(tenantRef: string | number) {
+    const listFields = traced("Tenants.listFields")(function*(tenantRef: string | number) {
       const tenant = yield* get(tenantRef)
       return yield* repo.listFields(tenant.id)
     })
