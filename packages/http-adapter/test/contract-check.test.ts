@@ -1,8 +1,9 @@
 /**
  * The contract's own guarantees: a server whose contract has an endpoint without access refuses
- * to start, as does one with an endpoint its routes cannot answer exactly; the typed client tells the two 422s apart (docs/api.md "Errors"); the published
- * OpenAPI document states each operation's documented scope (docs/api.md "Members",
- * "Connection check") and lists only the errors it can answer.
+ * to start, as does one with an endpoint its routes cannot answer exactly; the typed client tells
+ * the two 422s apart (docs/api.md "Errors"); the published OpenAPI document states each
+ * operation's documented scope (docs/api.md "Members", "Connection check") and lists only the
+ * errors it can answer.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Cause from "effect/Cause"
@@ -123,7 +124,7 @@ describe("the contract", () => {
       )
     )
     const reflected = reflectGroup(TextApi, "probe")
-    const serve = (endpoint: string) => () => endpointRoute(reflected.get(endpoint)!, () => Effect.succeed("noted"), Context.empty(), { uninterruptible: false })
+    const serve = (endpoint: string) => () => endpointRoute(reflected.get(endpoint)!, () => Effect.succeed("noted"), Context.empty())
     assert.throws(serve("note"), /^probe\.note: a text\/plain body is not served by server\/EndpointRoute\.ts$/)
     assert.throws(serve("read"), /^probe\.read: a text\/plain response is not served by server\/EndpointRoute\.ts$/)
   })

@@ -14,7 +14,7 @@ import type * as Types from "effect/Types"
 import { ApiKeyRepo, type KeyContext, Keys } from "@chamber/core"
 import { AnyValidKey, Authentication, CurrentKey, RequiredAccess } from "../shared/Access.ts"
 import { Forbidden, type TooManyRequests, Unauthenticated, type ValidationError } from "../shared/HttpErrors.ts"
-import { authorizationHeaders, bearerCredential, requireUtf8Body } from "./RawRequest.ts"
+import { requireUtf8Body, soleBearer } from "./RawRequest.ts"
 import { makeLimiter } from "./RateLimiting.ts"
 import { RequestFacts } from "./RequestLog.ts"
 
@@ -49,10 +49,9 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
     }
     return Effect.withFiber((fiber): Answer => {
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-      // Two keys are no key: which one would count?
-      if (authorizationHeaders(request) > 1) return Effect.fail(Unauthenticated.body)
       const facts = Context.getOrUndefined(fiber.context, RequestFacts)
-      return Effect.flatMap(keys.authenticate(bearerCredential(request.headers.authorization) ?? ""), (key): Answer => {
+      // No bearer, or two keys, is no key: `authenticate` finds none for "" without a query.
+      return Effect.flatMap(keys.authenticate(soleBearer(request) ?? ""), (key): Answer => {
         if (key === undefined) return Effect.fail(Unauthenticated.body)
         if (facts !== undefined) facts.keyPrefix = key.prefix
         return then(touch(key), then(limitRequest(key, facts), admit(key, request)))

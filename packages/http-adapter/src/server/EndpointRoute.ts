@@ -100,8 +100,7 @@ const invalidJson = new Schema.SchemaError(new SchemaIssue.InvalidValue({ messag
 export const endpointRoute = (
   reflected: Reflected,
   handler: Handler,
-  middleware: Context.Context<never>,
-  options: { readonly uninterruptible: boolean }
+  middleware: Context.Context<never>
 ): HttpRouter.Route<any, any> => {
   const { endpoint, group, mergedAnnotations } = reflected
   const why = unsupported(reflected)
@@ -181,7 +180,7 @@ export const endpointRoute = (
     if (response !== undefined) return Effect.succeed(response)
     return Respondable.isRespondable(error) ? Respondable.toResponse(error) : Effect.die(error)
   }
-  return HttpRouter.route(endpoint.method, endpoint.path as HttpRouter.PathInput, Effect.catch(wrapped, failed), options)
+  return HttpRouter.route(endpoint.method, endpoint.path as HttpRouter.PathInput, Effect.catch(wrapped, failed))
 }
 
 /** The contract's endpoints of `group`, reflected, by identifier. */

@@ -67,7 +67,7 @@ export const group = <const Name extends HttpApiGroup.Identifier<ApiGroups>, Ret
     const all = yield* Effect.context<never>()
     const reflected = reflectGroup(Api, name)
     const routes = [...registry.handlers.values()].map(({ endpoint, handler }) =>
-      endpointRoute(reflected.get(endpoint.identifier)!, handler, all, { uninterruptible: false }))
+      endpointRoute(reflected.get(endpoint.identifier)!, handler, all))
     // What HttpApiBuilder.layer reads of a group: its routes, and its handlers' endpoints.
     return Context.makeUnsafe(new Map([[contract.key, { routes, handlers: registry.handlers }]]))
   })) as never
@@ -81,7 +81,6 @@ interface Registered {
 const handlersOf = (contract: HttpApiGroup.Top) => {
   const handlers = new Map<string, Registered>()
   const registry = {
-    group: contract,
     handlers,
     handle(identifier: string, handler: Registered["handler"]) {
       const endpoint = contract.endpoints[identifier]

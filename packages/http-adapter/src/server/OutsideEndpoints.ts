@@ -9,7 +9,7 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { Keys } from "@chamber/core"
 import { makeCounter } from "./RateLimiting.ts"
-import { authorizationHeaders, bearerCredential } from "./RawRequest.ts"
+import { soleBearer } from "./RawRequest.ts"
 
 export type Outside = (
   request: HttpServerRequest.HttpServerRequest,
@@ -20,8 +20,8 @@ export const makeOutsideCounting = Effect.gen(function*() {
   const keys = yield* Keys
   const count = yield* makeCounter
   const outside: Outside = (request, response) => {
-    const credential = bearerCredential(request.headers["authorization"])
-    if (count === undefined || credential === undefined || !request.url.startsWith("/api/v1/") || authorizationHeaders(request) > 1) {
+    const credential = soleBearer(request)
+    if (count === undefined || credential === undefined || !request.url.startsWith("/api/v1/")) {
       return Effect.succeed(response)
     }
     return Effect.gen(function*() {

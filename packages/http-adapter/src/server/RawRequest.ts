@@ -9,7 +9,7 @@ import { IncomingMessage } from "node:http"
 import { ValidationError } from "../shared/HttpErrors.ts"
 
 /** How many Authorization headers the request carried. */
-export const authorizationHeaders = (request: HttpServerRequest.HttpServerRequest): number => {
+const authorizationHeaders = (request: HttpServerRequest.HttpServerRequest): number => {
   const source = request.source
   if (!(source instanceof IncomingMessage)) return request.headers["authorization"] === undefined ? 0 : 1
   let count = 0
@@ -23,13 +23,17 @@ export const authorizationHeaders = (request: HttpServerRequest.HttpServerReques
  * The credential of an `Authorization: Bearer <credential>` header: the scheme in any case,
  * then one or more spaces (RFC 9110, section 11.1).
  */
-export const bearerCredential = (authorization: string | undefined): string | undefined => {
+const bearerCredential = (authorization: string | undefined): string | undefined => {
   if (authorization === undefined || authorization.length <= 6 || authorization.charCodeAt(6) !== 32) return undefined
   if (authorization.slice(0, 6).toLowerCase() !== "bearer") return undefined
   let start = 7
   while (authorization.charCodeAt(start) === 32) start++
   return start === authorization.length ? undefined : authorization.slice(start)
 }
+
+/** The bearer credential of the request's only Authorization header; none with two (which would count?). */
+export const soleBearer = (request: HttpServerRequest.HttpServerRequest): string | undefined =>
+  authorizationHeaders(request) > 1 ? undefined : bearerCredential(request.headers.authorization)
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 const notUtf8 = ValidationError.of({ body: ["The body must be valid UTF-8 text."] })

@@ -1,0 +1,74 @@
+/**
+ * docs/api.md "Request ids and logs": every line logged while serving a request carries its id
+ * as `request_id`, errors included; the access line is its last. No endpoint of the API fails
+ * on purpose, so a probe API behind the same front door (`serveApi`) logs a warning and then
+ * fails with a defect, over a socket.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
+import * as Schema from "effect/Schema"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Keys, NoRateLimits } from "@chamber/core"
+import { Authentication, CurrentKey, operation, serveApi } from "../src/index.ts"
+import { ValidationErrors } from "../src/shared/ValidationErrors.ts"
+import { ValidationErrorsLive } from "../src/server/ValidationErrorsLive.ts"
+
+const lines: Array<{ message: unknown; level: string; annotations: Record<string, unknown> }> = []
+const CaptureLogs = Logger.layer([Logger.map(Logger.formatStructured, (line) => void lines.push(JSON.parse(JSON.stringify(line))))])
+
+const crash = HttpApiEndpoint.get("crash", "/probe/crash", { success: Schema.Struct({ ok: Schema.Boolean }) })
+  .pipe(operation({ access: "invoices:read", summary: "Probe", description: "Logs a warning, then fails." }))
+class CrashGroup extends HttpApiGroup.make("probe").add(crash).middleware(Authentication) {}
+class CrashApi extends HttpApi.make("probe").add(CrashGroup).middleware(ValidationErrors) {}
+
+const AnyKeyLive = Layer.succeed(Authentication)((effect) =>
+  Effect.provideService(effect, CurrentKey, {
+    keyId: 1,
+    tenantId: 1,
+    name: "probe",
+    prefix: "cck_probe000",
+    scopes: ["invoices:read"],
+    dailyLimit: 25_000,
+    chamber: { id: "chm_probe", name: "Probe", website: null }
+  }))
+
+const CrashHandlers = HttpApiBuilder.group(CrashApi, "probe", (handlers) =>
+  handlers.handle("crash", () => Effect.logWarning("about to fail").pipe(Effect.andThen(Effect.die(new Error("boom"))))))
+  .pipe(Layer.provide([AnyKeyLive, ValidationErrorsLive]))
+
+const Server = HttpRouter.serve(serveApi(CrashApi, CrashHandlers), { disableLogger: true, disableListenLog: true }).pipe(
+  Layer.provide([Layer.mock(Keys)({ authenticate: () => Effect.succeed(undefined) }), NoRateLimits]),
+  Layer.provideMerge(NodeHttpServer.layerTest),
+  Layer.provide([CaptureLogs, Layer.succeed(References.MinimumLogLevel)("Info")])
+)
+
+describe("request ids on log lines", () => {
+  layer(Server)((it) => {
+    it.effect("a failing request's warning, its error and its access line all carry its request id; it answers 500 with the id", () =>
+      Effect.gen(function*() {
+        const response = yield* HttpClient.execute(HttpClientRequest.get("/probe/crash").pipe(HttpClientRequest.setHeader("x-request-id", "crash-1")))
+        assert.strictEqual(response.status, 500)
+        assert.deepStrictEqual(yield* response.json, { message: "Server error." })
+        assert.strictEqual(response.headers["x-request-id"], "crash-1")
+        const mine = lines.filter((l) => l.annotations.request_id === "crash-1")
+        assert.deepStrictEqual(mine.map((l) => [l.level, l.message]), [
+          ["WARN", "about to fail"],
+          ["ERROR", "unhandled request failure"],
+          ["INFO", "request"]
+        ])
+        assert.deepInclude(mine[2]!.annotations, { method: "GET", path: "/probe/crash", status: 500 })
+        // No line of the request goes without its id.
+        assert.deepStrictEqual(lines.filter((l) => l.annotations.request_id === undefined).map((l) => l.message), [])
+      }))
+  })
+})
