@@ -13,7 +13,6 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
-import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiClient from "effect/http-api/HttpApiClient"
@@ -22,8 +21,6 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Keys, NoRateLimits } from "@chamber/core"
 import { readFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -32,27 +29,16 @@ import {
   Authentication,
   BusinessRuleError,
   ContractViolation,
-  CurrentKey,
   operation,
-  serveApi,
   ValidationError
 } from "../src/index.ts"
 import { ValidationErrors } from "../src/shared/ValidationErrors.ts"
 import { endpointRoute, reflectGroup } from "../src/server/EndpointRoute.ts"
 import { ValidationErrorsLive } from "../src/server/ValidationErrorsLive.ts"
+import { probeKeyLive, serveProbe } from "./probe.ts"
 
 /** Lets every request in as one key: these tests are about the contract, not about keys. */
-const AnyKeyLive = Layer.succeed(Authentication)((effect) =>
-  Effect.provideService(effect, CurrentKey, {
-    keyId: 1,
-    tenantId: 1,
-    name: "probe",
-    prefix: "cck_probe000",
-    scopes: ["invoices:write"],
-    dailyLimit: 25_000,
-    chamber: { id: "chm_probe", name: "Probe", website: null }
-  })
-)
+const AnyKeyLive = probeKeyLive("invoices:write")
 
 const rules = HttpApiEndpoint.post("issue", "/probe/issue", {
   payload: Schema.Struct({ amount: Schema.String }),
@@ -69,16 +55,6 @@ class OpenGroup extends HttpApiGroup.make("probe")
   .middleware(Authentication) {}
 class OpenApiContract extends HttpApi.make("probe").add(OpenGroup).middleware(ValidationErrors) {}
 
-const serve = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(
-  api: HttpApi.HttpApi<Id, Groups>,
-  handlers: Layer.Layer<HttpApiGroup.ToService<Id, Groups>, E, R>
-) =>
-  HttpRouter.serve(serveApi(api, handlers), { disableLogger: true, disableListenLog: true }).pipe(
-    // The probes' front door knows no keys and limits nothing.
-    Layer.provide([Layer.mock(Keys)({ authenticate: () => Effect.succeed(undefined) }), NoRateLimits]),
-    Layer.provideMerge(NodeHttpServer.layerTest)
-  )
-
 const ProbeHandlers = HttpApiBuilder.group(ProbeApi, "probe", (handlers) =>
   handlers.handle("issue", ({ payload }) =>
     payload.amount === "rule"
@@ -92,7 +68,7 @@ describe("the contract", () => {
       const openHandlers = HttpApiBuilder.group(OpenApiContract, "probe", (handlers) =>
         handlers.handle("issue", () => Effect.succeed({ ok: true })).handle("open", () => Effect.succeed("open to all")))
         .pipe(Layer.provide([AnyKeyLive, ValidationErrorsLive]))
-      const exit = yield* Layer.build(serve(OpenApiContract, openHandlers)).pipe(Effect.scoped, Effect.exit)
+      const exit = yield* Layer.build(serveProbe(OpenApiContract, openHandlers)).pipe(Effect.scoped, Effect.exit)
       assert.isTrue(Exit.isFailure(exit))
       const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
       assert.instanceOf(defect, ContractViolation)
@@ -101,7 +77,7 @@ describe("the contract", () => {
       ])
     }))
 
-  layer(serve(ProbeApi, ProbeHandlers))((it) => {
+  layer(serveProbe(ProbeApi, ProbeHandlers))((it) => {
     it.effect("the typed client decodes the validation 422 with its errors and the business-rule 422 without", () =>
       Effect.gen(function*() {
         const client = yield* HttpApiClient.make(ProbeApi)

@@ -12,16 +12,14 @@ import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
-import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Keys, NoRateLimits } from "@chamber/core"
-import { Authentication, CurrentKey, operation, serveApi } from "../src/index.ts"
+import { Authentication, operation } from "../src/index.ts"
 import { ValidationErrors } from "../src/shared/ValidationErrors.ts"
 import { ValidationErrorsLive } from "../src/server/ValidationErrorsLive.ts"
+import { probeKeyLive, serveProbe } from "./probe.ts"
 
 const lines: Array<{ message: unknown; level: string; annotations: Record<string, unknown> }> = []
 const CaptureLogs = Logger.layer([Logger.map(Logger.formatStructured, (line) => void lines.push(JSON.parse(JSON.stringify(line))))])
@@ -31,24 +29,11 @@ const crash = HttpApiEndpoint.get("crash", "/probe/crash", { success: Schema.Str
 class CrashGroup extends HttpApiGroup.make("probe").add(crash).middleware(Authentication) {}
 class CrashApi extends HttpApi.make("probe").add(CrashGroup).middleware(ValidationErrors) {}
 
-const AnyKeyLive = Layer.succeed(Authentication)((effect) =>
-  Effect.provideService(effect, CurrentKey, {
-    keyId: 1,
-    tenantId: 1,
-    name: "probe",
-    prefix: "cck_probe000",
-    scopes: ["invoices:read"],
-    dailyLimit: 25_000,
-    chamber: { id: "chm_probe", name: "Probe", website: null }
-  }))
-
 const CrashHandlers = HttpApiBuilder.group(CrashApi, "probe", (handlers) =>
   handlers.handle("crash", () => Effect.logWarning("about to fail").pipe(Effect.andThen(Effect.die(new Error("boom"))))))
-  .pipe(Layer.provide([AnyKeyLive, ValidationErrorsLive]))
+  .pipe(Layer.provide([probeKeyLive("invoices:read"), ValidationErrorsLive]))
 
-const Server = HttpRouter.serve(serveApi(CrashApi, CrashHandlers), { disableLogger: true, disableListenLog: true }).pipe(
-  Layer.provide([Layer.mock(Keys)({ authenticate: () => Effect.succeed(undefined) }), NoRateLimits]),
-  Layer.provideMerge(NodeHttpServer.layerTest),
+const Server = serveProbe(CrashApi, CrashHandlers).pipe(
   Layer.provide([CaptureLogs, Layer.succeed(References.MinimumLogLevel)("Info")])
 )
 
