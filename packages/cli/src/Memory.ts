@@ -38,8 +38,13 @@ const collector = (): Collect | undefined => {
  */
 const SERVING = ["--no-allocation-site-pretenuring", "--heap-growing-percent=50"]
 
-/** Once started: collect for serving, collect everything collectable and shrink the heap to what is live. */
-export const settleMemory = Effect.sync(() => {
+/** How V8 collects for serving (above), without collecting now. */
+export const servingFlags = Effect.sync(() => {
   for (const flag of SERVING) setFlagsFromString(flag)
-  collector()?.({ type: "major", execution: "sync", flavor: "last-resort" })
 })
+
+/** Once started: collect for serving, collect everything collectable and shrink the heap to what is live. */
+export const settleMemory = Effect.andThen(
+  servingFlags,
+  Effect.sync(() => collector()?.({ type: "major", execution: "sync", flavor: "last-resort" }))
+)
