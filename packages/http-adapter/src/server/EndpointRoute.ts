@@ -55,10 +55,12 @@ const unsupported = ({ endpoint, errors, middleware, successes }: Reflected): st
 const decoder = (schema: Schema.Top | undefined, options: SchemaAST.ParseOptions | undefined) =>
   schema === undefined ? undefined : Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown>, options)
 
+/** An encoded value as the JSON body of an answer: every route's and handler's JSON is written here. */
+export const jsonText = (encoded: unknown, status = 200) =>
+  HttpServerResponse.text(JSON.stringify(encoded), { status, contentType: "application/json" })
+
 const json = (status: number, encoded: unknown, noContent: boolean) =>
-  encoded === undefined || noContent
-    ? HttpServerResponse.empty({ status })
-    : HttpServerResponse.text(JSON.stringify(encoded), { status, contentType: "application/json" })
+  encoded === undefined || noContent ? HttpServerResponse.empty({ status }) : jsonText(encoded, status)
 
 /** Encoders of a status map's schemas: the first schema whose type the value has encodes it. */
 const encoders = (byStatus: Reflected["successes"], options: SchemaAST.ParseOptions | undefined) =>

@@ -5,9 +5,9 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { type DomainError, type KeyContext, type Page, pageMeta } from "@chamber/core"
 import { CurrentKey } from "../shared/Access.ts"
+import { jsonText } from "./EndpointRoute.ts"
 import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 
 /** The contract error each kind of domain error becomes. */
@@ -36,7 +36,7 @@ const forTenant = <A, E, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) =
 
 /** An answer made from the request's key alone (the connection check), written as JSON directly. */
 export const fromKey = <S extends Schema.Top>(_response: S, answer: (key: KeyContext) => S["Encoded"]) =>
-  Effect.map(Effect.service(CurrentKey), (key) => HttpServerResponse.text(JSON.stringify(answer(key)), { contentType: "application/json" }))
+  Effect.map(Effect.service(CurrentKey), (key) => jsonText(answer(key)))
 
 type DataOf<S extends Schema.Top> = S["Encoded"] extends { readonly data: infer D } ? D : never
 
@@ -70,11 +70,7 @@ export const page = <L extends Schema.Top, E extends DomainError, R>(
   run: (tenantId: number, page: number) => Effect.Effect<Page<ItemOf<L>>, E, R>
 ) =>
   forTenant((tenantId) => run(tenantId, page ?? 1)).pipe(
-    Effect.map((result) =>
-      HttpServerResponse.text(JSON.stringify({ data: result.rows, meta: pageMeta(page ?? 1, result.total) }), {
-        contentType: "application/json"
-      })
-    ),
+    Effect.map((result) => jsonText({ data: result.rows, meta: pageMeta(page ?? 1, result.total) })),
     toHttp
   )
 
@@ -90,7 +86,7 @@ export const withStatus = <S extends Schema.Top, A, E extends DomainError, R>(
   forTenant(run).pipe(
     Effect.map((result) => {
       const [status, body] = answer(result)
-      return HttpServerResponse.text(JSON.stringify(body), { status, contentType: "application/json" })
+      return jsonText(body, status)
     }),
     toHttp
   )
