@@ -5,22 +5,41 @@
  * memory, as V8 does under memory pressure, returns it; traffic grows it again as it needs.
  */
 import * as Effect from "effect/Effect"
+import { Session } from "node:inspector"
 import { setFlagsFromString } from "node:v8"
-import { runInNewContext } from "node:vm"
 
-type Collect = (options: { readonly type: "major"; readonly execution: "sync"; readonly flavor: "last-resort" }) => void
-
-/** V8's collector, reached the way Node documents for `--expose-gc`, without exposing it globally. */
-const collector = (): Collect | undefined => {
+/**
+ * V8's collection on a low-memory notification (the last-resort flavor: everything collectable,
+ * the heap shrunk to what is live), asked for through the inspector's
+ * `HeapProfiler.collectGarbage` on a session of this process, which V8 answers once it has run.
+ * Not through `gc` taken from a new `vm` context, as `--expose-gc` alone would allow: creating a
+ * second context, even one discarded at once, made every later request a quarter dearer for the
+ * life of the process (bench/README.md "The start-up collection's price"). Where Node has no
+ * inspector, or it does not answer within 5 s, nothing is collected: a larger idle heap, not an
+ * error.
+ */
+const lowMemoryCollection = Effect.callback<void>((resume) => {
+  let session: Session
   try {
-    setFlagsFromString("--expose-gc")
-    const gc = runInNewContext("gc") as Collect
-    setFlagsFromString("--no-expose-gc")
-    return gc
+    session = new Session()
+    session.connect()
   } catch {
-    return undefined
+    return resume(Effect.void)
   }
-}
+  let open = true
+  const done = () => {
+    if (!open) return
+    open = false
+    clearTimeout(timer)
+    session.disconnect()
+    resume(Effect.void)
+  }
+  const timer = setTimeout(done, 5_000)
+  // Answered from within the inspector's dispatch, where disconnecting and going on hangs the
+  // thread: the session is closed on the next turn of the event loop instead.
+  session.post("HeapProfiler.collectGarbage", () => setImmediate(done))
+  return Effect.sync(done)
+})
 
 /**
  * How V8 collects for a server, whose objects live for a request (bench/README.md "Garbage under
@@ -44,7 +63,4 @@ export const servingFlags = Effect.sync(() => {
 })
 
 /** Once started: collect for serving, collect everything collectable and shrink the heap to what is live. */
-export const settleMemory = Effect.andThen(
-  servingFlags,
-  Effect.sync(() => collector()?.({ type: "major", execution: "sync", flavor: "last-resort" }))
-)
+export const settleMemory = Effect.andThen(servingFlags, lowMemoryCollection)
