@@ -13,7 +13,7 @@
  * 4. per-statement latency, PGlite against PostgreSQL (embedded-statements.ts).
  */
 import autocannon from "autocannon"
-import type { SectionContext } from "./shared.ts"
+import { CHAMBER_NODE_FLAGS, type SectionContext } from "./shared.ts"
 import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
@@ -54,7 +54,7 @@ interface Serving {
 const serve = (args: ReadonlyArray<string>, env: Record<string, string>): Serving => {
   const started = performance.now()
   const startedAt = Date.now()
-  const child = spawnNode([BIN, "serve", "--port", "0", ...args], {
+  const child = spawnNode([...CHAMBER_NODE_FLAGS, BIN, "serve", "--port", "0", ...args], {
     ...process.env,
     REDIS_URL: "",
     LOG_FORMAT: "json",

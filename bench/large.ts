@@ -12,7 +12,7 @@
  * large-chamber case runs, captured from the product's own repository.
  */
 import { mkdtempSync, rmSync } from "node:fs"
-import type { SectionContext } from "./shared.ts"
+import { CHAMBER_NODE_FLAGS, type SectionContext } from "./shared.ts"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -206,7 +206,7 @@ interface Served {
 const serve = (env: Record<string, string>) =>
   new Promise<Served>((resolve, reject) => {
     const { REDIS_URL: _redis, ...rest } = process.env
-    const child = spawnNode([bin, "serve", "--port", "0", "--no-relay"], {
+    const child = spawnNode([...CHAMBER_NODE_FLAGS, bin, "serve", "--port", "0", "--no-relay"], {
       ...rest,
       ...env,
       LOG_LEVEL: "warn",

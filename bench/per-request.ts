@@ -21,7 +21,7 @@ import { Keys, Members, Tenants } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { children, collectLines, cpuSeconds, newOutput, spawnNode, stopChild } from "./processes.ts"
 import { memberInputs } from "./seed-data.ts"
-import { LISTENING } from "./shared.ts"
+import { CHAMBER_NODE_FLAGS, LISTENING } from "./shared.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const SECONDS = Number(process.env.PER_REQUEST_SECONDS ?? 4)
@@ -64,7 +64,7 @@ const gcBytes = (line: string) => {
 
 const start = (name: string, file: string, env: Record<string, string> = {}) =>
   new Promise<Server>((resolve, reject) => {
-    const child = spawnNode(["--trace-gc-nvp", here(file)], { ...process.env, ...env, DATABASE_URL: dbUrl, CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", NODE_ENV: "production" })
+    const child = spawnNode(["--trace-gc-nvp", ...(file === "./our-server.ts" ? CHAMBER_NODE_FLAGS : []), here(file)], { ...process.env, ...env, DATABASE_URL: dbUrl, CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", NODE_ENV: "production" })
     const output = newOutput()
     const heap = { allocated: 0, promoted: 0 }
     collectLines(child.stderr!, output)

@@ -21,6 +21,7 @@ import { verify, verifyStandard } from "../packages/webhook-relay/src/Signature.
 import { collectLines, cpuSeconds, newOutput, type Output, procStatus, spawnNode, stopChild } from "./processes.ts"
 import { startBenchReceiver } from "./relay-receiver.ts"
 import { commitEvents, meanFanout, type PlannedEvent, planEvents, seedHistory, setupChamber } from "./relay-work.ts"
+import { CHAMBER_NODE_FLAGS } from "./shared.ts"
 
 const DELIVERIES = Number(process.env.BENCH_RELAY_EVENTS ?? 20_000)
 const HOOKS = Number(process.env.BENCH_RELAY_HOOKS ?? 40)
@@ -116,7 +117,7 @@ export const benchRelay = async (ctx: RelayBenchContext): Promise<void> => {
     const start = (name: Name, i: number) =>
       new Promise<ReturnType<typeof spawnNode>>((resolve, reject) => {
         const args = name === "ours"
-          ? [...ctx.nodeArgs(`relay${i}`), here("../packages/cli/src/bin.ts"), "relay", "--json"]
+          ? [...CHAMBER_NODE_FLAGS, ...ctx.nodeArgs(`relay${i}`), here("../packages/cli/src/bin.ts"), "relay", "--json"]
           : [here("./relay-baseline.ts")]
         const child = spawnNode(args, env(name))
         const ready = name === "ours" ? /Webhook relay running/ : /^BENCH_RELAY_READY$/

@@ -48,7 +48,7 @@ import pg from "pg"
 import { Keys, Members, Tenants } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { children, collectLines, cpuSeconds, newOutput, type Output, procStatus, spawnNode, stopChild } from "./processes.ts"
-import { LISTENING, POOL_SIZE } from "./shared.ts"
+import { CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
 import { invoiceBodies, memberBodies, memberInputs, paymentBodies } from "./seed-data.ts"
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
 import { benchRelay } from "./relay.ts"
@@ -162,7 +162,7 @@ const startServer = (
   options: { readonly nodeArgs?: ReadonlyArray<string>; readonly env?: Record<string, string>; readonly databaseUrl?: string } = {}
 ) =>
   new Promise<Server>((resolve, reject) => {
-    const child = spawnNode([...(options.nodeArgs ?? []), here(file)], {
+    const child = spawnNode([...(file === "./our-server.ts" ? CHAMBER_NODE_FLAGS : []), ...(options.nodeArgs ?? []), here(file)], {
       ...process.env,
       ...options.env,
       DATABASE_URL: options.databaseUrl ?? dbUrl,

@@ -1,8 +1,13 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=32
 /**
  * Entry point of the `chamber` command. Node keeps the compiled (and type-stripped) modules in its
  * compile cache (NODE_COMPILE_CACHE, else the system's temp directory): later starts skip that
  * work and the memory it takes (bench/README.md "Idle memory").
+ *
+ * The first line's Node flags are the command's own: package managers' `chamber` shims and
+ * `pnpm start` pass them to Node, and the bench starts its servers with them. They cap V8's young
+ * generation at 64 MB (two 32 MB semi-spaces), which V8 otherwise grows to 128 MB under load
+ * (cli/src/Memory.ts; docs/operations.md "Memory").
  */
 import { enableCompileCache } from "node:module"
 

@@ -1,12 +1,13 @@
 /**
  * README's machine-readable CLI: `pnpm chamber <command> --json | jq .`. Run through the pnpm on
  * PATH, from the repository root, stdout is the command's JSON document and nothing else (no pnpm
- * banner before it), on an empty embedded database.
+ * banner before it), on an empty embedded database. And README's `pnpm start` runs Node with the
+ * command's own flags (bin.ts's first line; docs/operations.md "Memory").
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -63,4 +64,41 @@ describe("pnpm chamber through the pnpm on PATH", () => {
       }
       assert.deepStrictEqual(parsed, [])
     }), 60_000)
+
+  it.effect("`pnpm start` serves with the chamber command's own Node flags, and settles its memory once it listens", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "chamber-pnpm-"))),
+        (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
+      )
+      const flags = /^#!\/usr\/bin\/env -S node (.+)$/.exec(readFileSync(join(ROOT, "packages/cli/src/bin.ts"), "utf8").split("\n", 1)[0]!)?.[1]
+      assert.isDefined(flags, "bin.ts's first line names Node and its flags")
+      const settled = yield* Effect.acquireUseRelease(
+        Effect.sync(() =>
+          spawn("pnpm", ["start"], {
+            cwd: ROOT,
+            detached: true,
+            env: shellEnv({ CHAMBER_DATA_DIR: join(dir, "data"), DATABASE_URL: "", PORT: "0", LOG_FORMAT: "json", LOG_LEVEL: "debug", NO_COLOR: "1" })
+          })
+        ),
+        (child) =>
+          Effect.promise(() =>
+            new Promise<Record<string, unknown>>((resolve, reject) => {
+              let out = ""
+              child.stdout.on("data", (d) => {
+                out += d
+                for (const line of out.split("\n")) {
+                  if (!line.startsWith("{")) continue
+                  const parsed = JSON.parse(line) as { message: string; annotations: Record<string, unknown> }
+                  if (parsed.message === "memory settled") resolve(parsed.annotations)
+                }
+              })
+              child.on("close", (code) => reject(new Error(`pnpm start exited (${code}) before settling its memory:\n${out}`)))
+            })
+          ),
+        (child) => Effect.sync(() => process.kill(-child.pid!, "SIGTERM"))
+      )
+      assert.strictEqual(settled.node_flags, flags)
+      assert.isNumber(settled.rss_mb)
+    }), 120_000)
 })
