@@ -4,7 +4,7 @@
  * line whose values are all plain (the access log's are) is serialized directly, the rest by
  * Effect's formatter, which also handles causes, objects and redaction and costs the access log
  * most of its price (bench/README.md "The access log"). The lines of one turn of the event loop
- * go out in one write.
+ * go out in one write, and a busy process's at most once every `WRITE_INTERVAL_MS`.
  */
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
@@ -38,6 +38,13 @@ export const formatJsonLine = Logger.make<unknown, string>((options) => {
   return Logger.formatJson.log(options)
 })
 
+/**
+ * At most one write every this many milliseconds: a quiet process's lines go out on the next turn
+ * of the event loop, a busy one's are gathered for up to this long (bench/README.md "The access
+ * log's writes").
+ */
+export const WRITE_INTERVAL_MS = 10
+
 /** Lines in order, those of one turn of the event loop written together. */
 export interface LineWriter {
   readonly line: (text: string) => void
@@ -47,21 +54,24 @@ export interface LineWriter {
 export const lineWriter = (write: (chunk: string) => void): LineWriter => {
   let pending: Array<string> = []
   let scheduled = false
+  let lastWrite = -Infinity
   const flush = () => {
     scheduled = false
     if (pending.length === 0) return
     const chunk = pending.join("\n") + "\n"
     pending = []
+    lastWrite = performance.now()
     write(chunk)
   }
   process.once("exit", flush)
   return {
     line: (text) => {
       pending.push(text)
-      if (!scheduled) {
-        scheduled = true
-        setImmediate(flush)
-      }
+      if (scheduled) return
+      scheduled = true
+      const wait = lastWrite + WRITE_INTERVAL_MS - performance.now()
+      if (wait <= 0) setImmediate(flush)
+      else setTimeout(flush, wait)
     }
   }
 }

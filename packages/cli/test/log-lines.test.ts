@@ -1,7 +1,8 @@
 /**
  * `chamber serve`'s log lines (docs/cli.md "Logs"): the direct JSON formatter writes what Effect's
  * JSON logger writes, character for character, for the access log's lines and for any other; the
- * writer keeps lines in order, writes a turn's lines at once, and loses none at exit.
+ * writer keeps lines in order, writes a turn's lines at once and a busy process's at most once an
+ * interval, and loses none at exit.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
@@ -10,7 +11,7 @@ import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { formatJsonLine, lineWriter } from "../src/LogLines.ts"
+import { formatJsonLine, lineWriter, WRITE_INTERVAL_MS } from "../src/LogLines.ts"
 
 /** Both formatters' lines for the same log calls. */
 const linesOf = (program: Effect.Effect<void>) =>
@@ -55,18 +56,29 @@ describe("chamber serve's log lines", () => {
       })
     }))
 
-  it("writes a turn's lines in one write, in order", async () => {
+  it("writes a quiet turn's lines in one write on the next turn, in order; a busy writer's at most once an interval", async () => {
     const writes: Array<string> = []
     const out = lineWriter((chunk) => void writes.push(chunk))
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
     out.line("one")
     out.line("two\nlines")
     out.line("three")
     assert.deepStrictEqual(writes, [])
-    await new Promise((resolve) => setImmediate(resolve))
+    await nextTurn()
     assert.deepStrictEqual(writes, ["one\ntwo\nlines\nthree\n"])
+    // Lines of the turns that follow a write wait for the interval's end, then go out together.
     out.line("four")
-    await new Promise((resolve) => setImmediate(resolve))
-    assert.deepStrictEqual(writes, ["one\ntwo\nlines\nthree\n", "four\n"])
+    await nextTurn()
+    out.line("five")
+    await nextTurn()
+    assert.deepStrictEqual(writes, ["one\ntwo\nlines\nthree\n"])
+    await new Promise((resolve) => setTimeout(resolve, WRITE_INTERVAL_MS + 5))
+    assert.deepStrictEqual(writes, ["one\ntwo\nlines\nthree\n", "four\nfive\n"])
+    // Quiet again for an interval: the next line goes out on the next turn.
+    await new Promise((resolve) => setTimeout(resolve, WRITE_INTERVAL_MS + 5))
+    out.line("six")
+    await nextTurn()
+    assert.deepStrictEqual(writes.at(-1), "six\n")
   })
 
   it("writes what is pending when the process exits", () => {
