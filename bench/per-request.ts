@@ -4,8 +4,9 @@
  * HTTP server and the product's key lookup, nothing else), and on ours without and with the
  * access log, in alternating rounds. Besides req/s and CPU per request it counts the server's
  * instructions per request with `perf stat` where the machine allows it, and the bytes it
- * allocates and promotes to V8's old generation per request (from V8's own GC trace,
- * `--trace-gc-nvp`): figures that other work on the machine barely moves, unlike time.
+ * allocates and promotes to V8's old generation per request and the collections a 1,000 requests
+ * (from V8's own GC trace, `--trace-gc-nvp`): figures that other work on the machine barely moves,
+ * unlike time.
  *
  *   node bench/per-request.ts      (DATABASE_URL as for `pnpm bench`; PER_REQUEST_SECONDS, PER_REQUEST_ROUNDS)
  */
@@ -52,27 +53,37 @@ interface Server {
   readonly name: string
   readonly pid: number
   readonly base: string
-  /** Bytes allocated and promoted to the old generation so far, summed over V8's GC trace lines. */
-  readonly heap: { allocated: number; promoted: number }
+  /**
+   * Bytes allocated and promoted to the old generation so far, summed over V8's GC trace lines, and
+   * the collections counted: young (scavenges) and full.
+   */
+  readonly heap: { allocated: number; promoted: number; scavenges: number; full: number }
 }
 
-/** A `--trace-gc-nvp` line's bytes allocated since the previous collection and promoted by this one. */
+/**
+ * A `--trace-gc-nvp` line's bytes allocated since the previous collection and promoted by this one,
+ * and whether it was a scavenge (`gc=s`) or a full collection.
+ */
 const gcBytes = (line: string) => {
   const allocated = line.match(/ allocated=(\d+)/)?.[1]
-  return allocated === undefined ? undefined : { allocated: Number(allocated), promoted: Number(line.match(/ promoted=(\d+)/)?.[1] ?? 0) }
+  return allocated === undefined
+    ? undefined
+    : { allocated: Number(allocated), promoted: Number(line.match(/ promoted=(\d+)/)?.[1] ?? 0), scavenge: / gc=s /.test(line) }
 }
 
 const start = (name: string, file: string, env: Record<string, string> = {}) =>
   new Promise<Server>((resolve, reject) => {
     const child = spawnNode(["--trace-gc-nvp", ...(file === "./our-server.ts" ? CHAMBER_NODE_FLAGS : []), here(file)], { ...process.env, ...env, DATABASE_URL: dbUrl, CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", NODE_ENV: "production" })
     const output = newOutput()
-    const heap = { allocated: 0, promoted: 0 }
+    const heap = { allocated: 0, promoted: 0, scavenges: 0, full: 0 }
     collectLines(child.stderr!, output)
     collectLines(child.stdout!, output, (line) => {
       const gc = gcBytes(line)
       if (gc !== undefined) {
         heap.allocated += gc.allocated
         heap.promoted += gc.promoted
+        if (gc.scavenge) heap.scavenges++
+        else heap.full++
         return true
       }
       const port = line.match(new RegExp(`^${LISTENING} (\\d+)`))?.[1]
@@ -103,6 +114,8 @@ interface Tally {
   counted: boolean
   allocated: number
   promoted: number
+  scavenges: number
+  full: number
 }
 
 const main = async () => {
@@ -121,7 +134,7 @@ const main = async () => {
     for (const path of ["/api/v1/me", `/api/v1/members/${world.member}`, "/api/v1/members?page=1"]) {
       // The floor answers the two light requests only.
       const measured = servers.filter((s) => s.name !== "floor" || !path.includes("?"))
-      const tallies = new Map<string, Tally>(measured.map((s) => [s.name, { ok: 0, seconds: 0, cpu: 0, instructions: 0, counted: true, allocated: 0, promoted: 0 }]))
+      const tallies = new Map<string, Tally>(measured.map((s) => [s.name, { ok: 0, seconds: 0, cpu: 0, instructions: 0, counted: true, allocated: 0, promoted: 0, scavenges: 0, full: 0 }]))
       for (const s of measured) await autocannon({ url: s.base + path, connections: 32, duration: 2, headers })
       for (let round = 0; round < ROUNDS; round++) {
         for (const s of measured) {
@@ -132,6 +145,8 @@ const main = async () => {
           t.cpu += cpuSeconds(s.pid) - before
           t.allocated += s.heap.allocated - heapBefore.allocated
           t.promoted += s.heap.promoted - heapBefore.promoted
+          t.scavenges += s.heap.scavenges - heapBefore.scavenges
+          t.full += s.heap.full - heapBefore.full
           t.ok += r["2xx"]
           t.seconds += r.duration
           if (r.non2xx > 0 || r.errors > 0) throw new Error(`${s.name} ${path}: ${r.non2xx} non-2xx, ${r.errors} errors`)
@@ -143,7 +158,7 @@ const main = async () => {
       console.log(
         `  ${"server".padEnd(11)}${"req/s".padStart(9)}${"CPU µs/req".padStart(12)}${"k instr/req".padStart(13)}${"vs baseline".padStart(13)}${
           "KB alloc/req".padStart(14)
-        }${"KB promoted/req".padStart(17)}`
+        }${"KB promoted/req".padStart(17)}${"scav/1k req".padStart(13)}${"full/1k req".padStart(13)}`
       )
       const base = tallies.get("baseline")!
       for (const [name, t] of tallies) {
@@ -154,7 +169,7 @@ const main = async () => {
             Number.isFinite(instr) ? instr.toFixed(0).padStart(13) : "n/a".padStart(13)
           }${Number.isFinite(ratio) ? `${ratio.toFixed(2)}x`.padStart(13) : "".padStart(13)}${(t.allocated / t.ok / 1024).toFixed(1).padStart(14)}${
             (t.promoted / t.ok / 1024).toFixed(2).padStart(17)
-          }`
+          }${((t.scavenges * 1000) / t.ok).toFixed(1).padStart(13)}${((t.full * 1000) / t.ok).toFixed(2).padStart(13)}`
         )
       }
     }
