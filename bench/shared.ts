@@ -2,23 +2,15 @@
  * Bits shared by the bench scripts: where the product code lives (the bench sits outside the
  * workspace packages, so it imports their sources by path) and how a child server reports its port.
  */
-import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { pathToFileURL } from "node:url"
+import { chamberNodeFlags } from "../packages/cli/src/NodeFlags.ts"
 
 /** The line a server prints on stdout once it listens: `BENCH_LISTENING <port>`. */
 export const LISTENING = "BENCH_LISTENING"
 
-/**
- * The `chamber` command's own Node flags, read from its first line (packages/cli/src/bin.ts): the
- * bench starts every server and relay of ours with them, as the installed command runs.
- */
-export const CHAMBER_NODE_FLAGS: ReadonlyArray<string> = (() => {
-  const first = readFileSync(new URL("../packages/cli/src/bin.ts", import.meta.url), "utf8").split("\n", 1)[0]!
-  const flags = /^#!\/usr\/bin\/env -S node((?: --\S+)*)$/.exec(first)?.[1]
-  if (flags === undefined) throw new Error(`bench: packages/cli/src/bin.ts's first line is not "#!/usr/bin/env -S node <flags>": ${first}`)
-  return flags.trim().split(" ").filter(Boolean)
-})()
+/** The `chamber` command's own Node flags: every server and relay of ours starts with them, as the installed command runs. */
+export const CHAMBER_NODE_FLAGS = chamberNodeFlags()
 
 /** The same max DB connections for both servers. */
 export const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 10)

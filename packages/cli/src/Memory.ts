@@ -14,9 +14,9 @@ import { setFlagsFromString } from "node:v8"
  * `HeapProfiler.collectGarbage` on a session of this process, which V8 answers once it has run.
  * Not through `gc` taken from a new `vm` context, as `--expose-gc` alone would allow: creating a
  * second context, even one discarded at once, made every later request a quarter dearer for the
- * life of the process (bench/README.md "The start-up collection's price"). Where Node has no
- * inspector, or it does not answer within 5 s, nothing is collected: a larger idle heap, not an
- * error.
+ * life of the process (bench/README.md "What the collection changed, and V8's settings measured
+ * anew"). Where Node has no inspector, or it does not answer within 5 s, nothing is collected:
+ * a larger idle heap, not an error.
  */
 const lowMemoryCollection = Effect.callback<void>((resume) => {
   let session: Session
@@ -57,8 +57,8 @@ const lowMemoryCollection = Effect.callback<void>((resume) => {
  * The young generation itself is capped where the process starts, by `--max-semi-space-size` in
  * the `chamber` command's own Node flags (bin.ts), since the flag cannot be changed once the heap
  * is set up: at 64 MB instead of the 128 MB V8 grows it to under load.
- * Measured together on the members page (`pnpm bench`, bench/README.md "The start-up
- * collection's price"): CPU a request 1.09x the baseline's and peak RSS 1.30x, against 1.57x and
+ * Measured together on the members page (`pnpm bench`, bench/README.md "What the collection
+ * changed, and V8's settings measured anew"): CPU a request 1.09x the baseline's and peak RSS 1.30x, against 1.57x and
  * 1.37x with half and no cap; a 32 MB cap cost the page 12% more CPU for its scavenges.
  */
 const SERVING = ["--no-allocation-site-pretenuring", "--heap-growing-percent=200"]

@@ -18,7 +18,6 @@ const growYoungGeneration = () => {
     kept.push(Array.from({ length: 20_000 }, (_, n) => ({ n, text: `row ${n} of ${round}` })))
     if (kept.length > 8) kept = kept.slice(1)
   }
-  return kept.length
 }
 
 describe("settleMemory", () => {

@@ -7,10 +7,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { chamberNodeFlags } from "../src/NodeFlags.ts"
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url))
 
@@ -71,8 +72,6 @@ describe("pnpm chamber through the pnpm on PATH", () => {
         Effect.sync(() => mkdtempSync(join(tmpdir(), "chamber-pnpm-"))),
         (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
       )
-      const flags = /^#!\/usr\/bin\/env -S node (.+)$/.exec(readFileSync(join(ROOT, "packages/cli/src/bin.ts"), "utf8").split("\n", 1)[0]!)?.[1]
-      assert.isDefined(flags, "bin.ts's first line names Node and its flags")
       const settled = yield* Effect.acquireUseRelease(
         Effect.sync(() =>
           spawn("pnpm", ["start"], {
@@ -85,20 +84,24 @@ describe("pnpm chamber through the pnpm on PATH", () => {
           Effect.promise(() =>
             new Promise<Record<string, unknown>>((resolve, reject) => {
               let out = ""
+              let read = 0
               child.stdout.on("data", (d) => {
                 out += d
-                for (const line of out.split("\n")) {
+                // Whole lines only: a chunk may end inside one.
+                const end = out.lastIndexOf("\n") + 1
+                for (const line of out.slice(read, end).split("\n")) {
                   if (!line.startsWith("{")) continue
                   const parsed = JSON.parse(line) as { message: string; annotations: Record<string, unknown> }
                   if (parsed.message === "memory settled") resolve(parsed.annotations)
                 }
+                read = end
               })
               child.on("close", (code) => reject(new Error(`pnpm start exited (${code}) before settling its memory:\n${out}`)))
             })
           ),
         (child) => Effect.sync(() => process.kill(-child.pid!, "SIGTERM"))
       )
-      assert.strictEqual(settled.node_flags, flags)
+      assert.strictEqual(settled.node_flags, chamberNodeFlags().join(" "))
       assert.isNumber(settled.rss_mb)
     }), 120_000)
 })
