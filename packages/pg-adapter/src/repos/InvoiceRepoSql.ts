@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { InvoiceRepo, InvoiceResource, type InvoiceSort } from "@chamber/core"
 import { randomBytes } from "node:crypto"
+import { inTransaction } from "./InTransaction.ts"
 import { orderBy, resourceTable } from "./ResourceSql.ts"
 
 /** Newest issued first by default; drafts, never issued, after the issued ones. */
@@ -14,6 +15,7 @@ const orderOf = (sort: InvoiceSort | undefined) => order(sort ?? { column: "issu
 export const InvoiceRepoSql = Layer.effect(InvoiceRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const invoices = resourceTable(sql, InvoiceResource, "invoices", "i")
+  const run = inTransaction(sql)
   return InvoiceRepo.of({
     find: invoices.find,
     findForUpdate: invoices.findForUpdate,
@@ -24,13 +26,13 @@ export const InvoiceRepoSql = Layer.effect(InvoiceRepo, Effect.gen(function*() {
       Effect.gen(function*() {
         const invoice = yield* invoices.insert(tenantId, values, { pay_token: randomBytes(24).toString("base64url") })
         const rows = lines.map((line, position): Record<string, unknown> => ({ tenant_id: tenantId, invoice_id: invoice.id, position, ...line }))
-        if (Arr.isReadonlyArrayNonEmpty(rows)) yield* sql`INSERT INTO invoice_lines ${sql.insert(rows)}`.pipe(Effect.orDie)
+        if (Arr.isReadonlyArrayNonEmpty(rows)) yield* run.rows(sql`INSERT INTO invoice_lines ${sql.insert(rows)}`).pipe(Effect.orDie)
         return invoice
       }),
     nextNumber: (tenantId) =>
-      sql<{ readonly last_number: bigint | string | number }>`
+      run.rows(sql<{ readonly last_number: bigint | string | number }>`
         INSERT INTO invoice_sequences (tenant_id, last_number) VALUES (${tenantId}, 1)
         ON CONFLICT (tenant_id) DO UPDATE SET last_number = invoice_sequences.last_number + 1
-        RETURNING last_number`.pipe(Effect.map((rows) => Number(rows[0]!.last_number)), Effect.orDie)
+        RETURNING last_number`).pipe(Effect.map((rows) => Number(rows[0]!.last_number)), Effect.orDie)
   })
 }))

@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type EventKind, newEventId, Outbox, type OutboxEvent } from "@chamber/core"
+import { inTransaction } from "./InTransaction.ts"
 import type { Int8 } from "./rows.ts"
 
 interface EventRow {
@@ -26,11 +27,12 @@ const toEvent = (r: EventRow): OutboxEvent => ({
 
 export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const run = inTransaction(sql)
   return Outbox.of({
     // The event and one delivery per active subscription of its tenant listing its kind, at this
     // moment and in the caller's transaction (ruling 19): one statement.
     append: (tenantId, type, data) =>
-      sql<EventRow>`
+      run.rows(sql<EventRow>`
         WITH e AS (
           INSERT INTO outbox_events (event_id, tenant_id, type, payload)
           VALUES (${newEventId()}, ${tenantId}, ${type}, ${JSON.stringify(data)}::jsonb) RETURNING *
@@ -41,7 +43,7 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
           RETURNING 1
         )
         -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.
-        SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`.pipe(
+        SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`).pipe(
         Effect.map((rows) => toEvent(rows[0]!)),
         Effect.orDie
       ),

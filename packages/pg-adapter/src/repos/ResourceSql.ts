@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import type { Fields, Resource, StoredStruct } from "@chamber/core"
+import { inTransaction } from "./InTransaction.ts"
 import { listPage, type Order } from "./PageSql.ts"
 
 export { listPage, type Order, orderBy } from "./PageSql.ts"
@@ -146,9 +147,10 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
   const toOne = columns.at(0)
   const storedOf = toStored(resource)
   const from = `${table} ${alias}`
+  const run = inTransaction(sql)
 
   const find = (tenantId: number, id: number) =>
-    sql`SELECT ${sql.literal(columns.select)} FROM ${sql.literal(from)} WHERE ${sql.literal(alias)}.tenant_id = ${tenantId} AND ${sql.literal(alias)}.id = ${id}`.values.pipe(
+    run.values(sql`SELECT ${sql.literal(columns.select)} FROM ${sql.literal(from)} WHERE ${sql.literal(alias)}.tenant_id = ${tenantId} AND ${sql.literal(alias)}.id = ${id}`).pipe(
       Effect.map((rows) => (rows[0] === undefined ? undefined : toOne(rows[0]))),
       Effect.orDie
     )
@@ -158,22 +160,22 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
   return {
     find,
     findForUpdate: (tenantId: number, id: number) =>
-      sql<Row>`SELECT ${sql.literal(stored)} FROM ${sql.literal(from)}
-        WHERE ${sql.literal(alias)}.tenant_id = ${tenantId} AND ${sql.literal(alias)}.id = ${id} FOR UPDATE`.pipe(
+      run.rows(sql<Row>`SELECT ${sql.literal(stored)} FROM ${sql.literal(from)}
+        WHERE ${sql.literal(alias)}.tenant_id = ${tenantId} AND ${sql.literal(alias)}.id = ${id} FOR UPDATE`).pipe(
         Effect.map((rows) => (rows[0] === undefined ? undefined : storedOf(rows[0]))),
         Effect.orDie
       ),
     /** `internal`: columns of the table that are no field of the resource (a contact's subscription). */
     insert: (tenantId: number, values: Partial<Record<keyof D, unknown>>, internal: Record<string, unknown> = {}) =>
-      sql<{ readonly id: bigint }>`INSERT INTO ${sql.literal(table)} ${
+      run.rows(sql<{ readonly id: bigint }>`INSERT INTO ${sql.literal(table)} ${
         sql.insert({ tenant_id: tenantId, ...columnValues(resource, values), ...internal })
-      } RETURNING id`.pipe(
+      } RETURNING id`).pipe(
         Effect.orDie,
         Effect.flatMap(written(tenantId))
       ),
     update: (tenantId: number, id: number, changes: Partial<Record<keyof D, unknown>>) =>
-      sql<{ readonly id: bigint }>`UPDATE ${sql.literal(table)} SET ${sql.update({ ...columnValues(resource, changes), updated_at: new Date() })}
-        WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(Effect.orDie, Effect.flatMap(written(tenantId))),
+      run.rows(sql<{ readonly id: bigint }>`UPDATE ${sql.literal(table)} SET ${sql.update({ ...columnValues(resource, changes), updated_at: new Date() })}
+        WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`).pipe(Effect.orDie, Effect.flatMap(written(tenantId))),
     page: (where: Statement.Fragment, order: Order, page: number) => listPage(sql, { columns, from, alias, where, order, page })
   }
 }

@@ -1,0 +1,108 @@
+/**
+ * The direct path of a transaction's statements (repos/InTransaction.ts), on embedded PGlite and
+ * on PostgreSQL: inside a transaction a statement runs on that transaction's connection (its
+ * writes are undone with it and seen by its later reads), outside one it runs as usual, an
+ * embedder's tracer still gets a span per statement, and a client that transforms rows is
+ * refused at start.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Tracer from "effect/Tracer"
+import { PgClient } from "@effect/sql-pg"
+import { DatabaseLive } from "../src/index.ts"
+import { inTransaction } from "../src/repos/InTransaction.ts"
+import { onDatabase, runtimes } from "./harness.ts"
+
+/** A table of this suite's own, empty before each test. */
+const table = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE IF NOT EXISTS in_tx_notes (id bigserial PRIMARY KEY, body text NOT NULL)`
+  yield* sql`TRUNCATE in_tx_notes`
+  return { sql, run: inTransaction(sql) }
+}).pipe(Effect.orDie)
+
+const count = (sql: SqlClient.SqlClient) =>
+  sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM in_tx_notes`.pipe(Effect.map((rows) => rows[0]!.n), Effect.orDie)
+
+/** A tracer that keeps the names of the spans it makes. */
+const recording = () => {
+  const names: Array<string> = []
+  const tracer = Tracer.make({
+    span(options) {
+      names.push(options.name)
+      return new Tracer.NativeSpan(options)
+    }
+  })
+  return { names, tracer }
+}
+
+for (const rt of runtimes()) {
+  describe(`statements of a transaction on ${rt.name}`, () => {
+    layer(onDatabase(rt, (config) => DatabaseLive(config)), { timeout: 120_000 })((it) => {
+      it.effect("a failed transaction takes back what its statements wrote", () =>
+        Effect.gen(function*() {
+          const { run, sql } = yield* table
+          const exit = yield* sql.withTransaction(Effect.gen(function*() {
+            yield* run.rows(sql`INSERT INTO in_tx_notes ${sql.insert({ body: "kept only if committed" })} RETURNING id`)
+            yield* run.values(sql`INSERT INTO in_tx_notes (body) VALUES (${"and a second one"}) RETURNING id`)
+            return yield* Effect.fail("refused")
+          })).pipe(Effect.exit)
+          assert.isTrue(Exit.isFailure(exit))
+          assert.strictEqual(yield* count(sql), 0)
+        }))
+
+      it.effect("its later statements see its own writes, and they stay once it commits", () =>
+        Effect.gen(function*() {
+          const { run, sql } = yield* table
+          const seen = yield* sql.withTransaction(Effect.gen(function*() {
+            const [row] = yield* run.rows(sql<{ readonly id: string }>`INSERT INTO in_tx_notes (body) VALUES (${"first"}) RETURNING id`)
+            const values = yield* run.values(sql`SELECT id, body FROM in_tx_notes WHERE id = ${Number(row!.id)}`)
+            return values.map(([, body]) => body)
+          }))
+          assert.deepStrictEqual(seen, ["first"])
+          assert.strictEqual(yield* count(sql), 1)
+        }))
+
+      it.effect("outside a transaction a statement runs as it always does", () =>
+        Effect.gen(function*() {
+          const { run, sql } = yield* table
+          yield* run.rows(sql`INSERT INTO in_tx_notes (body) VALUES (${"alone"})`)
+          const rows = yield* run.rows(sql<{ readonly body: string }>`SELECT body FROM in_tx_notes`)
+          const values = yield* run.values(sql`SELECT body, 2 FROM in_tx_notes`)
+          assert.deepStrictEqual(rows.map((r) => r.body), ["alone"])
+          assert.deepStrictEqual(values, [["alone", 2]])
+        }))
+
+      it.effect("with a tracer, every statement of a transaction is still a span", () =>
+        Effect.gen(function*() {
+          const { run, sql } = yield* table
+          const { names, tracer } = recording()
+          yield* sql.withTransaction(Effect.gen(function*() {
+            yield* run.rows(sql`INSERT INTO in_tx_notes (body) VALUES (${"traced"})`)
+            yield* run.values(sql`SELECT body FROM in_tx_notes`)
+          })).pipe(Effect.provideService(Tracer.Tracer, tracer))
+          const statements = names.filter((name) => name !== "sql.transaction")
+          assert.strictEqual(statements.length, 2, `spans: ${names.join(", ")}`)
+          assert.strictEqual(yield* count(sql), 1)
+        }))
+    })
+  })
+}
+
+describe("statements of a transaction, refused", () => {
+  layer(Layer.empty)((it) => {
+    it.effect("a client that renames result columns is refused when the repositories are built", () =>
+      Effect.gen(function*() {
+        const client = PgClient.layer({ url: Redacted.make("postgres://nobody@127.0.0.1:1/none"), transformResultNames: (s) => s.toUpperCase() })
+        const exit = yield* Effect.exit(Effect.scoped(Layer.build(client)).pipe(
+          Effect.flatMap((context) => Effect.sync(() => inTransaction(context.mapUnsafe.get(SqlClient.SqlClient.key) as SqlClient.SqlClient)))
+        ))
+        assert.isTrue(Exit.isFailure(exit))
+        assert.match(String(Exit.isFailure(exit) ? exit.cause : ""), /transforms rows/)
+      }))
+  })
+})
