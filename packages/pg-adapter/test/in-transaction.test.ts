@@ -47,8 +47,10 @@ for (const rt of runtimes()) {
         Effect.gen(function*() {
           const { run, sql } = yield* table
           const exit = yield* sql.withTransaction(Effect.gen(function*() {
-            yield* run.rows(sql`INSERT INTO in_tx_notes ${sql.insert({ body: "kept only if committed" })} RETURNING id`)
-            yield* run.values(sql`INSERT INTO in_tx_notes (body) VALUES (${"and a second one"}) RETURNING id`)
+            const note = { body: "kept only if committed" }
+            const text = run.textOf("note", () => sql`INSERT INTO in_tx_notes ${sql.insert(note)} RETURNING id`, [note.body])
+            yield* run.rows(text, [note.body])
+            yield* run.values("INSERT INTO in_tx_notes (body) VALUES ($1) RETURNING id", ["and a second one"])
             return yield* Effect.fail("refused")
           })).pipe(Effect.exit)
           assert.isTrue(Exit.isFailure(exit))
@@ -59,8 +61,8 @@ for (const rt of runtimes()) {
         Effect.gen(function*() {
           const { run, sql } = yield* table
           const seen = yield* sql.withTransaction(Effect.gen(function*() {
-            const [row] = yield* run.rows(sql<{ readonly id: string }>`INSERT INTO in_tx_notes (body) VALUES (${"first"}) RETURNING id`)
-            const values = yield* run.values(sql`SELECT id, body FROM in_tx_notes WHERE id = ${Number(row!.id)}`)
+            const [row] = yield* run.rows<{ readonly id: string }>("INSERT INTO in_tx_notes (body) VALUES ($1) RETURNING id", ["first"])
+            const values = yield* run.values("SELECT id, body FROM in_tx_notes WHERE id = $1", [Number(row!.id)])
             return values.map(([, body]) => body)
           }))
           assert.deepStrictEqual(seen, ["first"])
@@ -70,11 +72,28 @@ for (const rt of runtimes()) {
       it.effect("outside a transaction a statement runs as it always does", () =>
         Effect.gen(function*() {
           const { run, sql } = yield* table
-          yield* run.rows(sql`INSERT INTO in_tx_notes (body) VALUES (${"alone"})`)
-          const rows = yield* run.rows(sql<{ readonly body: string }>`SELECT body FROM in_tx_notes`)
-          const values = yield* run.values(sql`SELECT body, 2 FROM in_tx_notes`)
+          yield* run.rows("INSERT INTO in_tx_notes (body) VALUES ($1)", ["alone"])
+          const rows = yield* run.rows<{ readonly body: string }>("SELECT body FROM in_tx_notes", [])
+          const values = yield* run.values("SELECT body, 2 FROM in_tx_notes", [])
           assert.deepStrictEqual(rows.map((r) => r.body), ["alone"])
           assert.deepStrictEqual(values, [["alone", 2]])
+        }))
+
+      it.effect("a statement's text is compiled once per shape from its template, and only with the template's own parameters", () =>
+        Effect.gen(function*() {
+          const { run, sql } = yield* table
+          const note = (body: string, at: Date) => ({ body, at })
+          yield* sql`ALTER TABLE in_tx_notes ADD COLUMN IF NOT EXISTS at timestamptz`
+          const insert = (record: { readonly body: string; readonly at: Date }, params: ReadonlyArray<unknown>) =>
+            run.textOf(`insert ${Object.keys(record).join(",")}`, () => sql`INSERT INTO in_tx_notes ${sql.insert(record)}`, params)
+          const first = note("one", new Date())
+          assert.throws(() => insert(first, [first.at, first.body]), /not the statement's own/)
+          const text = insert(first, [first.body, first.at])
+          assert.match(text, /^INSERT INTO in_tx_notes \("body","at"\) VALUES \(\$1,\$2\)$/)
+          const second = note("two", new Date())
+          assert.strictEqual(insert(second, [second.body, second.at]), text)
+          yield* sql.withTransaction(Effect.forEach([first, second], (n) => run.rows(text, [n.body, n.at])))
+          assert.strictEqual(yield* count(sql), 2)
         }))
 
       it.effect("with a tracer, every statement of a transaction is still a span", () =>
@@ -82,8 +101,8 @@ for (const rt of runtimes()) {
           const { run, sql } = yield* table
           const { names, tracer } = recording()
           yield* sql.withTransaction(Effect.gen(function*() {
-            yield* run.rows(sql`INSERT INTO in_tx_notes (body) VALUES (${"traced"})`)
-            yield* run.values(sql`SELECT body FROM in_tx_notes`)
+            yield* run.rows("INSERT INTO in_tx_notes (body) VALUES ($1)", ["traced"])
+            yield* run.values("SELECT body FROM in_tx_notes", [])
           })).pipe(Effect.provideService(Tracer.Tracer, tracer))
           const statements = names.filter((name) => name !== "sql.transaction")
           assert.strictEqual(statements.length, 2, `spans: ${names.join(", ")}`)

@@ -32,10 +32,11 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
     // The event and one delivery per active subscription of its tenant listing its kind, at this
     // moment and in the caller's transaction (ruling 19): one statement.
     append: (tenantId, type, data) =>
-      run.rows(sql<EventRow>`
+      run.rows<EventRow>(
+        `
         WITH e AS (
           INSERT INTO outbox_events (event_id, tenant_id, type, payload)
-          VALUES (${newEventId()}, ${tenantId}, ${type}, ${JSON.stringify(data)}::jsonb) RETURNING *
+          VALUES ($1, $2, $3, $4::jsonb) RETURNING *
         ), d AS (
           INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id)
           SELECT e.tenant_id, e.id, s.id FROM e
@@ -43,7 +44,9 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
           RETURNING 1
         )
         -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.
-        SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`).pipe(
+        SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`,
+        [newEventId(), tenantId, type, JSON.stringify(data)]
+      ).pipe(
         Effect.map((rows) => toEvent(rows[0]!)),
         Effect.orDie
       ),

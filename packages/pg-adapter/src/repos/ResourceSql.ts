@@ -135,6 +135,9 @@ export const columnValues = <D extends Fields>(resource: Resource<string, D>, va
   return out
 }
 
+/** A record's values as the parameters of `sql.insert` / `sql.update`: in its key order, `undefined` as NULL. */
+export const parametersOf = (record: Record<string, unknown>): Array<unknown> => Object.values(record).map((value) => (value === undefined ? null : value))
+
 /**
  * The statements every resource's repository has, over its table (`members m`): find one, find
  * one locked with every stored field, insert, update, and a page. A repository adds only what
@@ -148,9 +151,11 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
   const storedOf = toStored(resource)
   const from = `${table} ${alias}`
   const run = inTransaction(sql)
+  const findText = `SELECT ${columns.select} FROM ${from} WHERE ${alias}.tenant_id = $1 AND ${alias}.id = $2`
+  const lockText = `SELECT ${stored} FROM ${from} WHERE ${alias}.tenant_id = $1 AND ${alias}.id = $2 FOR UPDATE`
 
   const find = (tenantId: number, id: number) =>
-    run.values(sql`SELECT ${sql.literal(columns.select)} FROM ${sql.literal(from)} WHERE ${sql.literal(alias)}.tenant_id = ${tenantId} AND ${sql.literal(alias)}.id = ${id}`).pipe(
+    run.values(findText, [tenantId, id]).pipe(
       Effect.map((rows) => (rows[0] === undefined ? undefined : toOne(rows[0]))),
       Effect.orDie
     )
@@ -160,22 +165,27 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
   return {
     find,
     findForUpdate: (tenantId: number, id: number) =>
-      run.rows(sql<Row>`SELECT ${sql.literal(stored)} FROM ${sql.literal(from)}
-        WHERE ${sql.literal(alias)}.tenant_id = ${tenantId} AND ${sql.literal(alias)}.id = ${id} FOR UPDATE`).pipe(
+      run.rows<Row>(lockText, [tenantId, id]).pipe(
         Effect.map((rows) => (rows[0] === undefined ? undefined : storedOf(rows[0]))),
         Effect.orDie
       ),
     /** `internal`: columns of the table that are no field of the resource (a contact's subscription). */
-    insert: (tenantId: number, values: Partial<Record<keyof D, unknown>>, internal: Record<string, unknown> = {}) =>
-      run.rows(sql<{ readonly id: bigint }>`INSERT INTO ${sql.literal(table)} ${
-        sql.insert({ tenant_id: tenantId, ...columnValues(resource, values), ...internal })
-      } RETURNING id`).pipe(
-        Effect.orDie,
-        Effect.flatMap(written(tenantId))
-      ),
-    update: (tenantId: number, id: number, changes: Partial<Record<keyof D, unknown>>) =>
-      run.rows(sql<{ readonly id: bigint }>`UPDATE ${sql.literal(table)} SET ${sql.update({ ...columnValues(resource, changes), updated_at: new Date() })}
-        WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`).pipe(Effect.orDie, Effect.flatMap(written(tenantId))),
+    insert: (tenantId: number, values: Partial<Record<keyof D, unknown>>, internal: Record<string, unknown> = {}) => {
+      const record = { tenant_id: tenantId, ...columnValues(resource, values), ...internal }
+      const params = parametersOf(record)
+      const text = run.textOf(`insert ${Object.keys(record).join(",")}`, () => sql`INSERT INTO ${sql.literal(table)} ${sql.insert(record)} RETURNING id`, params)
+      return run.rows<{ readonly id: bigint }>(text, params).pipe(Effect.orDie, Effect.flatMap(written(tenantId)))
+    },
+    update: (tenantId: number, id: number, changes: Partial<Record<keyof D, unknown>>) => {
+      const record = { ...columnValues(resource, changes), updated_at: new Date() }
+      const params = [...parametersOf(record), tenantId, id]
+      const text = run.textOf(
+        `update ${Object.keys(record).join(",")}`,
+        () => sql`UPDATE ${sql.literal(table)} SET ${sql.update(record)} WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`,
+        params
+      )
+      return run.rows<{ readonly id: bigint }>(text, params).pipe(Effect.orDie, Effect.flatMap(written(tenantId)))
+    },
     page: (where: Statement.Fragment, order: Order, page: number) => listPage(sql, { columns, from, alias, where, order, page })
   }
 }

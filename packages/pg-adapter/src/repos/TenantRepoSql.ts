@@ -56,7 +56,7 @@ export const TenantRepoSql = Layer.effect(TenantRepo, Effect.gen(function*() {
     list: sql<TenantRow>`SELECT * FROM tenants ORDER BY id`.pipe(Effect.map((rows) => rows.map(toTenant)), Effect.orDie),
     find: (ref) => {
       const byId = typeof ref === "number" || /^\d{1,15}$/.test(ref)
-      return run.rows(byId ? sql<TenantRow>`SELECT * FROM tenants WHERE id = ${Number(ref)}` : sql<TenantRow>`SELECT * FROM tenants WHERE public_id = ${ref}`)
+      return (byId ? run.rows<TenantRow>("SELECT * FROM tenants WHERE id = $1", [Number(ref)]) : run.rows<TenantRow>("SELECT * FROM tenants WHERE public_id = $1", [ref]))
         .pipe(Effect.map(first(toTenant)), Effect.orDie)
     },
     isEmpty: sql<{ readonly empty: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM tenants) AS empty`.pipe(
