@@ -5,7 +5,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { InvoiceRepo, InvoiceResource, type InvoiceSort } from "@chamber/core"
 import { randomBytes } from "node:crypto"
-import { inTransaction } from "./InTransaction.ts"
+import { directStatements } from "./DirectStatements.ts"
 import { orderBy, parametersOf, resourceTable } from "./ResourceSql.ts"
 
 /** Newest issued first by default; drafts, never issued, after the issued ones. */
@@ -15,7 +15,7 @@ const orderOf = (sort: InvoiceSort | undefined) => order(sort ?? { column: "issu
 export const InvoiceRepoSql = Layer.effect(InvoiceRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const invoices = resourceTable(sql, InvoiceResource, "invoices", "i")
-  const run = inTransaction(sql)
+  const run = directStatements(sql)
   return InvoiceRepo.of({
     find: invoices.find,
     findForUpdate: invoices.findForUpdate,

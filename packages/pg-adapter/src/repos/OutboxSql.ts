@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type EventKind, newEventId, Outbox, type OutboxEvent } from "@chamber/core"
-import { inTransaction } from "./InTransaction.ts"
+import { directStatements } from "./DirectStatements.ts"
 import type { Int8 } from "./rows.ts"
 
 interface EventRow {
@@ -27,7 +27,7 @@ const toEvent = (r: EventRow): OutboxEvent => ({
 
 export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const run = inTransaction(sql)
+  const run = directStatements(sql)
   return Outbox.of({
     // The event and one delivery per active subscription of its tenant listing its kind, at this
     // moment and in the caller's transaction (ruling 19): one statement.

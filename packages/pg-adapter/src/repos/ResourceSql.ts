@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import type { Fields, Resource, StoredStruct } from "@chamber/core"
-import { inTransaction } from "./InTransaction.ts"
+import { directStatements } from "./DirectStatements.ts"
 import { listPage, type Order } from "./PageSql.ts"
 
 export { listPage, type Order, orderBy } from "./PageSql.ts"
@@ -150,7 +150,7 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
   const toOne = columns.at(0)
   const storedOf = toStored(resource)
   const from = `${table} ${alias}`
-  const run = inTransaction(sql)
+  const run = directStatements(sql)
   const findText = `SELECT ${columns.select} FROM ${from} WHERE ${alias}.tenant_id = $1 AND ${alias}.id = $2`
   const lockText = `SELECT ${stored} FROM ${from} WHERE ${alias}.tenant_id = $1 AND ${alias}.id = $2 FOR UPDATE`
 

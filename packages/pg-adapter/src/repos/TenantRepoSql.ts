@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type CustomFieldDefinition, type CustomFieldResource, type Role, Tenant, TenantRepo, type User } from "@chamber/core"
-import { inTransaction } from "./InTransaction.ts"
+import { directStatements } from "./DirectStatements.ts"
 import type { Int8 } from "./rows.ts"
 
 interface TenantRow {
@@ -49,7 +49,7 @@ const first = <R, A>(to: (row: R) => A) => (rows: ReadonlyArray<R>) => (rows[0] 
 
 export const TenantRepoSql = Layer.effect(TenantRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const run = inTransaction(sql)
+  const run = directStatements(sql)
 
   return TenantRepo.of({
     insert: (t) => sql<TenantRow>`INSERT INTO tenants ${sql.insert({ ...t })} RETURNING *`.pipe(Effect.map((rows) => toTenant(rows[0]!)), Effect.orDie),

@@ -1,9 +1,9 @@
 /**
- * The direct path of a transaction's statements (repos/InTransaction.ts), on embedded PGlite and
- * on PostgreSQL: inside a transaction a statement runs on that transaction's connection (its
- * writes are undone with it and seen by its later reads), outside one it runs as usual, an
- * embedder's tracer still gets a span per statement, and a client that transforms rows is
- * refused at start.
+ * The direct path of the hot statements (repos/DirectStatements.ts), on embedded PGlite and on
+ * PostgreSQL: inside a transaction a statement runs on that transaction's connection (its writes
+ * are undone with it and seen by its later reads), outside one on a connection borrowed from the
+ * pool, an embedder's tracer still gets a span per statement, and a client that transforms rows
+ * is refused at start.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -14,7 +14,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Tracer from "effect/Tracer"
 import { PgClient } from "@effect/sql-pg"
 import { DatabaseLive } from "../src/index.ts"
-import { inTransaction } from "../src/repos/InTransaction.ts"
+import { directStatements, poolBorrower } from "../src/repos/DirectStatements.ts"
 import { onDatabase, runtimes } from "./harness.ts"
 
 /** A table of this suite's own, empty before each test. */
@@ -22,7 +22,7 @@ const table = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`CREATE TABLE IF NOT EXISTS in_tx_notes (id bigserial PRIMARY KEY, body text NOT NULL)`
   yield* sql`TRUNCATE in_tx_notes`
-  return { sql, run: inTransaction(sql) }
+  return { sql, run: directStatements(sql) }
 }).pipe(Effect.orDie)
 
 const count = (sql: SqlClient.SqlClient) =>
@@ -41,7 +41,7 @@ const recording = () => {
 }
 
 for (const rt of runtimes()) {
-  describe(`statements of a transaction on ${rt.name}`, () => {
+  describe(`direct statements on ${rt.name}`, () => {
     layer(onDatabase(rt, (config) => DatabaseLive(config)), { timeout: 120_000 })((it) => {
       it.effect("a failed transaction takes back what its statements wrote", () =>
         Effect.gen(function*() {
@@ -69,9 +69,12 @@ for (const rt of runtimes()) {
           assert.strictEqual(yield* count(sql), 1)
         }))
 
-      it.effect("outside a transaction a statement runs as it always does", () =>
+      it.effect("outside a transaction a statement runs on a connection borrowed from the pool", () =>
         Effect.gen(function*() {
           const { run, sql } = yield* table
+          // The pool's borrower is what effect/sql keeps on its statements without declaring it:
+          // without it the direct path outside a transaction would silently be the statement path.
+          assert.isFunction(poolBorrower(sql))
           yield* run.rows("INSERT INTO in_tx_notes (body) VALUES ($1)", ["alone"])
           const rows = yield* run.rows<{ readonly body: string }>("SELECT body FROM in_tx_notes", [])
           const values = yield* run.values("SELECT body, 2 FROM in_tx_notes", [])
@@ -106,19 +109,21 @@ for (const rt of runtimes()) {
           })).pipe(Effect.provideService(Tracer.Tracer, tracer))
           const statements = names.filter((name) => name !== "sql.transaction")
           assert.strictEqual(statements.length, 2, `spans: ${names.join(", ")}`)
+          yield* run.rows("SELECT body FROM in_tx_notes", []).pipe(Effect.provideService(Tracer.Tracer, tracer))
+          assert.strictEqual(names.filter((name) => name !== "sql.transaction").length, 3, `spans: ${names.join(", ")}`)
           assert.strictEqual(yield* count(sql), 1)
         }))
     })
   })
 }
 
-describe("statements of a transaction, refused", () => {
+describe("direct statements, refused", () => {
   layer(Layer.empty)((it) => {
     it.effect("a client that renames result columns is refused when the repositories are built", () =>
       Effect.gen(function*() {
         const client = PgClient.layer({ url: Redacted.make("postgres://nobody@127.0.0.1:1/none"), transformResultNames: (s) => s.toUpperCase() })
         const exit = yield* Effect.exit(Effect.scoped(Layer.build(client)).pipe(
-          Effect.flatMap((context) => Effect.sync(() => inTransaction(context.mapUnsafe.get(SqlClient.SqlClient.key) as SqlClient.SqlClient)))
+          Effect.flatMap((context) => Effect.sync(() => directStatements(context.mapUnsafe.get(SqlClient.SqlClient.key) as SqlClient.SqlClient)))
         ))
         assert.isTrue(Exit.isFailure(exit))
         assert.match(String(Exit.isFailure(exit) ? exit.cause : ""), /transforms rows/)
