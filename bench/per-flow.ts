@@ -24,10 +24,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { Keys, Members, Tenants } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
+import { flowRequests, seedChamber } from "./invoice-flow.ts"
 import { children, collectLines, newOutput, spawnNode, stopChild } from "./processes.ts"
-import { invoiceBodies, memberInputs, paymentBodies } from "./seed-data.ts"
 import { CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
@@ -99,60 +98,6 @@ const start = (name: string, file: string, env: Record<string, string> = {}) =>
     child.once("exit", (code) => reject(new Error(`${name} exited (${code}): ${output.first.join("\n")}`)))
   })
 
-const seed = Effect.gen(function*() {
-  const tenant = yield* (yield* Tenants).create({ name: "Greater Riverside Chamber of Commerce", website: "https://riverside-chamber.example" })
-  yield* (yield* Tenants).addUser(tenant.id, "admin@riverside-chamber.example", "chamber_admin")
-  const members = yield* Members
-  const ids: Array<number> = []
-  for (const input of memberInputs(300)) ids.push((yield* members.create(tenant.id, input)).id)
-  const key = yield* (yield* Keys).mint({
-    tenant: tenant.id,
-    asEmail: "admin@riverside-chamber.example",
-    name: "Back office",
-    scopes: "members:write,invoices:write,payments:write",
-    dailyLimit: 2_000_000_000
-  })
-  return { key: key.key, memberIds: ids }
-}).pipe(Effect.orDie)
-
-interface FlowContext {
-  invoice?: number | undefined
-  balance?: number | undefined
-}
-
-/** The flow of `pnpm bench`'s invoice endpoint, as one autocannon request sequence. */
-const flowRequests = (memberIds: ReadonlyArray<number>) => {
-  const nextInvoice = invoiceBodies(memberIds)
-  const nextPayment = paymentBodies()
-  const json = { "content-type": "application/json" }
-  return [
-    {
-      method: "POST",
-      path: "/api/v1/invoices",
-      headers: json,
-      setupRequest: (request: Record<string, unknown>) => ({ ...request, body: JSON.stringify(nextInvoice()) }),
-      onResponse: (status: number, body: string, context: FlowContext) => {
-        const data = status === 201 ? JSON.parse(body).data : undefined
-        context.invoice = data?.id
-        context.balance = data?.attributes.balance_cents
-      }
-    },
-    {
-      method: "POST",
-      setupRequest: (request: Record<string, unknown>, context: FlowContext) =>
-        context.invoice === undefined ? undefined : { ...request, path: `/api/v1/invoices/${context.invoice}/issue` }
-    },
-    {
-      method: "POST",
-      headers: json,
-      setupRequest: (request: Record<string, unknown>, context: FlowContext) =>
-        context.invoice === undefined
-          ? undefined
-          : { ...request, path: `/api/v1/invoices/${context.invoice}/payments`, body: JSON.stringify(nextPayment(context.balance!)) }
-    }
-  ]
-}
-
 interface Tally {
   flows: number
   seconds: number
@@ -190,7 +135,7 @@ const recorded = async <A>(server: Server, round: number, during: () => Promise<
 const main = async () => {
   await query(SERVER_URL, `CREATE DATABASE ${dbName}`)
   try {
-    const world = await Effect.runPromise(Effect.scoped(seed.pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 4 })))))
+    const world = await Effect.runPromise(Effect.scoped(seedChamber.pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 4 })))))
     const accessLog = (suffix: string) => join(tmpdir(), `${dbName}-${suffix}-access.log`)
     const servers: Array<Server> = []
     for (const name of SERVERS) {

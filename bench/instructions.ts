@@ -1,0 +1,121 @@
+/**
+ * Instructions a server executes per invoice flow, or per GET /api/v1/me, counted by valgrind's
+ * callgrind (bench/README.md "The statements of a transaction"): a count that the machine's other
+ * work does not move, unlike time, which on this shared machine moves by more than the changes
+ * worth measuring. Each server runs twice under callgrind, a fresh process each time, for two
+ * numbers of flows (or requests); the difference of the two totals over the difference of the
+ * counts is the steady cost of one, without start-up and most of the compilers' warming.
+ * V8 runs single-threaded (`--single-threaded`), so the collector's and compilers' work is
+ * counted where it happens.
+ *
+ *   node bench/instructions.ts          (about 4 minutes a server; needs valgrind)
+ *
+ * INSTR_WHAT `invoices` (default) or `me`; INSTR_COUNTS the two counts (default `100,300`);
+ * INSTR_SERVERS among `ours`, `baseline` and `other` (INSTR_OTHER=<checkout>: another checkout's
+ * bench/our-server.ts, installed), default `ours,baseline` and `other` when given; DATABASE_URL as
+ * for `pnpm bench`.
+ */
+import autocannon from "autocannon"
+import * as Effect from "effect/Effect"
+import { spawn, spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+import { StorageLive } from "../packages/pg-adapter/src/index.ts"
+import { flowRequests, seedChamber } from "./invoice-flow.ts"
+import { collectLines, newOutput } from "./processes.ts"
+import { CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
+
+const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
+const WHAT = process.env.INSTR_WHAT === "me" ? "me" : "invoices"
+const [FEW, MANY] = (process.env.INSTR_COUNTS ?? "100,300").split(",").map(Number) as [number, number]
+const OTHER = process.env.INSTR_OTHER
+const SERVERS = (process.env.INSTR_SERVERS ?? `${OTHER ? "other," : ""}ours,baseline`).split(",")
+const dbName = `chamber_bench_instr_${randomBytes(4).toString("hex")}`
+const dbUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${dbName}` }).toString()
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
+
+if (!(MANY > FEW && FEW > 0)) throw new Error("instructions: INSTR_COUNTS must be two counts, the second larger")
+if (spawnSync("valgrind", ["--version"]).status !== 0) throw new Error("instructions: valgrind is not installed")
+
+const query = async (url: string, sql: string) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  await client.query(sql).finally(() => client.end())
+}
+
+const serverFile = (name: string) => {
+  if (name === "ours") return here("./our-server.ts")
+  if (name === "baseline") return here("./baseline-server.ts")
+  if (name === "other" && OTHER) return join(OTHER, "bench/our-server.ts")
+  throw new Error(`instructions: unknown server ${name}`)
+}
+
+/** Instructions one server executed from start to exit, having answered `count` flows or requests. */
+const countRun = async (name: string, count: number, world: Effect.Success<typeof seedChamber>) => {
+  const file = serverFile(name)
+  const out = join(tmpdir(), `${dbName}.${name}.${count}.callgrind`)
+  const child = spawn(
+    "valgrind",
+    ["--tool=callgrind", `--callgrind-out-file=${out}`, "--smc-check=all-non-file", process.execPath, "--single-threaded", ...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), file],
+    {
+      env: {
+        ...process.env,
+        DATABASE_URL: dbUrl,
+        BENCH_POOL_SIZE: String(POOL_SIZE),
+        CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
+        NODE_ENV: "production",
+        BENCH_ACCESS_LOG: join(tmpdir(), `${dbName}.${name}-access.log`)
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    }
+  )
+  const output = newOutput()
+  collectLines(child.stderr!, output)
+  const base = await new Promise<string>((resolve, reject) => {
+    collectLines(child.stdout!, output, (line) => {
+      const port = line.match(new RegExp(`^${LISTENING} (\\d+)`))?.[1]
+      if (port !== undefined) resolve(`http://127.0.0.1:${port}`)
+      return port !== undefined
+    })
+    child.once("exit", (code) => reject(new Error(`${name} exited (${code}): ${output.first.join("\n")}`)))
+  })
+  const result: any = WHAT === "invoices"
+    ? await autocannon({ url: base, connections: 4, amount: count * 3, timeout: 120, headers: { authorization: `Bearer ${world.key}` }, requests: flowRequests(world.memberIds) as any })
+    : await autocannon({ url: `${base}/api/v1/me`, connections: 4, amount: count, timeout: 120, headers: { authorization: `Bearer ${world.readKey}` } })
+  child.kill("SIGINT")
+  await new Promise((resolve) => child.once("exit", resolve))
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+  const text = readFileSync(out, "utf8")
+  rmSync(out, { force: true })
+  const total = Number(text.match(/^(?:summary|totals): (\d+)/m)?.[1])
+  if (!Number.isFinite(total)) throw new Error(`${name}: no instruction total in ${out}`)
+  return total
+}
+
+const main = async () => {
+  await query(SERVER_URL, `CREATE DATABASE ${dbName}`)
+  try {
+    const world = await Effect.runPromise(Effect.scoped(seedChamber.pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 4 })))))
+    const unit = WHAT === "invoices" ? "flow" : "request"
+    console.log(`instructions: ${WHAT === "invoices" ? "the invoice flow" : "GET /api/v1/me"}, ${FEW} and ${MANY} ${unit}s a server under callgrind, 4 connections`)
+    const per = new Map<string, number>()
+    for (const name of SERVERS) {
+      const few = await countRun(name, FEW, world)
+      const many = await countRun(name, MANY, world)
+      per.set(name, (many - few) / (MANY - FEW))
+      console.log(`  ${name.padEnd(9)} ${((many - few) / (MANY - FEW) / 1000).toFixed(0).padStart(8)} k instructions a ${unit}`)
+    }
+    const baseline = per.get("baseline")
+    if (baseline !== undefined) {
+      for (const [name, n] of per) if (name !== "baseline") console.log(`  ${name} against the baseline: ${(n / baseline).toFixed(2)}x`)
+    }
+  } finally {
+    await query(SERVER_URL, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+  }
+}
+
+await main()
