@@ -34,6 +34,7 @@ import {
 } from "../src/index.ts"
 import { ValidationErrors } from "../src/shared/ValidationErrors.ts"
 import { endpointRoute, reflectGroup } from "../src/server/EndpointRoute.ts"
+import { jsonErrors } from "../src/server/JsonErrors.ts"
 import { ValidationErrorsLive } from "../src/server/ValidationErrorsLive.ts"
 import { probeKeyLive, serveProbe } from "./probe.ts"
 
@@ -103,6 +104,15 @@ describe("the contract", () => {
     const serve = (endpoint: string) => () => endpointRoute(reflected.get(endpoint)!, () => Effect.succeed("noted"), Context.empty())
     assert.throws(serve("note"), /^probe\.note: a text\/plain body is not served by server\/EndpointRoute\.ts$/)
     assert.throws(serve("read"), /^probe\.read: a text\/plain response is not served by server\/EndpointRoute\.ts$/)
+  })
+
+  it("a path with a literal segment of all digits stops the server at start (its 404s and 405s are told apart by the path's shape)", () => {
+    const YearApi = HttpApi.make("year").add(
+      HttpApiGroup.make("probe").add(HttpApiEndpoint.get("report", "/probe/2024/report", { success: Schema.String }))
+    )
+    const outside = (_request: unknown, response: unknown) => Effect.succeed(response)
+    assert.throws(() => jsonErrors(YearApi, outside as never), /^GET \/probe\/2024\/report: a literal segment of all digits/)
+    assert.doesNotThrow(() => jsonErrors(ProbeApi, outside as never))
   })
 
   it("the OpenAPI document states each operation's documented scope (docs/api.md) and only its real errors", () => {

@@ -26,19 +26,29 @@ const errorResponse = (status: number, headers?: Record<string, string>) =>
 const isJson = (response: HttpServerResponse.HttpServerResponse) =>
   (response.headers["content-type"] ?? ("contentType" in response.body ? response.body.contentType ?? "" : "")).includes("json")
 
-/** Method and path pattern of every endpoint of `api`, to tell a 405 from a 404. */
+const DIGITS = /^\d+$/
+
+/**
+ * Method and path pattern of every endpoint of `api`, to tell a 405 from a 404. No literal
+ * segment of a path may be all digits (refused at start): an all-digit segment of a request
+ * then matches a path id and nothing else, whatever its digits (`shapeOf`).
+ */
 const routesOf = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
   const routes: Array<{ readonly method: string; readonly pattern: RegExp; readonly literals: number }> = []
   HttpApi.reflect(api, {
     onGroup() {},
     onEndpoint({ endpoint }) {
       const pattern = endpoint.path.replace(/:[A-Za-z_]+/g, "[^/]+")
-      const literals = endpoint.path.split("/").filter((s) => s !== "" && !s.startsWith(":")).length
-      routes.push({ method: endpoint.method, pattern: new RegExp(`^${pattern}$`), literals })
+      const literals = endpoint.path.split("/").filter((s) => s !== "" && !s.startsWith(":"))
+      if (literals.some((s) => DIGITS.test(s))) throw new Error(`${endpoint.method} ${endpoint.path}: a literal segment of all digits would defeat server/JsonErrors.ts's shapes`)
+      routes.push({ method: endpoint.method, pattern: new RegExp(`^${pattern}$`), literals: literals.length })
     }
   })
   return routes
 }
+
+/** A path with each all-digit segment (a row id) as `0`: paths of one shape have the same endpoints. */
+const shapeOf = (path: string) => path.replace(/\/\d+(?=\/|$)/g, "/0")
 
 /** The 1 MiB limit tripped while the body was read (a chunked body has no content-length to check first). */
 const tooLarge = (error: unknown) =>
@@ -51,7 +61,7 @@ const unreadable = (error: unknown) =>
 const routeNotFound = (error: unknown) =>
   error instanceof HttpServerError.HttpServerError && error.reason._tag === "RouteNotFound"
 
-/** How many paths' methods are kept (each a short string and a small array). */
+/** How many shapes of paths have their methods kept (each a short string and a small array). */
 const KNOWN_PATHS = 4096
 
 /** The characters of a canonical path: an API path is ASCII letters, digits and `/._~-`. */
@@ -75,13 +85,15 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
     const best = Math.max(...matching.map((r) => r.literals))
     return matching.filter((r) => r.literals === best).map((r) => r.method)
   }
-  // Every request asks: the answers for recent paths are kept (a bounded number of them).
+  // Every request asks: the answers for recent shapes of paths are kept (a bounded number of
+  // them), so a path with a row id not seen before (each new invoice's) does not scan the routes.
   const known = new Map<string, ReadonlyArray<string>>()
   const methodsOf = (path: string) => {
-    let methods = known.get(path)
+    const shape = shapeOf(path)
+    let methods = known.get(shape)
     if (methods === undefined) {
       if (known.size >= KNOWN_PATHS) known.clear()
-      known.set(path, methods = methodsOfUncached(path))
+      known.set(shape, methods = methodsOfUncached(shape))
     }
     return methods
   }
