@@ -2,18 +2,18 @@
  * Instructions a server executes per invoice flow, or per GET /api/v1/me, counted by valgrind's
  * callgrind (bench/README.md "The statements of a transaction"): a count that the machine's other
  * work does not move, unlike time, which on this shared machine moves by more than the changes
- * worth measuring. Each server runs twice under callgrind, a fresh process each time, for two
- * numbers of flows (or requests); the difference of the two totals over the difference of the
- * counts is the steady cost of one, without start-up and most of the compilers' warming.
- * V8 runs single-threaded (`--single-threaded`), so the collector's and compilers' work is
- * counted where it happens.
+ * worth measuring. Each server starts under callgrind with counting off, answers a warm-up (the
+ * compilers settle), then counting is switched on (`callgrind_control -i on`) for the measured
+ * flows (or requests) and off again before it stops: start-up and warm-up are not counted. V8
+ * runs single-threaded (`--single-threaded`), so the collector's and compilers' work is counted
+ * where it happens.
  *
- *   node bench/instructions.ts          (about 4 minutes a server; needs valgrind)
+ *   node bench/instructions.ts          (about 3 minutes a server; needs valgrind)
  *
- * INSTR_WHAT `invoices` (default) or `me`; INSTR_COUNTS the two counts (default `100,300`);
- * INSTR_SERVERS among `ours`, `baseline` and `other` (INSTR_OTHER=<checkout>: another checkout's
- * bench/our-server.ts, installed), default `ours,baseline` and `other` when given; DATABASE_URL as
- * for `pnpm bench`.
+ * INSTR_WHAT `invoices` (default) or `me`; INSTR_WARMUP and INSTR_COUNT, flows or requests
+ * (default 300 and 300 flows, 3,000 and 3,000 requests); INSTR_SERVERS among `ours`, `baseline`
+ * and `other` (INSTR_OTHER=<checkout>: another checkout's bench/our-server.ts, installed),
+ * default `ours,baseline` and `other` when given; DATABASE_URL as for `pnpm bench`.
  */
 import autocannon from "autocannon"
 import * as Effect from "effect/Effect"
@@ -31,15 +31,22 @@ import { CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const WHAT = process.env.INSTR_WHAT === "me" ? "me" : "invoices"
-const [FEW, MANY] = (process.env.INSTR_COUNTS ?? "100,300").split(",").map(Number) as [number, number]
+const WARMUP = Number(process.env.INSTR_WARMUP ?? (WHAT === "me" ? 3000 : 300))
+const COUNT = Number(process.env.INSTR_COUNT ?? (WHAT === "me" ? 3000 : 300))
 const OTHER = process.env.INSTR_OTHER
 const SERVERS = (process.env.INSTR_SERVERS ?? `${OTHER ? "other," : ""}ours,baseline`).split(",")
 const dbName = `chamber_bench_instr_${randomBytes(4).toString("hex")}`
 const dbUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${dbName}` }).toString()
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 
-if (!(MANY > FEW && FEW > 0)) throw new Error("instructions: INSTR_COUNTS must be two counts, the second larger")
+if (!(COUNT > 0 && WARMUP >= 0)) throw new Error("instructions: INSTR_COUNT must be positive and INSTR_WARMUP not negative")
 if (spawnSync("valgrind", ["--version"]).status !== 0) throw new Error("instructions: valgrind is not installed")
+
+/** Switches callgrind's counting in the process on or off. */
+const counting = (pid: number, on: boolean) => {
+  const control = spawnSync("callgrind_control", ["-i", on ? "on" : "off", String(pid)], { encoding: "utf8" })
+  if (control.status !== 0) throw new Error(`callgrind_control: ${control.stderr || control.stdout}`)
+}
 
 const query = async (url: string, sql: string) => {
   const client = new pg.Client({ connectionString: url })
@@ -54,13 +61,13 @@ const serverFile = (name: string) => {
   throw new Error(`instructions: unknown server ${name}`)
 }
 
-/** Instructions one server executed from start to exit, having answered `count` flows or requests. */
-const countRun = async (name: string, count: number, world: Effect.Success<typeof seedChamber>) => {
+/** Instructions one server executed answering COUNT flows or requests, after WARMUP of them. */
+const countRun = async (name: string, world: Effect.Success<typeof seedChamber>) => {
   const file = serverFile(name)
-  const out = join(tmpdir(), `${dbName}.${name}.${count}.callgrind`)
+  const out = join(tmpdir(), `${dbName}.${name}.callgrind`)
   const child = spawn(
     "valgrind",
-    ["--tool=callgrind", `--callgrind-out-file=${out}`, "--smc-check=all-non-file", process.execPath, "--single-threaded", ...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), file],
+    ["--tool=callgrind", "--instr-atstart=no", `--callgrind-out-file=${out}`, "--smc-check=all-non-file", process.execPath, "--single-threaded", ...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), file],
     {
       env: {
         ...process.env,
@@ -83,17 +90,22 @@ const countRun = async (name: string, count: number, world: Effect.Success<typeo
     })
     child.once("exit", (code) => reject(new Error(`${name} exited (${code}): ${output.first.join("\n")}`)))
   })
-  const result: any = WHAT === "invoices"
-    ? await autocannon({ url: base, connections: 4, amount: count * 3, timeout: 120, headers: { authorization: `Bearer ${world.key}` }, requests: flowRequests(world.memberIds) as any })
-    : await autocannon({ url: `${base}/api/v1/me`, connections: 4, amount: count, timeout: 120, headers: { authorization: `Bearer ${world.readKey}` } })
+  const fire = (count: number): Promise<any> =>
+    WHAT === "invoices"
+      ? autocannon({ url: base, connections: 4, amount: count * 3, timeout: 120, headers: { authorization: `Bearer ${world.key}` }, requests: flowRequests(world.memberIds) as any })
+      : autocannon({ url: `${base}/api/v1/me`, connections: 4, amount: count, timeout: 120, headers: { authorization: `Bearer ${world.readKey}` } })
+  if (WARMUP > 0) await fire(WARMUP)
+  counting(child.pid!, true)
+  const result = await fire(COUNT)
+  counting(child.pid!, false)
   child.kill("SIGINT")
   await new Promise((resolve) => child.once("exit", resolve))
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
   const text = readFileSync(out, "utf8")
   rmSync(out, { force: true })
-  const total = Number(text.match(/^(?:summary|totals): (\d+)/m)?.[1])
+  const total = Number(text.match(/^totals: (\d+)/m)?.[1])
   if (!Number.isFinite(total)) throw new Error(`${name}: no instruction total in ${out}`)
-  return total
+  return total / COUNT
 }
 
 const main = async () => {
@@ -101,13 +113,12 @@ const main = async () => {
   try {
     const world = await Effect.runPromise(Effect.scoped(seedChamber.pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 4 })))))
     const unit = WHAT === "invoices" ? "flow" : "request"
-    console.log(`instructions: ${WHAT === "invoices" ? "the invoice flow" : "GET /api/v1/me"}, ${FEW} and ${MANY} ${unit}s a server under callgrind, 4 connections`)
+    console.log(`instructions: ${WHAT === "invoices" ? "the invoice flow" : "GET /api/v1/me"}, ${COUNT} ${unit}s counted after ${WARMUP} a server under callgrind, 4 connections`)
     const per = new Map<string, number>()
     for (const name of SERVERS) {
-      const few = await countRun(name, FEW, world)
-      const many = await countRun(name, MANY, world)
-      per.set(name, (many - few) / (MANY - FEW))
-      console.log(`  ${name.padEnd(9)} ${((many - few) / (MANY - FEW) / 1000).toFixed(0).padStart(8)} k instructions a ${unit}`)
+      const n = await countRun(name, world)
+      per.set(name, n)
+      console.log(`  ${name.padEnd(9)} ${(n / 1000).toFixed(0).padStart(8)} k instructions a ${unit}`)
     }
     const baseline = per.get("baseline")
     if (baseline !== undefined) {
