@@ -10,6 +10,10 @@
  *
  *   node bench/instructions.ts          (about 3 minutes a server; needs valgrind)
  *
+ * INSTR_CACHE=1 also simulates the caches and branch predictor (`--cache-sim=yes --branch-sim=yes`,
+ * about twice as slow) and prints their misses a flow: what instructions alone do not say about
+ * how fast they run.
+ *
  * INSTR_WHAT `invoices` (default) or `me`; INSTR_WARMUP and INSTR_COUNT, flows or requests
  * (default 300 and 300 flows, 3,000 and 3,000 requests); INSTR_SERVERS among `ours`, `baseline`
  * and `other` (INSTR_OTHER=<checkout>: another checkout's bench/our-server.ts, installed),
@@ -34,6 +38,7 @@ const WHAT = process.env.INSTR_WHAT === "me" ? "me" : "invoices"
 const WARMUP = Number(process.env.INSTR_WARMUP ?? (WHAT === "me" ? 3000 : 300))
 const COUNT = Number(process.env.INSTR_COUNT ?? (WHAT === "me" ? 3000 : 300))
 const OTHER = process.env.INSTR_OTHER
+const CACHE = process.env.INSTR_CACHE === "1"
 const SERVERS = (process.env.INSTR_SERVERS ?? `${OTHER ? "other," : ""}ours,baseline`).split(",")
 const dbName = `chamber_bench_instr_${randomBytes(4).toString("hex")}`
 const dbUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${dbName}` }).toString()
@@ -67,7 +72,7 @@ const countRun = async (name: string, world: Effect.Success<typeof seedChamber>)
   const out = join(tmpdir(), `${dbName}.${name}.callgrind`)
   const child = spawn(
     "valgrind",
-    ["--tool=callgrind", "--instr-atstart=no", `--callgrind-out-file=${out}`, "--smc-check=all-non-file", process.execPath, "--single-threaded", ...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), file],
+    ["--tool=callgrind", "--instr-atstart=no", ...(CACHE ? ["--cache-sim=yes", "--branch-sim=yes"] : []), `--callgrind-out-file=${out}`, "--smc-check=all-non-file", process.execPath, "--single-threaded", ...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), file],
     {
       env: {
         ...process.env,
@@ -103,10 +108,15 @@ const countRun = async (name: string, world: Effect.Success<typeof seedChamber>)
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
   const text = readFileSync(out, "utf8")
   rmSync(out, { force: true })
-  const total = Number(text.match(/^totals: (\d+)/m)?.[1])
-  if (!Number.isFinite(total)) throw new Error(`${name}: no instruction total in ${out}`)
-  return total / COUNT
+  const events = text.match(/^events: (.+)$/m)?.[1]?.split(" ") ?? []
+  const totals = text.match(/^totals: (.+)$/m)?.[1]?.split(" ").map(Number) ?? []
+  const per = Object.fromEntries(events.map((event, i) => [event, (totals[i] ?? NaN) / COUNT]))
+  if (!Number.isFinite(per.Ir)) throw new Error(`${name}: no instruction total in ${out}`)
+  return per as Record<string, number> & { readonly Ir: number }
 }
+
+/** callgrind's simulated misses: first-level instruction and data reads and writes, last-level, mispredicted branches. */
+const MISSES = [["I1mr", "I1 miss"], ["D1mr", "D1 read miss"], ["D1mw", "D1 write miss"], ["ILmr", "LL instr miss"], ["DLmr", "LL read miss"], ["DLmw", "LL write miss"], ["Bcm", "cond. mispredict"], ["Bim", "indirect mispredict"]] as const
 
 const main = async () => {
   await query(SERVER_URL, `CREATE DATABASE ${dbName}`)
@@ -116,9 +126,10 @@ const main = async () => {
     console.log(`instructions: ${WHAT === "invoices" ? "the invoice flow" : "GET /api/v1/me"}, ${COUNT} ${unit}s counted after ${WARMUP} a server under callgrind, 4 connections`)
     const per = new Map<string, number>()
     for (const name of SERVERS) {
-      const n = await countRun(name, world)
-      per.set(name, n)
-      console.log(`  ${name.padEnd(9)} ${(n / 1000).toFixed(0).padStart(8)} k instructions a ${unit}`)
+      const counts = await countRun(name, world)
+      per.set(name, counts.Ir)
+      const misses = CACHE ? MISSES.map(([event, label]) => `${label} ${(counts[event]! / 1000).toFixed(1)}k`).join(", ") : ""
+      console.log(`  ${name.padEnd(9)} ${(counts.Ir / 1000).toFixed(0).padStart(8)} k instructions a ${unit}${CACHE ? `; ${misses}` : ""}`)
     }
     const baseline = per.get("baseline")
     if (baseline !== undefined) {
