@@ -8,6 +8,10 @@
  * runs single-threaded (`--single-threaded`), so the collector's and compilers' work is counted
  * where it happens.
  *
+ * Run it on an otherwise idle machine and compare servers of one run: under heavy other load,
+ * work that time drives (timers, the access log's 10 ms batches, V8's idle tasks) falls on more
+ * of the flows and the counts grow (bench/README.md).
+ *
  *   node bench/instructions.ts          (about 3 minutes a server; needs valgrind)
  *
  * INSTR_CACHE=1 also simulates the caches and branch predictor (`--cache-sim=yes --branch-sim=yes`,
