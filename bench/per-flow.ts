@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { flowRequests, seedChamber } from "./invoice-flow.ts"
-import { children, collectLines, newOutput, spawnNode, stopChild } from "./processes.ts"
+import { children, collectLines, countGcLine, type GcTally, newGcTally, newOutput, spawnNode, stopChild } from "./processes.ts"
 import { CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
@@ -64,7 +64,7 @@ interface Server {
   readonly pid: number
   readonly base: string
   /** Summed from V8's `--trace-gc-nvp` lines so far. */
-  readonly gc: { allocated: number; promoted: number; scavenges: number; full: number; pauseMs: number }
+  readonly gc: GcTally
 }
 
 const start = (name: string, file: string, env: Record<string, string> = {}) =>
@@ -78,19 +78,11 @@ const start = (name: string, file: string, env: Record<string, string> = {}) =>
       CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
       NODE_ENV: "production"
     })
-    const gc = { allocated: 0, promoted: 0, scavenges: 0, full: 0, pauseMs: 0 }
+    const gc = newGcTally()
     const output = newOutput()
     collectLines(child.stderr!, output)
     collectLines(child.stdout!, output, (line) => {
-      const allocated = line.match(/ allocated=(\d+)/)?.[1]
-      if (allocated !== undefined) {
-        gc.allocated += Number(allocated)
-        gc.promoted += Number(line.match(/ promoted=(\d+)/)?.[1] ?? 0)
-        gc.pauseMs += Number(line.match(/pause=([\d.]+)/)?.[1] ?? 0)
-        if (/ gc=s /.test(line)) gc.scavenges++
-        else gc.full++
-        return true
-      }
+      if (countGcLine(line, gc)) return true
       const port = line.match(new RegExp(`^${LISTENING} (\\d+)`))?.[1]
       if (port !== undefined) resolve({ name, pid: child.pid!, base: `http://127.0.0.1:${port}`, gc })
       return port !== undefined

@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { Keys, Members, Tenants } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
-import { children, collectLines, cpuSeconds, newOutput, spawnNode, stopChild } from "./processes.ts"
+import { children, collectLines, countGcLine, cpuSeconds, type GcTally, newGcTally, newOutput, spawnNode, stopChild } from "./processes.ts"
 import { memberInputs } from "./seed-data.ts"
 import { CHAMBER_NODE_FLAGS, LISTENING } from "./shared.ts"
 
@@ -57,35 +57,17 @@ interface Server {
    * Bytes allocated and promoted to the old generation so far, summed over V8's GC trace lines, and
    * the collections counted: young (scavenges) and full.
    */
-  readonly heap: { allocated: number; promoted: number; scavenges: number; full: number }
-}
-
-/**
- * A `--trace-gc-nvp` line's bytes allocated since the previous collection and promoted by this one,
- * and whether it was a scavenge (`gc=s`) or a full collection.
- */
-const gcBytes = (line: string) => {
-  const allocated = line.match(/ allocated=(\d+)/)?.[1]
-  return allocated === undefined
-    ? undefined
-    : { allocated: Number(allocated), promoted: Number(line.match(/ promoted=(\d+)/)?.[1] ?? 0), scavenge: / gc=s /.test(line) }
+  readonly heap: GcTally
 }
 
 const start = (name: string, file: string, env: Record<string, string> = {}) =>
   new Promise<Server>((resolve, reject) => {
     const child = spawnNode(["--trace-gc-nvp", ...(file === "./our-server.ts" ? CHAMBER_NODE_FLAGS : []), here(file)], { ...process.env, ...env, DATABASE_URL: dbUrl, CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", NODE_ENV: "production" })
     const output = newOutput()
-    const heap = { allocated: 0, promoted: 0, scavenges: 0, full: 0 }
+    const heap = newGcTally()
     collectLines(child.stderr!, output)
     collectLines(child.stdout!, output, (line) => {
-      const gc = gcBytes(line)
-      if (gc !== undefined) {
-        heap.allocated += gc.allocated
-        heap.promoted += gc.promoted
-        if (gc.scavenge) heap.scavenges++
-        else heap.full++
-        return true
-      }
+      if (countGcLine(line, heap)) return true
       const port = line.match(new RegExp(`^${LISTENING} (\\d+)`))?.[1]
       if (port !== undefined) resolve({ name, pid: child.pid!, base: `http://127.0.0.1:${port}`, heap })
       return port !== undefined
