@@ -14,7 +14,9 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Tracer from "effect/Tracer"
 import { PgClient } from "@effect/sql-pg"
 import { DatabaseLive } from "../src/index.ts"
+import * as Statement from "effect/sql/Statement"
 import { directStatements, poolBorrower } from "../src/repos/DirectStatements.ts"
+import { parametersOf } from "../src/repos/ResourceSql.ts"
 import { onDatabase, runtimes } from "./harness.ts"
 
 /** A table of this suite's own, empty before each test. */
@@ -119,6 +121,11 @@ for (const rt of runtimes()) {
 
 describe("direct statements, refused", () => {
   layer(Layer.empty)((it) => {
+    it("a SQL fragment among an insert's values is refused: its text would change from call to call", () => {
+      assert.deepStrictEqual(parametersOf({ a: 1, b: undefined, c: "x" }), [1, null, "x"])
+      assert.throws(() => parametersOf({ a: 1, doc: Statement.fragment([Statement.literal("now()")]) }), /doc is a SQL fragment/)
+    })
+
     it.effect("a client that renames result columns is refused when the repositories are built", () =>
       Effect.gen(function*() {
         const client = PgClient.layer({ url: Redacted.make("postgres://nobody@127.0.0.1:1/none"), transformResultNames: (s) => s.toUpperCase() })

@@ -31,7 +31,7 @@ export interface DirectStatements {
 }
 
 /**
- * The runner for `sql`'s transactions. A client that transforms rows (column names, say) would
+ * The hot statements' runner over `sql`. A client that transforms rows (column names, say) would
  * read differently on the direct path: it is refused here, at start, rather than served wrong.
  */
 export const directStatements = (sql: SqlClient.SqlClient): DirectStatements => {

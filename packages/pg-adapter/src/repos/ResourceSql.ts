@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
-import type * as Statement from "effect/sql/Statement"
+import * as Statement from "effect/sql/Statement"
 import type { Fields, Resource, StoredStruct } from "@chamber/core"
 import { directStatements } from "./DirectStatements.ts"
 import { listPage, type Order } from "./PageSql.ts"
@@ -135,8 +135,16 @@ export const columnValues = <D extends Fields>(resource: Resource<string, D>, va
   return out
 }
 
-/** A record's values as the parameters of `sql.insert` / `sql.update`: in its key order, `undefined` as NULL. */
-export const parametersOf = (record: Record<string, unknown>): Array<unknown> => Object.values(record).map((value) => (value === undefined ? null : value))
+/**
+ * A record's values as the parameters of `sql.insert` / `sql.update`: in its key order,
+ * `undefined` as NULL. A SQL fragment among them (`sql.json(...)`) would change the statement's
+ * text from one call to the next, which the texts kept by `textOf` cannot follow: refused.
+ */
+export const parametersOf = (record: Record<string, unknown>): Array<unknown> =>
+  Object.entries(record).map(([key, value]) => {
+    if (Statement.isFragment(value)) throw new Error(`parametersOf: ${key} is a SQL fragment, not a value`)
+    return value === undefined ? null : value
+  })
 
 /**
  * The statements every resource's repository has, over its table (`members m`): find one, find
