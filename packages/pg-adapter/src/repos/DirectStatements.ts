@@ -28,6 +28,8 @@ export interface DirectStatements {
    * otherwise.
    */
   readonly textOf: (key: string, statement: () => Statement.Statement<unknown>, params: ReadonlyArray<unknown>) => string
+  /** The rows of a statement whose shape depends on `key`: `rows(textOf(key, statement, params), params)`. */
+  readonly shaped: <A extends object>(key: string, statement: () => Statement.Statement<A>, params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<A>, SqlError>
 }
 
 /**
@@ -47,25 +49,29 @@ export const directStatements = (sql: SqlClient.SqlClient): DirectStatements => 
     return transaction !== undefined ? run(transaction[0]) : borrow?.(run)
   }
   const texts = new Map<string, string>()
+  const rows = <A extends object>(text: string, params: ReadonlyArray<unknown>) =>
+    Effect.withFiber((fiber) =>
+      directly(fiber, (connection) => connection.execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError>) ??
+        sql.unsafe<A>(text, params)
+    )
+  const textOf = (key: string, statement: () => Statement.Statement<unknown>, params: ReadonlyArray<unknown>) => {
+    let text = texts.get(key)
+    if (text === undefined) {
+      const [compiled, own] = statement().compile()
+      if (own.length !== params.length || own.some((p, i) => p !== params[i])) {
+        throw new Error(`directStatements: the parameters given for ${JSON.stringify(key)} are not the statement's own`)
+      }
+      texts.set(key, text = compiled)
+    }
+    return text
+  }
   return {
-    rows: <A extends object>(text: string, params: ReadonlyArray<unknown>) =>
-      Effect.withFiber((fiber) =>
-        directly(fiber, (connection) => connection.execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError>) ??
-          sql.unsafe<A>(text, params)
-      ),
+    rows,
     values: (text, params) =>
       Effect.withFiber((fiber) => directly(fiber, (connection) => connection.executeValues(text, params)) ?? sql.unsafe(text, params).values),
-    textOf: (key, statement, params) => {
-      let text = texts.get(key)
-      if (text === undefined) {
-        const [compiled, own] = statement().compile()
-        if (own.length !== params.length || own.some((p, i) => p !== params[i])) {
-          throw new Error(`directStatements: the parameters given for ${JSON.stringify(key)} are not the statement's own`)
-        }
-        texts.set(key, text = compiled)
-      }
-      return text
-    }
+    textOf,
+    shaped: <A extends object>(key: string, statement: () => Statement.Statement<A>, params: ReadonlyArray<unknown>) =>
+      rows<A>(textOf(key, statement, params), params)
   }
 }
 

@@ -27,9 +27,8 @@ export const InvoiceRepoSql = Layer.effect(InvoiceRepo, Effect.gen(function*() {
         const invoice = yield* invoices.insert(tenantId, values, { pay_token: randomBytes(24).toString("base64url") })
         const rows = lines.map((line, position): Record<string, unknown> => ({ tenant_id: tenantId, invoice_id: invoice.id, position, ...line }))
         if (Arr.isReadonlyArrayNonEmpty(rows)) {
-          const params = rows.flatMap(parametersOf)
-          const text = run.textOf(`lines ${rows.length} ${Object.keys(rows[0]).join(",")}`, () => sql`INSERT INTO invoice_lines ${sql.insert(rows)}`, params)
-          yield* run.rows(text, params).pipe(Effect.orDie)
+          const insert = () => sql`INSERT INTO invoice_lines ${sql.insert(rows)}`
+          yield* run.shaped(`lines ${rows.length} ${Object.keys(rows[0]).join(",")}`, insert, rows.flatMap(parametersOf)).pipe(Effect.orDie)
         }
         return invoice
       }),

@@ -180,19 +180,16 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
     /** `internal`: columns of the table that are no field of the resource (a contact's subscription). */
     insert: (tenantId: number, values: Partial<Record<keyof D, unknown>>, internal: Record<string, unknown> = {}) => {
       const record = { tenant_id: tenantId, ...columnValues(resource, values), ...internal }
-      const params = parametersOf(record)
-      const text = run.textOf(`insert ${Object.keys(record).join(",")}`, () => sql`INSERT INTO ${sql.literal(table)} ${sql.insert(record)} RETURNING id`, params)
-      return run.rows<{ readonly id: bigint }>(text, params).pipe(Effect.orDie, Effect.flatMap(written(tenantId)))
+      const insert = () => sql<{ readonly id: bigint }>`INSERT INTO ${sql.literal(table)} ${sql.insert(record)} RETURNING id`
+      return run.shaped(`insert ${Object.keys(record).join(",")}`, insert, parametersOf(record)).pipe(Effect.orDie, Effect.flatMap(written(tenantId)))
     },
     update: (tenantId: number, id: number, changes: Partial<Record<keyof D, unknown>>) => {
       const record = { ...columnValues(resource, changes), updated_at: new Date() }
-      const params = [...parametersOf(record), tenantId, id]
-      const text = run.textOf(
-        `update ${Object.keys(record).join(",")}`,
-        () => sql`UPDATE ${sql.literal(table)} SET ${sql.update(record)} WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`,
-        params
+      const update = () => sql<{ readonly id: bigint }>`UPDATE ${sql.literal(table)} SET ${sql.update(record)} WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`
+      return run.shaped(`update ${Object.keys(record).join(",")}`, update, [...parametersOf(record), tenantId, id]).pipe(
+        Effect.orDie,
+        Effect.flatMap(written(tenantId))
       )
-      return run.rows<{ readonly id: bigint }>(text, params).pipe(Effect.orDie, Effect.flatMap(written(tenantId)))
     },
     page: (where: Statement.Fragment, order: Order, page: number) => listPage(sql, { columns, from, alias, where, order, page })
   }
