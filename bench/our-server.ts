@@ -13,7 +13,8 @@ import { RedisRateLimitStore } from "../packages/redis-adapter/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { HttpLive, NodeServerLive, RateLimitPerMinute } from "../packages/http-adapter/src/index.ts"
 import { lineWriter, linesLogger } from "../packages/cli/src/LogLines.ts"
-import { servingFlags, settleMemory } from "../packages/cli/src/Memory.ts"
+import { settleMemory } from "../packages/cli/src/Memory.ts"
+import { servingFlags } from "../packages/cli/src/ServingFlags.ts"
 import { importFromPackage, LISTENING, POOL_SIZE } from "./shared.ts"
 
 const NodeRuntime = await importFromPackage("http-adapter", "@effect/platform-node/NodeRuntime")

@@ -13,7 +13,8 @@
  * (default: all three); PER_FLOW_OTHER=<checkout> adds `other`, the `bench/our-server.ts` of
  * another checkout of this repository (installed), to compare two commits in one run;
  * PER_FLOW_PERF=1 records each server's rounds with `perf record` (on-CPU samples with JIT
- * symbols) into `bench/profiles/`, for `node bench/perf-summary.ts`.
+ * symbols) into `bench/profiles/`, for `node bench/perf-summary.ts`; PER_FLOW_NODE_FLAGS adds Node
+ * flags to every server's (V8's logs of compilations and deoptimizations, say).
  */
 import autocannon from "autocannon"
 import * as Effect from "effect/Effect"
@@ -34,6 +35,7 @@ const FLOWS = Number(process.env.PER_FLOW_FLOWS ?? 1000)
 const ROUNDS = Number(process.env.PER_FLOW_ROUNDS ?? 4)
 const PERF = process.env.PER_FLOW_PERF === "1"
 const OTHER = process.env.PER_FLOW_OTHER
+const NODE_FLAGS = (process.env.PER_FLOW_NODE_FLAGS ?? "").split(" ").filter(Boolean)
 const SERVERS = (process.env.PER_FLOW_SERVERS ?? `ours,ours-nolog,baseline${OTHER ? ",other" : ""}`).split(",")
 const dbName = `chamber_bench_flow_${randomBytes(4).toString("hex")}`
 const dbUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${dbName}` }).toString()
@@ -70,7 +72,7 @@ interface Server {
 const start = (name: string, file: string, env: Record<string, string> = {}) =>
   new Promise<Server>((resolve, reject) => {
     const ours = file.endsWith("our-server.ts")
-    const child = spawnNode([...(ours ? CHAMBER_NODE_FLAGS : []), ...(PERF ? ["--perf-basic-prof"] : []), "--trace-gc-nvp", file], {
+    const child = spawnNode([...(ours ? CHAMBER_NODE_FLAGS : []), ...(PERF ? ["--perf-basic-prof"] : []), ...NODE_FLAGS, "--trace-gc-nvp", file], {
       ...process.env,
       ...env,
       DATABASE_URL: dbUrl,

@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import { Session } from "node:inspector"
-import { setFlagsFromString } from "node:v8"
+import { servingFlags } from "./ServingFlags.ts"
 
 /**
  * V8's collection on a low-memory notification (the last-resort flavor: everything collectable,
@@ -39,33 +39,6 @@ const lowMemoryCollection = Effect.callback<void>((resume) => {
   // thread: the session is closed on the next turn of the event loop instead.
   session.post("HeapProfiler.collectGarbage", () => setImmediate(done))
   return Effect.sync(done)
-})
-
-/**
- * How V8 collects for a server, whose objects live for a request (bench/README.md "Garbage under
- * load"):
- * - No allocation-site pretenuring. Start-up teaches V8 that the objects of some allocation sites
- *   live long (contexts, the runtime's own objects), so it allocates them in the old generation
- *   from then on; on a server those are a request's, garbage within milliseconds, and from the
- *   old generation they keep what they point to (a page's rows) alive through every young
- *   collection until a full one.
- * - The old generation may grow by twice what is live (to three times it) before the next full
- *   collection. A full collection moves every young object alive at that moment (the pages in
- *   flight) into the old generation, so a small allowance brings the next one soon after: with
- *   half, as before, the members page ran 2.4 full collections a 1,000 requests and promoted
- *   48 KB a request, against the baseline's 0.2 and 2 KB.
- * The young generation itself is capped where the process starts, by `--max-semi-space-size` in
- * the `chamber` command's own Node flags (bin.ts), since the flag cannot be changed once the heap
- * is set up: at 64 MB instead of the 128 MB V8 grows it to under load.
- * Measured together on the members page (`pnpm bench`, bench/README.md "What the collection
- * changed, and V8's settings measured anew"): CPU a request 1.09x the baseline's and peak RSS 1.30x, against 1.57x and
- * 1.37x with half and no cap; a 32 MB cap cost the page 12% more CPU for its scavenges.
- */
-const SERVING = ["--no-allocation-site-pretenuring", "--heap-growing-percent=200"]
-
-/** How V8 collects for serving (above), without collecting now. */
-export const servingFlags = Effect.sync(() => {
-  for (const flag of SERVING) setFlagsFromString(flag)
 })
 
 const megabytes = (bytes: number) => Math.round(bytes / 2 ** 20)

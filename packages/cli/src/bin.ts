@@ -7,7 +7,7 @@
  * The first line's Node flags are the command's own: package managers' `chamber` shims and
  * `pnpm start` pass them to Node, and the bench starts its servers with them. They cap V8's young
  * generation at 64 MB (two 32 MB semi-spaces), which V8 otherwise grows to 128 MB under load
- * (cli/src/Memory.ts; docs/operations.md "Memory").
+ * (cli/src/ServingFlags.ts; docs/operations.md "Memory").
  */
 import { enableCompileCache } from "node:module"
 
