@@ -1,6 +1,6 @@
 /**
  * The V8 flags a process sets once it has started and is about to serve (docs/operations.md
- * "Memory" and "Compilation"): how it collects, and how soon it optimizes. Set after start-up, so
+ * "Memory"): how it collects, and how soon it optimizes. Set after start-up, so
  * loading, migrating and seeding run with V8's defaults. Flags V8 reads only when the process
  * starts are the `chamber` command's own (bin.ts's first line).
  */
