@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFile } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
@@ -19,7 +19,8 @@ const TURBOFANNED = 64
 /** How many calls a small function took to run as TurboFan code, in a new process; 0 for not within CALLS. */
 const callsToTurbofan = (serving: boolean) =>
   Effect.promise(async () => {
-    const script = join(mkdtempSync(join(tmpdir(), "chamber-tiering-")), "calls.mjs")
+    const dir = mkdtempSync(join(tmpdir(), "chamber-tiering-"))
+    const script = join(dir, "calls.mjs")
     const flags = new URL("../src/ServingFlags.ts", import.meta.url).href
     writeFileSync(
       script,
@@ -35,8 +36,12 @@ for (let call = 1; call <= ${CALLS}; call++) {
 console.log(0)
 `
     )
-    const { stdout } = await promisify(execFile)(process.execPath, ["--allow-natives-syntax", script])
-    return Number(stdout.trim())
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ["--allow-natives-syntax", script])
+      return Number(stdout.trim())
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
 describe("serving flags", () => {
