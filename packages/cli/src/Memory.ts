@@ -5,6 +5,7 @@
  * memory, as V8 does under memory pressure, returns it; traffic grows it again as it needs.
  */
 import * as Effect from "effect/Effect"
+import { executionAsyncResource } from "node:async_hooks"
 import { Session } from "node:inspector"
 import { servingFlags } from "./ServingFlags.ts"
 
@@ -41,6 +42,25 @@ const lowMemoryCollection = Effect.callback<void>((resume) => {
   return Effect.sync(done)
 })
 
+/**
+ * One of Node's tick objects (what `process.nextTick` queues), kept for the life of the process
+ * (bench/README.md "What the collection broke (an eighth session)"). A memory-reducing collection
+ * drops every object shape no live object has, where a regular one keeps recent shapes a while.
+ * Node builds each tick object as a literal with three symbol keys, and V8's inline cache for
+ * such a key knows one shape: shown another, it gives up for good, and every later key goes
+ * through V8's runtime. Dropping the tick objects' shape did that to every `process.nextTick`,
+ * some ten a request (GET /me 8 to 10% dearer in CPU for the life of the process). A tick object
+ * alive during the collection keeps its shape, and after it, through V8's own memory-reducing
+ * collections when the server idles.
+ */
+let keptTick: object | undefined
+const keepTickShape = Effect.callback<void>((resume) => {
+  process.nextTick(() => {
+    keptTick ??= executionAsyncResource()
+    resume(Effect.void)
+  })
+})
+
 const megabytes = (bytes: number) => Math.round(bytes / 2 ** 20)
 
 /**
@@ -51,6 +71,7 @@ const megabytes = (bytes: number) => Math.round(bytes / 2 ** 20)
 export const settleMemory = Effect.gen(function*() {
   const started = performance.now()
   yield* servingFlags
+  yield* keepTickShape
   yield* lowMemoryCollection
   yield* Effect.logDebug("memory settled").pipe(Effect.annotateLogs({
     ms: Math.round(performance.now() - started),

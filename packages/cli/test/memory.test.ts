@@ -2,10 +2,15 @@
  * What `chamber serve` does with its start-up memory once it listens (bench/README.md "Idle
  * memory", "The start-up collection's price"): the young generation start-up grew is given back,
  * the command goes on, and no second V8 context is made for it (one made every later request
- * dearer for the life of the process).
+ * dearer for the life of the process), nor does it leave Node's `process.nextTick` dearer after it.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { execFile } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { promisify } from "node:util"
 import { getHeapSpaceStatistics, getHeapStatistics } from "node:v8"
 import { settleMemory } from "../src/Memory.ts"
 
@@ -30,4 +35,50 @@ describe("settleMemory", () => {
       assert.isBelow(newSpaceMb(), before.newSpace / 2)
       assert.strictEqual(getHeapStatistics().number_of_native_contexts, before.contexts)
     }))
+})
+
+/**
+ * The states of V8's inline caches for the symbol keys of Node's tick object literal, read from
+ * `%DebugPrint(process.nextTick)` in a new process after `process.nextTick` ran 20,000 times,
+ * `settle` (a collection) and 20,000 more.
+ */
+const tickKeyCaches = (settle: "settleMemory" | "bare collection") =>
+  Effect.promise(async () => {
+    const dir = mkdtempSync(join(tmpdir(), "chamber-tick-shape-"))
+    const script = join(dir, "ticks.mjs")
+    const memory = new URL("../src/Memory.ts", import.meta.url).href
+    writeFileSync(
+      script,
+      `import * as Effect from ${JSON.stringify(import.meta.resolve("effect/Effect"))}
+import { Session } from "node:inspector"
+import { settleMemory } from ${JSON.stringify(memory)}
+const ticks = (n) => new Promise((done) => { let i = 0; const next = () => (++i < n ? process.nextTick(next) : done()); next() })
+const bareCollection = () => new Promise((done) => {
+  const session = new Session()
+  session.connect()
+  session.post("HeapProfiler.collectGarbage", () => setImmediate(() => { session.disconnect(); done() }))
+})
+await ticks(20_000);
+await ${settle === "settleMemory" ? "Effect.runPromise(settleMemory)" : "bareCollection()"};
+await ticks(20_000);
+%DebugPrint(process.nextTick);
+`
+    )
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ["--allow-natives-syntax", script], { maxBuffer: 1 << 24 })
+      return [...stdout.matchAll(/DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((m) => m[1]!)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+describe("settleMemory and Node's tick objects", () => {
+  it.effect("leaves process.nextTick's inline caches as they were, where a bare collection makes them megamorphic", () =>
+    Effect.gen(function*() {
+      const [settled, bare] = yield* Effect.all([tickKeyCaches("settleMemory"), tickKeyCaches("bare collection")], { concurrency: 2 })
+      assert.isAbove(bare.length, 0, "V8 printed no literal key caches for process.nextTick: the check cannot be read")
+      assert.include(bare, "MEGAMORPHIC", "a bare collection no longer makes them megamorphic: the check shows nothing")
+      assert.deepStrictEqual(settled, settled.map(() => "MONOMORPHIC"))
+      assert.isAbove(settled.length, 0)
+    }), 30_000)
 })
