@@ -6,13 +6,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { execFile } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { promisify } from "node:util"
 import { getHeapSpaceStatistics, getHeapStatistics } from "node:v8"
 import { settleMemory } from "../src/Memory.ts"
+import { runWithNatives } from "./natives.ts"
 
 const newSpaceMb = () => getHeapSpaceStatistics().find((space) => space.space_name === "new_space")!.space_size / 2 ** 20
 
@@ -43,15 +39,11 @@ describe("settleMemory", () => {
  * `settle` (a collection) and 20,000 more.
  */
 const tickKeyCaches = (settle: "settleMemory" | "bare collection") =>
-  Effect.promise(async () => {
-    const dir = mkdtempSync(join(tmpdir(), "chamber-tick-shape-"))
-    const script = join(dir, "ticks.mjs")
-    const memory = new URL("../src/Memory.ts", import.meta.url).href
-    writeFileSync(
-      script,
-      `import * as Effect from ${JSON.stringify(import.meta.resolve("effect/Effect"))}
+  runWithNatives(
+    "tick-shape",
+    `import * as Effect from ${JSON.stringify(import.meta.resolve("effect/Effect"))}
 import { Session } from "node:inspector"
-import { settleMemory } from ${JSON.stringify(memory)}
+import { settleMemory } from ${JSON.stringify(new URL("../src/Memory.ts", import.meta.url).href)}
 const ticks = (n) => new Promise((done) => { let i = 0; const next = () => (++i < n ? process.nextTick(next) : done()); next() })
 const bareCollection = () => new Promise((done) => {
   const session = new Session()
@@ -63,14 +55,7 @@ await ${settle === "settleMemory" ? "Effect.runPromise(settleMemory)" : "bareCol
 await ticks(20_000);
 %DebugPrint(process.nextTick);
 `
-    )
-    try {
-      const { stdout } = await promisify(execFile)(process.execPath, ["--allow-natives-syntax", script], { maxBuffer: 1 << 24 })
-      return [...stdout.matchAll(/DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((m) => m[1]!)
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
+  ).pipe(Effect.map((stdout) => [...stdout.matchAll(/DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((m) => m[1]!)))
 
 describe("settleMemory and Node's tick objects", () => {
   it.effect("leaves process.nextTick's inline caches as they were, where a bare collection makes them megamorphic", () =>

@@ -6,11 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { execFile } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { promisify } from "node:util"
+import { runWithNatives } from "./natives.ts"
 
 const CALLS = 8_000
 /** V8's optimization status bit "TurboFan code" (`%GetOptimizationStatus`). */
@@ -18,13 +14,9 @@ const TURBOFANNED = 64
 
 /** How many calls a small function took to run as TurboFan code, in a new process; 0 for not within CALLS. */
 const callsToTurbofan = (serving: boolean) =>
-  Effect.promise(async () => {
-    const dir = mkdtempSync(join(tmpdir(), "chamber-tiering-"))
-    const script = join(dir, "calls.mjs")
-    const flags = new URL("../src/ServingFlags.ts", import.meta.url).href
-    writeFileSync(
-      script,
-      `${serving ? `import { setServingFlags } from ${JSON.stringify(flags)}\nsetServingFlags()\n` : ""}
+  runWithNatives(
+    "tiering",
+    `${serving ? `import { setServingFlags } from ${JSON.stringify(new URL("../src/ServingFlags.ts", import.meta.url).href)}\nsetServingFlags()\n` : ""}
 function lineTotal(line, invoice) { return line.quantity * line.unitPrice + invoice.rounding }
 for (let call = 1; call <= ${CALLS}; call++) {
   lineTotal({ quantity: call, unitPrice: 3 }, { rounding: 0 })
@@ -35,14 +27,7 @@ for (let call = 1; call <= ${CALLS}; call++) {
 }
 console.log(0)
 `
-    )
-    try {
-      const { stdout } = await promisify(execFile)(process.execPath, ["--allow-natives-syntax", script])
-      return Number(stdout.trim())
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
+  ).pipe(Effect.map((stdout) => Number(stdout.trim())))
 
 describe("serving flags", () => {
   it.effect("have a function a server calls often optimized by TurboFan within a few thousand calls, where V8's default waits longer", () =>
