@@ -5,10 +5,10 @@
  * once; the duplicates a dead relay's unrecorded sends cause are counted and reported. Two relays
  * running side by side deliver every event exactly once.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { afterAll, assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
@@ -16,6 +16,7 @@ import { type Receiver, startReceiver } from "@chamber/webhook-relay/test/receiv
 import { BIN, chamber, Env, envLayer, json, serving } from "./harness.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "chamber-crash-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const setup = Effect.gen(function*() {
   const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))

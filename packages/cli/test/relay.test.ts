@@ -6,7 +6,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { spawn } from "node:child_process"
@@ -18,11 +18,12 @@ import { BIN, chamber, Env, envLayer, json, post, serving } from "./harness.ts"
 const receiverWithTrust = Effect.acquireRelease(
   Effect.promise(async () => {
     const receiver = await startReceiver()
-    const ca = join(mkdtempSync(join(tmpdir(), "chamber-ca-")), "receiver.pem")
+    const dir = mkdtempSync(join(tmpdir(), "chamber-ca-"))
+    const ca = join(dir, "receiver.pem")
     writeFileSync(ca, receiver.ca)
-    return { receiver, env: { NODE_EXTRA_CA_CERTS: ca, CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true" } }
+    return { receiver, dir, env: { NODE_EXTRA_CA_CERTS: ca, CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true" } }
   }),
-  ({ receiver }) => Effect.promise(() => receiver.close())
+  ({ dir, receiver }) => Effect.promise(() => receiver.close()).pipe(Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true }))))
 )
 
 /** A chamber with a key that may subscribe and write members. */

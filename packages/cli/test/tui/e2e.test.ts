@@ -8,11 +8,11 @@
  * delivered. Then the server stops: the TUI says the database does not answer, and it recovers
  * when the server is back (never having taken the database over). Fails, never skips, without tmux.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { afterAll, assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
 import { createHmac } from "node:crypto"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pgliteRuntime } from "@chamber/pg-adapter/testing"
@@ -20,6 +20,7 @@ import { startReceiver } from "@chamber/webhook-relay/test/receiver"
 import { BIN, chamber, Env, envLayer, json, post, serving } from "../harness.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "chamber-tui-e2e-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const SOCKET = join(dir, "tmux.sock")
 const STACK = /^\s+at .+:\d+:\d+\)?$/m
 

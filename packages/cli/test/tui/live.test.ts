@@ -5,10 +5,10 @@
  * and replaying in the database. On PostgreSQL, today's use from Redis when REDIS_URL is set, and
  * the database going away behind a TCP proxy and coming back: the screen says so, then recovers.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { afterAll, assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createConnection, createServer, type Server, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -58,9 +58,12 @@ const seed = Effect.gen(function*() {
   return { tenant: tenant.public_id, zapier: zapier.prefix, old: old.prefix, crm: crm.id, oldHook: old_.id, failed, other }
 })
 
+const dir = mkdtempSync(join(tmpdir(), "chamber-tui-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
 /** The suite's database; the embedded one in a data directory of its own (the seed closes it before the TUI opens it). */
 const configOf = (config: DatabaseConfig): DatabaseConfig =>
-  config._tag === "Embedded" ? { _tag: "Embedded", dataDir: join(mkdtempSync(join(tmpdir(), "chamber-tui-")), "data") } : config
+  config._tag === "Embedded" ? { _tag: "Embedded", dataDir: join(mkdtempSync(join(dir, "run-")), "data") } : config
 
 const seeded = (config: DatabaseConfig) => Effect.scoped(seed.pipe(Effect.provide(StorageLive(config))))
 
