@@ -64,9 +64,9 @@ const keepTickShape = Effect.callback<void>((resume) => {
 const megabytes = (bytes: number) => Math.round(bytes / 2 ** 20)
 
 /**
- * Once started: collect for serving, collect everything collectable and shrink the heap to what is
- * live. Logged at debug with what it took, the RSS after it and the Node flags the process runs
- * with (docs/operations.md "Memory").
+ * Once started: collect for serving, keep a tick object's shape, collect everything collectable
+ * and shrink the heap to what is live. Logged at debug with what it took, the RSS after it and
+ * the Node flags the process runs with (docs/operations.md "Memory").
  */
 export const settleMemory = Effect.gen(function*() {
   const started = performance.now()
