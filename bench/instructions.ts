@@ -35,7 +35,7 @@ import pg from "pg"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { flowRequests, seedChamber } from "./invoice-flow.ts"
 import { collectLines, newOutput } from "./processes.ts"
-import { CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
+import { accessLogFile, CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const WHAT = process.env.INSTR_WHAT === "me" ? "me" : "invoices"
@@ -84,7 +84,7 @@ const countRun = async (name: string, world: Effect.Success<typeof seedChamber>)
         BENCH_POOL_SIZE: String(POOL_SIZE),
         CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
         NODE_ENV: "production",
-        BENCH_ACCESS_LOG: join(tmpdir(), `${dbName}.${name}-access.log`)
+        BENCH_ACCESS_LOG: accessLogFile(`${dbName}.${name}`)
       },
       stdio: ["ignore", "pipe", "pipe"]
     }

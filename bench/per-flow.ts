@@ -21,14 +21,13 @@ import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readdirSync, readFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { flowRequests, seedChamber } from "./invoice-flow.ts"
 import { children, collectLines, countGcLine, type GcTally, newGcTally, newOutput, spawnNode, stopChild } from "./processes.ts"
-import { CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
+import { accessLogFile, CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const FLOWS = Number(process.env.PER_FLOW_FLOWS ?? 1000)
@@ -130,7 +129,7 @@ const main = async () => {
   await query(SERVER_URL, `CREATE DATABASE ${dbName}`)
   try {
     const world = await Effect.runPromise(Effect.scoped(seedChamber.pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 4 })))))
-    const accessLog = (suffix: string) => join(tmpdir(), `${dbName}-${suffix}-access.log`)
+    const accessLog = (suffix: string) => accessLogFile(`${dbName}-${suffix}`)
     const servers: Array<Server> = []
     for (const name of SERVERS) {
       if (name === "ours") servers.push(await start(name, here("./our-server.ts"), { BENCH_ACCESS_LOG: accessLog("ours") }))

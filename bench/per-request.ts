@@ -14,15 +14,13 @@ import autocannon from "autocannon"
 import * as Effect from "effect/Effect"
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { Keys, Members, Tenants } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { children, collectLines, countGcLine, cpuSeconds, type GcTally, newGcTally, newOutput, spawnNode, stopChild } from "./processes.ts"
 import { memberInputs } from "./seed-data.ts"
-import { CHAMBER_NODE_FLAGS, LISTENING } from "./shared.ts"
+import { accessLogFile, CHAMBER_NODE_FLAGS, LISTENING } from "./shared.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const SECONDS = Number(process.env.PER_REQUEST_SECONDS ?? 4)
@@ -104,7 +102,7 @@ const main = async () => {
   await admin(`CREATE DATABASE ${dbName}`)
   try {
     const world = await Effect.runPromise(Effect.scoped(seed.pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 4 })))))
-    const accessLog = join(tmpdir(), `${dbName}-access.log`)
+    const accessLog = accessLogFile(dbName)
     const servers = [
       await start("baseline", "./baseline-server.ts"),
       await start("floor", "./floor-server.ts"),

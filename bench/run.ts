@@ -38,8 +38,7 @@
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync } from "node:fs"
-import { cpus, tmpdir } from "node:os"
-import { join } from "node:path"
+import { cpus } from "node:os"
 import { isDeepStrictEqual } from "node:util"
 import { fileURLToPath } from "node:url"
 import autocannon from "autocannon"
@@ -48,7 +47,7 @@ import pg from "pg"
 import { Keys, Members, Tenants } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { children, collectLines, cpuSeconds, newOutput, type Output, procStatus, spawnNode, stopChild } from "./processes.ts"
-import { CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
+import { accessLogFile, CHAMBER_NODE_FLAGS, KEEP_ACCESS_LOG, LISTENING, POOL_SIZE } from "./shared.ts"
 import { invoiceBodies, memberBodies, memberInputs, paymentBodies } from "./seed-data.ts"
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
 import { benchRelay } from "./relay.ts"
@@ -743,7 +742,7 @@ const benchHttp = async (db: pg.Client) => {
     profileDir = here("./profiles")
     mkdirSync(profileDir, { recursive: true })
   }
-  const accessLog = join(tmpdir(), `${dbName}-access.log`)
+  const accessLog = accessLogFile(dbName)
   const profiled = (name: string) => profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.${dbName}.cpuprofile`]
   const limiters = ENDPOINTS.some((e) => e.withLimiters)
   // Ours as shipped: the in-process rate limiter and the access log, one JSON line per request
@@ -792,7 +791,11 @@ const benchHttp = async (db: pg.Client) => {
   log("(every flow) of every round; CPU ms/req = server process user+sys CPU / 2xx responses (flows); peak RSS = max VmRSS")
   log("sampled every 100 ms during the measured rounds")
   for (const r of results) printTable(r.endpoint, r.rows)
-  log(`\nthe servers of ours with the access log on wrote ${lines} lines (JSON) to ${accessLog}`)
+  log(
+    `\nthe servers of ours with the access log on wrote ${lines} lines (JSON) to ${accessLog}${
+      KEEP_ACCESS_LOG ? "" : " (removed at the end; BENCH_KEEP_ACCESS_LOG=1 keeps it)"
+    }`
+  )
   log(`\nserver peak RSS over the whole bench (VmHWM): ours ${f(hwm.ours)} MB, baseline ${f(hwm.baseline)} MB`)
 
   if (ENDPOINTS.includes(membersPost)) {

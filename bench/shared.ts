@@ -2,7 +2,10 @@
  * Bits shared by the bench scripts: where the product code lives (the bench sits outside the
  * workspace packages, so it imports their sources by path) and how a child server reports its port.
  */
+import { rmSync } from "node:fs"
 import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { chamberNodeFlags } from "../packages/cli/src/NodeFlags.ts"
 
@@ -11,6 +14,19 @@ export const LISTENING = "BENCH_LISTENING"
 
 /** The `chamber` command's own Node flags: every server and relay of ours starts with them, as the installed command runs. */
 export const CHAMBER_NODE_FLAGS = chamberNodeFlags()
+
+/** BENCH_KEEP_ACCESS_LOG=1: the access logs the servers of ours wrote stay in the temp directory after the run. */
+export const KEEP_ACCESS_LOG = process.env.BENCH_KEEP_ACCESS_LOG === "1"
+
+/**
+ * The file in the temp directory a server of ours appends its access log to, named after `name`:
+ * removed when the script exits (a whole bench writes some 90 MB), unless KEEP_ACCESS_LOG.
+ */
+export const accessLogFile = (name: string): string => {
+  const path = join(tmpdir(), `${name}-access.log`)
+  if (!KEEP_ACCESS_LOG) process.once("exit", () => rmSync(path, { force: true }))
+  return path
+}
 
 /** The same max DB connections for both servers. */
 export const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 10)
