@@ -5,11 +5,10 @@
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { chamber, Env, envLayer, get, json, serving } from "./harness.ts"
+import { suiteDir } from "./tempDirs.ts"
 
 for (const rt of runtimes()) {
   describe(`chamber CLI on ${rt.name}`, () => {
@@ -125,7 +124,7 @@ for (const rt of runtimes()) {
 }
 
 describe("chamber demo on an empty embedded database", () => {
-  const dir = mkdtempSync(join(tmpdir(), "chamber-demo-"))
+  const dir = suiteDir("demo")
   layer(Layer.succeed(Env)({ CHAMBER_DATA_DIR: join(dir, "data"), DATABASE_URL: "" }), { timeout: 180_000 })((it) => {
     it.effect("creates a chamber with data in every resource (at least 150 members) and a key with every scope", () =>
       Effect.gen(function*() {
@@ -155,6 +154,6 @@ describe("chamber demo on an empty embedded database", () => {
         assert.isAbove(registered.reduce((n: number, r) => n + (r.body.meta.total as number), 0), 0)
         const again = json(yield* chamber(["demo", "--json"]))
         assert.isNull(again.key)
-      }).pipe(Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true })))), 120_000)
+      }), 120_000)
   })
 })

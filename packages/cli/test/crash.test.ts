@@ -5,18 +5,17 @@
  * once; the duplicates a dead relay's unrecorded sends cause are counted and reported. Two relays
  * running side by side deliver every event exactly once.
  */
-import { afterAll, assert, describe, layer } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { type Receiver, startReceiver } from "@chamber/webhook-relay/test/receiver"
 import { BIN, chamber, Env, envLayer, json, serving } from "./harness.ts"
+import { suiteDir } from "./tempDirs.ts"
 
-const dir = mkdtempSync(join(tmpdir(), "chamber-crash-"))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = suiteDir("crash")
 
 const setup = Effect.gen(function*() {
   const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))

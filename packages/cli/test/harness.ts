@@ -7,12 +7,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { DatabaseConfigRef, type runtimes } from "@chamber/pg-adapter/testing"
+import { tempDir } from "./tempDirs.ts"
 
 export const BIN = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
 
@@ -30,10 +29,7 @@ export const envLayer = (rt: ReturnType<typeof runtimes>[number]) =>
   Layer.effect(Env, Effect.gen(function*() {
     const config = yield* DatabaseConfigRef
     if (config._tag === "Postgres") return { DATABASE_URL: config.url } as Record<string, string>
-    const dir = yield* Effect.acquireRelease(
-      Effect.sync(() => mkdtempSync(join(tmpdir(), "chamber-cli-"))),
-      (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
-    )
+    const dir = yield* tempDir("cli")
     return { CHAMBER_DATA_DIR: join(dir, "data"), DATABASE_URL: "" }
   })).pipe(Layer.provide(rt.database))
 

@@ -4,17 +4,16 @@
  * nothing written, and files that are not JSON. The importer's rules are tested in
  * http-adapter/test/import.test.ts.
  */
-import { afterAll, assert, describe, it, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { progressBar } from "../src/commands/importFile.ts"
 import { chamber, envLayer, json } from "./harness.ts"
+import { suiteDir } from "./tempDirs.ts"
 
-const dir = mkdtempSync(join(tmpdir(), "chamber-import-"))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = suiteDir("import")
 const file = (name: string, content: unknown) => {
   const path = join(dir, name)
   writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content))

@@ -5,21 +5,17 @@
  */
 import * as Effect from "effect/Effect"
 import { execFile } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
+import { tempDir } from "./tempDirs.ts"
 
 /** What the ES module `source` printed on its standard output. */
 export const runWithNatives = (name: string, source: string) =>
-  Effect.promise(async () => {
-    const dir = mkdtempSync(join(tmpdir(), `chamber-${name}-`))
-    const script = join(dir, `${name}.mjs`)
-    writeFileSync(script, source)
-    try {
+  Effect.scoped(Effect.flatMap(tempDir(name), (dir) =>
+    Effect.promise(async () => {
+      const script = join(dir, `${name}.mjs`)
+      writeFileSync(script, source)
       const { stdout } = await promisify(execFile)(process.execPath, ["--allow-natives-syntax", script], { maxBuffer: 1 << 24 })
       return stdout
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
+    })))

@@ -7,11 +7,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { chamberNodeFlags } from "../src/NodeFlags.ts"
+import { tempDir } from "./tempDirs.ts"
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url))
 
@@ -47,10 +46,7 @@ const pnpm = (args: ReadonlyArray<string>, env: Record<string, string>) =>
 describe("pnpm chamber through the pnpm on PATH", () => {
   it.effect("`pnpm chamber tenant list --json` prints nothing but the JSON document on stdout", () =>
     Effect.gen(function*() {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => mkdtempSync(join(tmpdir(), "chamber-pnpm-"))),
-        (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
-      )
+      const dir = yield* tempDir("pnpm")
       const r = yield* pnpm(["chamber", "tenant", "list", "--json"], {
         CHAMBER_DATA_DIR: join(dir, "data"),
         DATABASE_URL: "",
@@ -68,10 +64,7 @@ describe("pnpm chamber through the pnpm on PATH", () => {
 
   it.effect("`pnpm start` serves with the chamber command's own Node flags, and settles its memory once it listens", () =>
     Effect.gen(function*() {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => mkdtempSync(join(tmpdir(), "chamber-pnpm-"))),
-        (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
-      )
+      const dir = yield* tempDir("pnpm")
       const settled = yield* Effect.acquireUseRelease(
         Effect.sync(() =>
           spawn("pnpm", ["start"], {

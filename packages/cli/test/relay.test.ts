@@ -6,25 +6,21 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { spawn } from "node:child_process"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { verify } from "@chamber/webhook-relay"
 import { startReceiver } from "@chamber/webhook-relay/test/receiver"
 import { BIN, chamber, Env, envLayer, json, post, serving } from "./harness.ts"
+import { tempDir } from "./tempDirs.ts"
 
-const receiverWithTrust = Effect.acquireRelease(
-  Effect.promise(async () => {
-    const receiver = await startReceiver()
-    const dir = mkdtempSync(join(tmpdir(), "chamber-ca-"))
-    const ca = join(dir, "receiver.pem")
-    writeFileSync(ca, receiver.ca)
-    return { receiver, dir, env: { NODE_EXTRA_CA_CERTS: ca, CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true" } }
-  }),
-  ({ dir, receiver }) => Effect.promise(() => receiver.close()).pipe(Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true }))))
-)
+const receiverWithTrust = Effect.gen(function*() {
+  const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
+  const ca = join(yield* tempDir("ca"), "receiver.pem")
+  writeFileSync(ca, receiver.ca)
+  return { receiver, env: { NODE_EXTRA_CA_CERTS: ca, CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true" } }
+})
 
 /** A chamber with a key that may subscribe and write members. */
 const chamberWithKey = Effect.gen(function*() {

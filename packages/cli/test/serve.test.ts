@@ -5,15 +5,15 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import * as http from "node:http"
 import * as net from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { ALL_SCOPES } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { chamber, Env, envLayer, freePort, get, json, serving } from "./harness.ts"
+import { tempDir } from "./tempDirs.ts"
 
 /** The demo chamber of this suite's database, seeded on first use, and a key with every scope. */
 const demo = Effect.gen(function*() {
@@ -225,12 +225,10 @@ for (const rt of runtimes()) {
 
       it.effect(`PGlite is loaded ${rt.name === "postgres" ? "nowhere" : "by the process that owns the database"}`, () =>
         Effect.gen(function*() {
-          const dir = mkdtempSync(join(tmpdir(), "chamber-modules-"))
-          const log = join(dir, "pglite-modules")
+          const log = join(yield* tempDir("modules"), "pglite-modules")
           const server = yield* serving([], { NODE_OPTIONS: `--import ${MODULE_LOG}`, CHAMBER_TEST_MODULE_LOG: log })
           assert.strictEqual((yield* get(server.port, "/readyz", "")).status, 200)
           const loaded = existsSync(log) ? readFileSync(log, "utf8") : ""
-          rmSync(dir, { recursive: true, force: true })
           if (rt.name === "postgres") assert.strictEqual(loaded, "")
           else assert.include(loaded, "@electric-sql/pglite/dist/index.js")
         }))

@@ -8,19 +8,18 @@
  * delivered. Then the server stops: the TUI says the database does not answer, and it recovers
  * when the server is back (never having taken the database over). Fails, never skips, without tmux.
  */
-import { afterAll, assert, describe, layer } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
 import { createHmac } from "node:crypto"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { pgliteRuntime } from "@chamber/pg-adapter/testing"
 import { startReceiver } from "@chamber/webhook-relay/test/receiver"
 import { BIN, chamber, Env, envLayer, json, post, serving } from "../harness.ts"
+import { suiteDir } from "../tempDirs.ts"
 
-const dir = mkdtempSync(join(tmpdir(), "chamber-tui-e2e-"))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = suiteDir("tui-e2e")
 const SOCKET = join(dir, "tmux.sock")
 const STACK = /^\s+at .+:\d+:\d+\)?$/m
 

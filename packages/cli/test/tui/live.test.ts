@@ -5,12 +5,11 @@
  * and replaying in the database. On PostgreSQL, today's use from Redis when REDIS_URL is set, and
  * the database going away behind a TCP proxy and coming back: the screen says so, then recovers.
  */
-import { afterAll, assert, describe, layer } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { createConnection, createServer, type Server, type Socket } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Hooks, Keys, Members, RateLimitSnapshots, rateLimitKey, RateLimitStore, Tenants } from "@chamber/core"
 import { type DatabaseConfig, StorageLive } from "@chamber/pg-adapter"
@@ -19,6 +18,7 @@ import { RedisRateLimitStore } from "@chamber/redis-adapter"
 import { DataError } from "../../src/tui/AdminData.ts"
 import { adminDataLive } from "../../src/tui/AdminDataLive.ts"
 import { KEY, mount } from "./screen.ts"
+import { suiteDir } from "../tempDirs.ts"
 
 const NO_REDIS = { perMinute: 120, redisUrl: undefined }
 const REDIS_URL = process.env.REDIS_URL || "redis://127.0.0.1:6379"
@@ -58,8 +58,7 @@ const seed = Effect.gen(function*() {
   return { tenant: tenant.public_id, zapier: zapier.prefix, old: old.prefix, crm: crm.id, oldHook: old_.id, failed, other }
 })
 
-const dir = mkdtempSync(join(tmpdir(), "chamber-tui-"))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = suiteDir("tui")
 
 /** The suite's database; the embedded one in a data directory of its own (the seed closes it before the TUI opens it). */
 const configOf = (config: DatabaseConfig): DatabaseConfig =>
