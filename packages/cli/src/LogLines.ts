@@ -1,10 +1,10 @@
 /**
  * How `chamber serve` writes its log lines (docs/cli.md "Logs"). JSON lines have the shape of
  * Effect's structured logger (message, level, timestamp, cause, annotations, spans, fiberId); a
- * line whose values are all plain (the access log's are) is serialized directly, the rest by
- * Effect's formatter, which also handles causes, objects and redaction and costs the access log
- * most of its price (bench/README.md "The access log"). The lines of one turn of the event loop
- * go out in one write, and a busy process's at most once every `WRITE_INTERVAL_MS`.
+ * line whose values are all plain (the access log's are) is serialized directly, when it is written,
+ * the rest by Effect's formatter at once, which also handles causes, objects and redaction and
+ * costs the access log most of its price (bench/README.md "The access log"). The lines of one turn
+ * of the event loop go out in one write, and a busy process's at most once every `WRITE_INTERVAL_MS`.
  */
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
@@ -15,28 +15,67 @@ const isPlain = (value: unknown) =>
 /** The single message of a log call, when it has one. */
 const single = (message: unknown): unknown => (Array.isArray(message) ? (message.length === 1 ? message[0] : undefined) : message)
 
-/** One JSON line, equal to what `Logger.formatJson` writes for the same call. */
-export const formatJsonLine = Logger.make<unknown, string>((options) => {
+/**
+ * A JSON line whose values are all plain, as its parts at the log call; its text is made when the
+ * writer writes it, with the other lines of its batch, in one run of the same code (bench/README.md
+ * "The access line's text, made at the write (a ninth session)"). Its annotations are read then:
+ * an annotations object is not changed once logged (Effect's own make a new one for each change,
+ * and the access log's is finished before its line).
+ */
+class PlainJsonLine implements LaterLine {
+  readonly message: string | number | boolean | null
+  readonly level: string
+  readonly time: number
+  readonly annotations: Readonly<Record<string, unknown>>
+  readonly spans: string
+  readonly fiberId: number
+  constructor(
+    message: string | number | boolean | null,
+    level: string,
+    time: number,
+    annotations: Readonly<Record<string, unknown>>,
+    spans: string,
+    fiberId: number
+  ) {
+    this.message = message
+    this.level = level
+    this.time = time
+    this.annotations = annotations
+    this.spans = spans
+    this.fiberId = fiberId
+  }
+
+  text(): string {
+    return `{"message":${JSON.stringify(this.message)},"level":"${this.level}","timestamp":"${new Date(this.time).toISOString()}",` +
+      `"annotations":${JSON.stringify(this.annotations)},"spans":${this.spans},"fiberId":"#${this.fiberId}"}`
+  }
+}
+
+/** A log call's line as its parts when all its values are plain (the access log's always are); undefined otherwise. */
+const plainJsonLine = (options: Logger.Options<unknown>): PlainJsonLine | undefined => {
   const { cause, date, fiber, logLevel } = options
   const message = single(options.message)
-  if (cause.reasons.length === 0 && isPlain(message)) {
-    const annotations = fiber.getRef(References.CurrentLogAnnotations)
-    let plain = true
-    for (const key in annotations) {
-      if (!isPlain(annotations[key]) || key === "__proto__") {
-        plain = false
-        break
-      }
-    }
-    if (plain) {
-      const now = date.getTime()
-      const spans: Record<string, number> = {}
-      for (const [label, started] of fiber.getRef(References.CurrentLogSpans)) spans[label] = now - started
-      return JSON.stringify({ message, level: logLevel.toUpperCase(), timestamp: date.toISOString(), annotations, spans, fiberId: `#${fiber.id}` })
-    }
+  if (cause.reasons.length > 0 || !isPlain(message)) return undefined
+  const annotations = fiber.getRef(References.CurrentLogAnnotations)
+  for (const key in annotations) {
+    if (!isPlain(annotations[key]) || key === "__proto__") return undefined
   }
-  return Logger.formatJson.log(options)
-})
+  const now = date.getTime()
+  let spans = "{}"
+  const open = fiber.getRef(References.CurrentLogSpans)
+  if (open.length > 0) {
+    const ages: Record<string, number> = {}
+    for (const [label, started] of open) ages[label] = now - started
+    spans = JSON.stringify(ages)
+  }
+  return new PlainJsonLine(message as PlainJsonLine["message"], logLevel.toUpperCase(), now, annotations, spans, fiber.id)
+}
+
+/** One JSON line, equal to what `Logger.formatJson` writes for the same call. */
+export const formatJsonLine = Logger.make<unknown, string>((options) => plainJsonLine(options)?.text() ?? Logger.formatJson.log(options))
+
+/** A JSON line for the writer: a plain one as its parts, any other as its text, made now. */
+const jsonLine = (options: Logger.Options<unknown>): string | LaterLine => plainJsonLine(options) ?? Logger.formatJson.log(options)
 
 /**
  * At most one write every this many milliseconds: a quiet process's lines go out on the next turn
@@ -45,21 +84,28 @@ export const formatJsonLine = Logger.make<unknown, string>((options) => {
  */
 export const WRITE_INTERVAL_MS = 10
 
+/** A line whose text is made when it is written. */
+export interface LaterLine {
+  readonly text: () => string
+}
+
 /** Lines in order, those of one turn of the event loop written together. */
 export interface LineWriter {
-  readonly line: (text: string) => void
+  readonly line: (text: string | LaterLine) => void
 }
 
 /** Writes through `write`; whatever is pending when the process exits is written then. */
 export const lineWriter = (write: (chunk: string) => void): LineWriter => {
-  let pending: Array<string> = []
+  let pending: Array<string | LaterLine> = []
   let scheduled = false
   let lastWrite = -Infinity
   const flush = () => {
     scheduled = false
     if (pending.length === 0) return
-    const chunk = pending.join("\n") + "\n"
+    const lines = pending
     pending = []
+    let chunk = ""
+    for (const line of lines) chunk += (typeof line === "string" ? line : line.text()) + "\n"
     lastWrite = performance.now()
     write(chunk)
   }
@@ -82,6 +128,5 @@ export const stdoutLines = (): LineWriter => (stdout ??= lineWriter((chunk) => v
 
 /** The logger of `chamber serve`: `json` or `text` (logfmt) lines, to stdout unless told otherwise. */
 export const linesLogger = (format: "json" | "text", out: LineWriter = stdoutLines()) => {
-  const formatter = format === "json" ? formatJsonLine : Logger.formatLogFmt
-  return Logger.make<unknown, void>((options) => out.line(formatter.log(options)))
+  return Logger.make<unknown, void>((options) => out.line(format === "json" ? jsonLine(options) : Logger.formatLogFmt.log(options)))
 }

@@ -11,25 +11,32 @@ import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { formatJsonLine, lineWriter, WRITE_INTERVAL_MS } from "../src/LogLines.ts"
+import { formatJsonLine, lineWriter, linesLogger, WRITE_INTERVAL_MS } from "../src/LogLines.ts"
 
-/** Both formatters' lines for the same log calls. */
+/**
+ * The lines of the same log calls by our formatter, by `chamber serve`'s JSON logger (through its
+ * writer, which makes a plain line's text when it writes), and by Effect's JSON formatter.
+ */
 const linesOf = (program: Effect.Effect<void>) =>
   Effect.gen(function*() {
     const ours: Array<string> = []
     const effects: Array<string> = []
-    const both = Logger.make<unknown, void>((options) => {
+    const chunks: Array<string> = []
+    const served = linesLogger("json", lineWriter((chunk) => void chunks.push(chunk)))
+    const all = Logger.make<unknown, void>((options) => {
       ours.push(formatJsonLine.log(options))
       effects.push(Logger.formatJson.log(options))
+      served.log(options)
     })
-    yield* program.pipe(Effect.provide(Logger.layer([both])))
-    return { ours, effects }
+    yield* program.pipe(Effect.provide(Logger.layer([all])))
+    yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+    return { ours, effects, written: chunks.join("").split("\n").slice(0, -1) }
   })
 
 describe("chamber serve's log lines", () => {
   it.effect("the access log's line, and lines with spans, objects, secrets, causes and several messages, as Effect writes them", () =>
     Effect.gen(function*() {
-      const { ours, effects } = yield* linesOf(Effect.gen(function*() {
+      const { effects, ours, written } = yield* linesOf(Effect.gen(function*() {
         yield* Effect.logInfo("request").pipe(Effect.annotateLogs({
           method: "GET",
           path: "/api/v1/members?page=1",
@@ -48,6 +55,7 @@ describe("chamber serve's log lines", () => {
       }))
       assert.strictEqual(ours.length, 8)
       assert.deepStrictEqual(ours, effects)
+      assert.deepStrictEqual(written, effects, "as chamber serve writes them, in order")
       assert.notInclude(ours.join("\n"), "s3cret")
       assert.deepInclude(JSON.parse(ours[0]!), {
         message: "request",
