@@ -18,9 +18,9 @@ const single = (message: unknown): unknown => (Array.isArray(message) ? (message
 /**
  * A JSON line whose values are all plain, as its parts at the log call; its text is made when the
  * writer writes it, with the other lines of its batch, in one run of the same code (bench/README.md
- * "The access line's text, made at the write (a ninth session)"). Its annotations are read then:
- * an annotations object is not changed once logged (Effect's own make a new one for each change,
- * and the access log's is finished before its line).
+ * "The access line's text, made at the write (a ninth session)"). Its annotations are a copy
+ * taken at the call: the front door adds the access line's fields to the object its request's
+ * earlier lines carried (http-adapter server/RequestLog.ts).
  */
 class PlainJsonLine implements LaterLine {
   readonly message: string | number | boolean | null
@@ -68,7 +68,7 @@ const plainJsonLine = (options: Logger.Options<unknown>): PlainJsonLine | undefi
     for (const [label, started] of open) ages[label] = now - started
     spans = JSON.stringify(ages)
   }
-  return new PlainJsonLine(message as PlainJsonLine["message"], logLevel.toUpperCase(), now, annotations, spans, fiber.id)
+  return new PlainJsonLine(message as PlainJsonLine["message"], logLevel.toUpperCase(), now, { ...annotations }, spans, fiber.id)
 }
 
 /** One JSON line, equal to what `Logger.formatJson` writes for the same call. */

@@ -9,6 +9,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
+import * as References from "effect/References"
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { formatJsonLine, lineWriter, linesLogger, WRITE_INTERVAL_MS } from "../src/LogLines.ts"
@@ -52,8 +53,15 @@ describe("chamber serve's log lines", () => {
         yield* Effect.logInfo("two", "messages")
         yield* Effect.logInfo(42)
         yield* Effect.logInfo("not finite").pipe(Effect.annotateLogs({ n: Number.NaN }))
+        // The front door's way: the access line's fields are added to the object earlier lines carried.
+        const request: Record<string, unknown> = { request_id: "r-1" }
+        yield* Effect.gen(function*() {
+          yield* Effect.logWarning("during the request")
+          request.status = 200
+          yield* Effect.logInfo("request")
+        }).pipe(Effect.provideService(References.CurrentLogAnnotations, request))
       }))
-      assert.strictEqual(ours.length, 8)
+      assert.strictEqual(ours.length, 10)
       assert.deepStrictEqual(ours, effects)
       assert.deepStrictEqual(written, effects, "as chamber serve writes them, in order")
       assert.notInclude(ours.join("\n"), "s3cret")
