@@ -9,11 +9,17 @@
  * unlike time.
  *
  *   node bench/per-request.ts      (DATABASE_URL as for `pnpm bench`; PER_REQUEST_SECONDS, PER_REQUEST_ROUNDS)
+ *
+ * PER_REQUEST_SERVERS picks the servers (default `baseline,floor,ours-nolog,ours`) and
+ * PER_REQUEST_PATHS the requests (default `me,member,page`). PER_REQUEST_BEFORE=<dir>, a checkout
+ * of another commit with its dependencies installed, adds `before`: that checkout's own server of
+ * ours, with the access log, measured in the same rounds (a change against the commit before it).
  */
 import autocannon from "autocannon"
 import * as Effect from "effect/Effect"
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { Keys, Members, Tenants } from "../packages/core/src/index.ts"
@@ -25,9 +31,12 @@ import { accessLogFile, CHAMBER_NODE_FLAGS, LISTENING } from "./shared.ts"
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const SECONDS = Number(process.env.PER_REQUEST_SECONDS ?? 4)
 const ROUNDS = Number(process.env.PER_REQUEST_ROUNDS ?? 2)
+const BEFORE = process.env.PER_REQUEST_BEFORE || undefined
+const SERVERS = (process.env.PER_REQUEST_SERVERS ?? `baseline,floor,ours-nolog,ours${BEFORE === undefined ? "" : ",before"}`).split(",")
+const PATHS = (process.env.PER_REQUEST_PATHS ?? "me,member,page").split(",")
 const dbName = `chamber_bench_req_${randomBytes(4).toString("hex")}`
 const dbUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${dbName}` }).toString()
-const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
+const here = (file: string) => (file.startsWith("/") ? file : fileURLToPath(new URL(file, import.meta.url)))
 const perf = spawnSync("perf", ["stat", "-x,", "-e", "instructions", "--", "true"], { encoding: "utf8" })
 const canCount = perf.status === 0 && /instructions/.test(perf.stderr) && !/not (supported|counted)/.test(perf.stderr)
 
@@ -60,7 +69,7 @@ interface Server {
 
 const start = (name: string, file: string, env: Record<string, string> = {}) =>
   new Promise<Server>((resolve, reject) => {
-    const child = spawnNode(["--trace-gc-nvp", ...(file === "./our-server.ts" ? CHAMBER_NODE_FLAGS : []), here(file)], { ...process.env, ...env, DATABASE_URL: dbUrl, CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", NODE_ENV: "production" })
+    const child = spawnNode(["--trace-gc-nvp", ...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), here(file)], { ...process.env, ...env, DATABASE_URL: dbUrl, CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", NODE_ENV: "production" })
     const output = newOutput()
     const heap = newGcTally()
     collectLines(child.stderr!, output)
@@ -103,15 +112,26 @@ const main = async () => {
   try {
     const world = await Effect.runPromise(Effect.scoped(seed.pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 4 })))))
     const accessLog = accessLogFile(dbName)
-    const servers = [
-      await start("baseline", "./baseline-server.ts"),
-      await start("floor", "./floor-server.ts"),
-      await start("ours-nolog", "./our-server.ts"),
-      await start("ours", "./our-server.ts", { BENCH_ACCESS_LOG: accessLog })
-    ]
+    const known: Record<string, () => Promise<Server>> = {
+      baseline: () => start("baseline", "./baseline-server.ts"),
+      floor: () => start("floor", "./floor-server.ts"),
+      "ours-nolog": () => start("ours-nolog", "./our-server.ts"),
+      ours: () => start("ours", "./our-server.ts", { BENCH_ACCESS_LOG: accessLog }),
+      before: () => {
+        if (BEFORE === undefined) throw new Error("per-request: the server `before` needs PER_REQUEST_BEFORE=<a checkout>")
+        return start("before", join(resolve(BEFORE), "bench", "our-server.ts"), { BENCH_ACCESS_LOG: accessLogFile(`${dbName}-before`) })
+      }
+    }
+    const servers: Array<Server> = []
+    for (const name of SERVERS) {
+      const make = known[name]
+      if (make === undefined) throw new Error(`per-request: no server ${JSON.stringify(name)} (${Object.keys(known).join(", ")})`)
+      servers.push(await make())
+    }
     console.log(`per-request: ${SECONDS} s x ${ROUNDS} rounds per server and endpoint, 32 connections; instructions ${canCount ? "counted by perf stat" : "not counted (perf stat unavailable)"}`)
     const headers = { authorization: `Bearer ${world.key}` }
-    for (const path of ["/api/v1/me", `/api/v1/members/${world.member}`, "/api/v1/members?page=1"]) {
+    const paths: Record<string, string> = { me: "/api/v1/me", member: `/api/v1/members/${world.member}`, page: "/api/v1/members?page=1" }
+    for (const path of PATHS.map((name) => paths[name] ?? name)) {
       // The floor answers the two light requests only.
       const measured = servers.filter((s) => s.name !== "floor" || !path.includes("?"))
       const tallies = new Map<string, Tally>(measured.map((s) => [s.name, { ok: 0, seconds: 0, cpu: 0, instructions: 0, counted: true, allocated: 0, promoted: 0, scavenges: 0, full: 0 }]))
@@ -140,10 +160,10 @@ const main = async () => {
           "KB alloc/req".padStart(14)
         }${"KB promoted/req".padStart(17)}${"scav/1k req".padStart(13)}${"full/1k req".padStart(13)}`
       )
-      const base = tallies.get("baseline")!
+      const base = tallies.get("baseline")
       for (const [name, t] of tallies) {
         const instr = t.counted ? t.instructions / t.ok / 1000 : NaN
-        const ratio = t.counted ? (t.instructions / t.ok) / (base.instructions / base.ok) : NaN
+        const ratio = t.counted && base !== undefined ? (t.instructions / t.ok) / (base.instructions / base.ok) : NaN
         console.log(
           `  ${name.padEnd(11)}${(t.ok / t.seconds).toFixed(0).padStart(9)}${((t.cpu * 1e6) / t.ok).toFixed(1).padStart(12)}${
             Number.isFinite(instr) ? instr.toFixed(0).padStart(13) : "n/a".padStart(13)
