@@ -2,7 +2,8 @@
  * The Node HTTP server the API runs on. Node's own parser answers some requests before any of
  * our code sees them (an unknown method, headers over 16 KiB, a malformed request line or chunk,
  * Content-Length with Transfer-Encoding, `Expect` other than 100-continue); here those answers
- * are JSON `{message}` too, with the right status (docs/api.md "Errors").
+ * are JSON `{message}` too, with the right status (docs/api.md "Errors"). An answer whose body is
+ * known whole goes out in one write with its head (`OneWriteResponse`).
  */
 import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
