@@ -54,7 +54,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
       return Effect.flatMap(keys.authenticate(soleBearer(request) ?? ""), (key): Answer => {
         if (key === undefined) return Effect.fail(Unauthenticated.body)
         if (facts !== undefined) facts.keyPrefix = key.prefix
-        return then(touch(key), then(limitRequest(key, facts), admit(key, request)))
+        return then(touch(key), limitRequest(key, facts, admit(key, request)))
       })
     })
   })

@@ -115,18 +115,21 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
     const methods = methodsOf(path)
     if (methods.length > 0 && !methods.includes(request.method)) return outside(request, wrongMethod(methods))
     if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return outside(request, errorResponse(413, { connection: "close" }))
-    return app.pipe(
-      Effect.catchCause((cause) => {
-        // A client that went away: nobody to answer and nothing to report.
-        if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
-        const failure = Cause.squash(cause)
-        if (routeNotFound(failure)) return outside(request, notFoundOrWrongMethod(request))
-        if (tooLarge(failure)) return Effect.succeed(errorResponse(413, { connection: "close" }))
-        if (unreadable(failure)) return Effect.succeed(errorResponse(400, { connection: "close" }))
-        return Effect.logError("unhandled request failure", cause).pipe(Effect.as(errorResponse(500)))
-      }),
-      Effect.map(afterApp(request))
-    )
+    const after = afterApp(request)
+    const recovered = (cause: Cause.Cause<E>) => {
+      // A client that went away: nobody to answer and nothing to report.
+      if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
+      const failure = Cause.squash(cause)
+      if (routeNotFound(failure)) return outside(request, notFoundOrWrongMethod(request))
+      if (tooLarge(failure)) return Effect.succeed(errorResponse(413, { connection: "close" }))
+      if (unreadable(failure)) return Effect.succeed(errorResponse(400, { connection: "close" }))
+      return Effect.logError("unhandled request failure", cause).pipe(Effect.as(errorResponse(500)))
+    }
+    // One step for the answer either way: the success's own, the failure's once recovered.
+    return Effect.matchCauseEffect(app, {
+      onSuccess: (response) => Effect.succeed(after(response)),
+      onFailure: (cause) => Effect.map(recovered(cause), after)
+    })
   }
 }
 

@@ -3,6 +3,7 @@
  * and the mapping of domain errors (by kind, docs/api.md "Errors") to the contract's errors,
  * so that a handler is one expression.
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
 import { type DomainError, type KeyContext, type Page, pageMeta } from "@chamber/core"
@@ -31,12 +32,22 @@ const toHttp = <A, E extends DomainError, R>(self: Effect.Effect<A, E, R>): Effe
   // toHttpError's result is the member of the union that E's kind selects.
   Effect.mapError(self, (e) => toHttpError(e) as HttpErrorOf<E>)
 
-const forTenant = <A, E, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.service(CurrentKey), (key) => run(key.tenantId))
+/** `self`'s value as an answer, or its domain error as the contract's, in one step. */
+const answered = <A, B, E extends DomainError, R>(self: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, HttpErrorOf<E>, R> =>
+  Effect.matchEffect(self, {
+    onSuccess: (a) => Effect.succeed(f(a)),
+    onFailure: (e) => Effect.fail(toHttpError(e) as HttpErrorOf<E>)
+  })
+
+/** The request's key, read from the fiber in one step. */
+const withKey = <A, E, R>(f: (key: KeyContext) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R | CurrentKey> =>
+  Effect.withFiber((fiber) => f(Context.getUnsafe(fiber.context as Context.Context<CurrentKey>, CurrentKey)))
+
+const forTenant = <A, E, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) => withKey((key) => run(key.tenantId))
 
 /** An answer made from the request's key alone (the connection check), written as JSON directly. */
 export const fromKey = <S extends Schema.Top>(_response: S, answer: (key: KeyContext) => S["Encoded"]) =>
-  Effect.map(Effect.service(CurrentKey), (key) => jsonText(answer(key)))
+  withKey((key) => Effect.succeed(jsonText(answer(key))))
 
 type DataOf<S extends Schema.Top> = S["Encoded"] extends { readonly data: infer D } ? D : never
 
@@ -69,10 +80,7 @@ export const page = <L extends Schema.Top, E extends DomainError, R>(
   page: number | undefined,
   run: (tenantId: number, page: number) => Effect.Effect<Page<ItemOf<L>>, E, R>
 ) =>
-  forTenant((tenantId) => run(tenantId, page ?? 1)).pipe(
-    Effect.map((result) => jsonText({ data: result.rows, meta: pageMeta(page ?? 1, result.total) })),
-    toHttp
-  )
+  answered(forTenant((tenantId) => run(tenantId, page ?? 1)), (result) => jsonText({ data: result.rows, meta: pageMeta(page ?? 1, result.total) }))
 
 /**
  * One resource whose status depends on what happened (a subscribe: 201 when it made or renewed
@@ -83,10 +91,7 @@ export const withStatus = <S extends Schema.Top, A, E extends DomainError, R>(
   run: (tenantId: number) => Effect.Effect<A, E, R>,
   answer: (result: A) => readonly [status: 200 | 201, body: S["Encoded"]]
 ) =>
-  forTenant(run).pipe(
-    Effect.map((result) => {
-      const [status, body] = answer(result)
-      return jsonText(body, status)
-    }),
-    toHttp
-  )
+  answered(forTenant(run), (result) => {
+    const [status, body] = answer(result)
+    return jsonText(body, status)
+  })

@@ -30,35 +30,52 @@ export interface Counted {
   readonly headers: Record<string, string>
 }
 
-/** Counts requests against their keys' windows (nothing, with `noRateLimits`). */
-export const makeCounter = Effect.gen(function*() {
+/** A verdict as its answer carries it. */
+const countedOf = (verdict: Verdict): Counted => {
+  const headers = rateLimitHeaders(verdict)
+  if (!verdict.admitted) headers["retry-after"] = String(Math.max(1, wholeSeconds(verdict.retryAfterMs)))
+  return { admitted: verdict.admitted, headers }
+}
+
+/** Counts a key's request in its windows: the store's verdict (nothing to count with `noRateLimits`). */
+const makeHit = Effect.gen(function*() {
   const store = yield* RateLimitStore
   const perMinute = yield* RateLimitPerMinute
   if (store === noRateLimits) return undefined
-  return (key: KeyContext): Effect.Effect<Counted> =>
-    Effect.map(store.hit(rateLimitKey(key.chamber.id, key.keyId), { perMinute, daily: key.dailyLimit }), (verdict) => {
-      const headers = rateLimitHeaders(verdict)
-      if (!verdict.admitted) headers["retry-after"] = String(Math.max(1, wholeSeconds(verdict.retryAfterMs)))
-      return { admitted: verdict.admitted, headers }
-    })
+  return (key: KeyContext): Effect.Effect<Verdict> =>
+    store.hit(rateLimitKey(key.chamber.id, key.keyId), { perMinute, daily: key.dailyLimit })
 })
 
+/** Counts requests against their keys' windows (nothing, with `noRateLimits`). */
+export const makeCounter = Effect.map(makeHit, (hit) =>
+  hit === undefined ? undefined : (key: KeyContext): Effect.Effect<Counted> => Effect.map(hit(key), countedOf))
+
 /**
- * For the bearer middleware: admitted, or a 429; either way the answer gets the fields, through
- * the request's facts (server/RequestLog.ts) or, outside the front door, a pre-response handler.
+ * For the bearer middleware: `next` when admitted, or a 429; either way the answer gets the
+ * fields, through the request's facts (server/RequestLog.ts) or, outside the front door, a
+ * pre-response handler. `next` is taken here so that an admitted request goes on in the same step.
  */
-export const makeLimiter = Effect.map(makeCounter, (count) =>
-  count === undefined
-    ? (_key: KeyContext, _facts: RequestFacts["Service"] | undefined) => Effect.void
-    : (key: KeyContext, facts: RequestFacts["Service"] | undefined): Effect.Effect<void, TooManyRequests, HttpServerRequest.HttpServerRequest> =>
-      Effect.flatMap(count(key), (counted) => {
-        const refused = counted.admitted ? Effect.void : Effect.fail(TooManyRequests.body)
+export interface Limiter {
+  <A, E, R>(key: KeyContext, facts: RequestFacts["Service"] | undefined, next: Effect.Effect<A, E, R>): Effect.Effect<
+    A,
+    E | TooManyRequests,
+    R | HttpServerRequest.HttpServerRequest
+  >
+}
+
+export const makeLimiter: Effect.Effect<Limiter, never, RateLimitStore> = Effect.map(makeHit, (hit): Limiter =>
+  hit === undefined
+    ? (_key, _facts, next) => next
+    : <A, E, R>(key: KeyContext, facts: RequestFacts["Service"] | undefined, next: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(hit(key), (verdict) => {
+        const counted = countedOf(verdict)
+        const admitted: Effect.Effect<A, E | TooManyRequests, R> = counted.admitted ? next : Effect.fail(TooManyRequests.body)
         if (facts !== undefined) {
           facts.headers = counted.headers
-          return refused
+          return admitted
         }
         return Effect.andThen(
           HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, counted.headers))),
-          refused
+          admitted
         )
       }))
