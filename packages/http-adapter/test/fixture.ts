@@ -26,16 +26,24 @@ export const rateLimitsAt = (perMinute: number) =>
   Layer.merge(MemoryRateLimitStore, Layer.succeed(RateLimitPerMinute)(perMinute))
 
 /**
- * The real server on a fresh database of `rt`, limiting with `rateLimits`; its access log (one
- * Info line per request) is not printed.
+ * The real server on `listener` (an HttpServer on a socket) over a fresh database of `rt`,
+ * limiting with `rateLimits`; its access log (one Info line per request) is not printed.
  */
-export const serverOn = (rt: Runtime, rateLimits: Layer.Layer<RateLimitStore> = rateLimitsAt(SUITE_PER_MINUTE)) =>
+export const serverListeningOn = <ROut, E>(
+  listener: Layer.Layer<ROut | HttpServer.HttpServer, E>,
+  rt: Runtime,
+  rateLimits: Layer.Layer<RateLimitStore> = rateLimitsAt(SUITE_PER_MINUTE)
+) =>
   HttpLive.pipe(
-    Layer.provideMerge(NodeServerTest),
+    Layer.provideMerge(listener),
     Layer.provideMerge(onDatabase(rt, (config) => StorageLive(config))),
     Layer.provide(rateLimits),
     Layer.provide(Layer.succeed(References.MinimumLogLevel)("Warn"))
   )
+
+/** The real server on a free port with a client pointed at it (`call`), over a fresh database of `rt`. */
+export const serverOn = (rt: Runtime, rateLimits: Layer.Layer<RateLimitStore> = rateLimitsAt(SUITE_PER_MINUTE)) =>
+  serverListeningOn(NodeServerTest, rt, rateLimits)
 
 let counter = 0
 

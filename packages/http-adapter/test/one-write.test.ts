@@ -5,15 +5,12 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as References from "effect/References"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { StorageLive } from "@chamber/pg-adapter"
-import { onDatabase, runtimes } from "@chamber/pg-adapter/testing"
+import { runtimes } from "@chamber/pg-adapter/testing"
 import * as http from "node:http"
 import type * as net from "node:net"
-import { createServer, HttpLive } from "../src/index.ts"
-import { chamberWithKey, rateLimitsAt, serverUrl, SUITE_PER_MINUTE } from "./fixture.ts"
+import { createServer } from "../src/index.ts"
+import { chamberWithKey, serverListeningOn, serverUrl } from "./fixture.ts"
 import { rawExchange, rawRequest } from "./raw.ts"
 
 /** The writes each accepted connection made to its socket: one entry per write, with its chunks. */
@@ -58,15 +55,7 @@ const exchange = (method: string, path: string, key?: string) =>
 
 for (const rt of runtimes()) {
   describe(`one write an answer on ${rt.name}`, () => {
-    layer(
-      HttpLive.pipe(
-        Layer.provideMerge(NodeHttpServer.layer(counted, { port: 0, host: "127.0.0.1" })),
-        Layer.provideMerge(onDatabase(rt, (config) => StorageLive(config))),
-        Layer.provide(rateLimitsAt(SUITE_PER_MINUTE)),
-        Layer.provide(Layer.succeed(References.MinimumLogLevel)("Warn"))
-      ),
-      { timeout: 120_000 }
-    )((it) => {
+    layer(serverListeningOn(NodeHttpServer.layer(counted, { port: 0, host: "127.0.0.1" }), rt), { timeout: 120_000 })((it) => {
       it.effect("a JSON answer (a success, an error, a page) is one write of one chunk, head and body together", () =>
         Effect.gen(function*() {
           const { key } = yield* chamberWithKey("members:read")

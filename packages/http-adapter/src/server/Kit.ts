@@ -28,14 +28,11 @@ export const toHttpError = (error: DomainError): NotFoundError | ValidationError
   }
 }
 
-const toHttp = <A, E extends DomainError, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, HttpErrorOf<E>, R> =>
-  // toHttpError's result is the member of the union that E's kind selects.
-  Effect.mapError(self, (e) => toHttpError(e) as HttpErrorOf<E>)
-
 /** `self`'s value as an answer, or its domain error as the contract's, in one step. */
 const answered = <A, B, E extends DomainError, R>(self: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, HttpErrorOf<E>, R> =>
   Effect.matchEffect(self, {
     onSuccess: (a) => Effect.succeed(f(a)),
+    // toHttpError's result is the member of the union that E's kind selects.
     onFailure: (e) => Effect.fail(toHttpError(e) as HttpErrorOf<E>)
   })
 
@@ -66,7 +63,7 @@ export const single = <S extends Schema.Top, A extends DataOf<S>, E extends Doma
   withStatus(response, run, (data) => [status, { data } as S["Encoded"]])
 
 /** The value itself, not wrapped in `{data}` (a webhook subscription is a flat object, docs/webhooks.md). */
-export const bare = <A, E extends DomainError, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) => forTenant(run).pipe(toHttp)
+export const bare = <A, E extends DomainError, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) => answered(forTenant(run), (a) => a)
 
 type ItemOf<L extends Schema.Top> = L["Encoded"] extends { readonly data: ReadonlyArray<infer I> } ? I : never
 
