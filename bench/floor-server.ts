@@ -13,7 +13,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createServer } from "node:http"
 import { canWrite, Keys, Members } from "../packages/core/src/index.ts"
-import { StorageLive } from "../packages/pg-adapter/src/index.ts"
+import { pipelineFromEnv, StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { importFromPackage, LISTENING, POOL_SIZE } from "./shared.ts"
 
 const NodeHttpServer = await importFromPackage("http-adapter", "@effect/platform-node/NodeHttpServer")
@@ -46,7 +46,7 @@ const Routes = Layer.mergeAll(
 
 const App = HttpRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
   Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: Number(process.env.PORT ?? 0), host: "127.0.0.1" })),
-  Layer.provide(StorageLive({ _tag: "Postgres", url: process.env.DATABASE_URL!, maxConnections: POOL_SIZE }))
+  Layer.provide(StorageLive({ _tag: "Postgres", url: process.env.DATABASE_URL!, maxConnections: POOL_SIZE, pipeline: pipelineFromEnv() }))
 )
 
 Effect.gen(function*() {

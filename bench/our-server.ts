@@ -1,6 +1,7 @@
 /**
  * OUR server for the bench: the product's HttpLive over StorageLive (PostgreSQL at DATABASE_URL,
- * pool of BENCH_POOL_SIZE) on a free port of 127.0.0.1. Prints `BENCH_LISTENING <port>`.
+ * pool of BENCH_POOL_SIZE, DATABASE_PIPELINE statements a connection) on a free port of 127.0.0.1.
+ * Prints `BENCH_LISTENING <port>`.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -10,7 +11,7 @@ import { openSync, writeSync } from "node:fs"
 import * as HttpServer from "effect/http/HttpServer"
 import { NoRateLimits, SavedRateLimitStore } from "../packages/core/src/index.ts"
 import { RedisRateLimitStore } from "../packages/redis-adapter/src/index.ts"
-import { StorageLive } from "../packages/pg-adapter/src/index.ts"
+import { pipelineFromEnv, StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { HttpLive, NodeServerLive, RateLimitPerMinute } from "../packages/http-adapter/src/index.ts"
 import { lineWriter, linesLogger } from "../packages/cli/src/LogLines.ts"
 import { settleMemory } from "../packages/cli/src/Memory.ts"
@@ -50,7 +51,7 @@ const rateLimits = rateLimitMode === "off"
 const App = HttpLive.pipe(
   Layer.provideMerge(NodeServerLive({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" })),
   Layer.provide([rateLimits, Layer.succeed(RateLimitPerMinute)(1_000_000_000)]),
-  Layer.provide(StorageLive({ _tag: "Postgres", url, maxConnections: POOL_SIZE })),
+  Layer.provide(StorageLive({ _tag: "Postgres", url, maxConnections: POOL_SIZE, pipeline: pipelineFromEnv() })),
   Layer.provide(Logging)
 )
 

@@ -201,6 +201,21 @@ for (const rt of runtimes()) {
           }])
         }), 120_000)
 
+      if (rt.name === "postgres") {
+        it.effect("DATABASE_PIPELINE out of range: serve, relay and a command refuse it, saying what it takes; exit 1", () =>
+          Effect.gen(function*() {
+            const error = `DATABASE_PIPELINE must be a whole number from 1 to 32, not "lots".`
+            for (const args of [["serve", "--port", "0"], ["relay"], ["tenant", "list"]]) {
+              const r = yield* chamber([...args, "--json"], { DATABASE_PIPELINE: "lots" })
+              assert.deepStrictEqual([r.code, JSON.parse(r.stderr)], [1, { error }], args[0])
+            }
+            const text = yield* chamber(["tenant", "list"], { DATABASE_PIPELINE: "0" })
+            assert.deepStrictEqual([text.code, text.stderr], [1, `error: DATABASE_PIPELINE must be a whole number from 1 to 32, not "0".\n`])
+            const one = yield* chamber(["tenant", "list", "--json"], { DATABASE_PIPELINE: "1" })
+            assert.strictEqual(one.code, 0, one.stderr)
+          }), 60_000)
+      }
+
       it.effect("a port in use or a host it cannot bind: says which, and how to choose another; exit 1", () =>
         Effect.gen(function*() {
           const port = yield* freePort()

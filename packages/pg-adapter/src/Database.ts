@@ -15,8 +15,24 @@ import { DEFAULT_DATA_DIR } from "./embedded/Cluster.ts"
 import { type EmbeddedDatabase, openEmbedded } from "./embedded/EmbeddedDatabase.ts"
 
 export type DatabaseConfig =
-  | { readonly _tag: "Postgres"; readonly url: string; readonly maxConnections?: number | undefined }
+  | {
+    readonly _tag: "Postgres"
+    readonly url: string
+    readonly maxConnections?: number | undefined
+    /** Statements one connection carries at once, pipelined (default `DEFAULT_PIPELINE`; 1: one at a time). */
+    readonly pipeline?: number | undefined
+  }
   | { readonly _tag: "Embedded"; readonly dataDir: string | undefined }
+
+/**
+ * Statements a PostgreSQL connection carries at once by default (docs/operations.md
+ * "PostgreSQL"). Two share one write and one read, which halves the system calls of light
+ * requests; more let one slow statement hold up those queued behind it on its connection
+ * (bench/README.md "Two statements a connection").
+ */
+export const DEFAULT_PIPELINE = 2
+/** The most DATABASE_PIPELINE may ask for. */
+export const MAX_PIPELINE = 32
 
 const MIGRATIONS_TABLE = "chamber_migrations"
 const MIGRATION_LOCK = 727274
@@ -37,8 +53,15 @@ const timedDebug = <A, E, R>(message: string, effect: Effect.Effect<A, E, R>, fi
     Effect.map(([, a]) => a)
   )
 
-const postgres = (url: string, maxConnections: number) =>
-  PgClient.layer({ url: Redacted.make(url), maxConnections, applicationName: "chamber" })
+const postgres = (url: string, maxConnections: number, pipeline: number) =>
+  PgClient.layer({
+    url: Redacted.make(url),
+    maxConnections,
+    applicationName: "chamber",
+    // Transactions still hold a connection of their own (the driver reserves it).
+    multiplex: pipeline > 1,
+    multiplexConcurrency: pipeline
+  })
 
 /**
  * Embedded: the first process to open the data directory owns PGlite and serves the socket;
@@ -71,15 +94,29 @@ export interface DatabaseOptions {
 /** SqlClient + PgClient, migrated unless `migrateOnStart` is false. */
 export const DatabaseLive = (config: DatabaseConfig, options?: DatabaseOptions) => {
   const client = config._tag === "Postgres"
-    ? postgres(config.url, config.maxConnections ?? 10)
+    ? postgres(config.url, config.maxConnections ?? 10, config.pipeline ?? DEFAULT_PIPELINE)
     : embedded(config.dataDir, options?.exclusive === true)
   return options?.migrateOnStart === false
     ? client
     : Layer.effectDiscard(timedDebug("migrations applied", migrate, (applied) => ({ applied: applied.length }))).pipe(Layer.provideMerge(client))
 }
 
-/** DATABASE_URL when set, else embedded PGlite under CHAMBER_DATA_DIR (default `.chamber/data`). */
+/** DATABASE_PIPELINE, or the default when unset; a value out of range throws, with what is allowed. */
+export const pipelineFromEnv = (env: Record<string, string | undefined> = process.env): number => {
+  const text = env.DATABASE_PIPELINE
+  if (text === undefined || text === "") return DEFAULT_PIPELINE
+  const pipeline = Number(text)
+  if (!/^\d+$/.test(text.trim()) || pipeline < 1 || pipeline > MAX_PIPELINE) {
+    throw new Error(`DATABASE_PIPELINE must be a whole number from 1 to ${MAX_PIPELINE}, not "${text}".`)
+  }
+  return pipeline
+}
+
+/**
+ * DATABASE_URL when set (DATABASE_PIPELINE statements a connection), else embedded PGlite under
+ * CHAMBER_DATA_DIR (default `.chamber/data`). Throws on a DATABASE_PIPELINE out of range.
+ */
 export const databaseConfigFromEnv = (env: Record<string, string | undefined> = process.env): DatabaseConfig =>
   env.DATABASE_URL !== undefined && env.DATABASE_URL !== ""
-    ? { _tag: "Postgres", url: env.DATABASE_URL }
+    ? { _tag: "Postgres", url: env.DATABASE_URL, pipeline: pipelineFromEnv(env) }
     : { _tag: "Embedded", dataDir: env.CHAMBER_DATA_DIR || DEFAULT_DATA_DIR }

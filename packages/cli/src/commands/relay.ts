@@ -17,16 +17,16 @@ import { causeError, storage } from "../Run.ts"
 
 export const relay = (opts: { readonly json?: boolean }) => {
   const json = opts.json === true
-  let settings
+  let settings, config
   try {
     settings = deliverySettingsFromEnv()
+    config = databaseConfigFromEnv()
   } catch (error) {
     return fail(json, error)
   }
   const timeoutText = process.env.CHAMBER_SHUTDOWN_TIMEOUT ?? "30s"
   const stopTimeout = parseDuration(timeoutText)
   if (stopTimeout === undefined) return fail(json, new Error(`CHAMBER_SHUTDOWN_TIMEOUT must be a duration such as 30s, not "${timeoutText}".`))
-  const config = databaseConfigFromEnv()
   const listen = config._tag === "Postgres"
   const say = (text: string, fields: Record<string, unknown>) =>
     Effect.sync(() => console.log(json ? JSON.stringify({ message: text, ...fields }) : dim(text)))

@@ -53,14 +53,14 @@ export const serve = (opts: ServeOptions) => {
   if (shutdownTimeout === undefined) {
     return fail(json, new Error(`CHAMBER_SHUTDOWN_TIMEOUT must be a duration such as 30s, 500ms or 2m, not "${timeoutText}".`))
   }
-  let settings, limits
+  let settings, limits, config
   try {
     settings = deliverySettingsFromEnv()
     limits = rateLimitSettingsFromEnv()
+    config = databaseConfigFromEnv()
   } catch (error) {
     return fail(json, error)
   }
-  const config = databaseConfigFromEnv()
   const where = config._tag === "Postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite at ${config.dataDir}`
 
   // Every log line (the HTTP layer's included) goes to stdout in LOG_FORMAT, at LOG_LEVEL or above.

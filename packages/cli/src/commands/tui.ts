@@ -19,13 +19,14 @@ export const tui = async (opts: { readonly tenant?: string; readonly json?: bool
   if (process.stdout.isTTY !== true || process.stdin.isTTY !== true) {
     return fail(false, "chamber tui needs a terminal (stdin and stdout): for scripts, use key list, hooks list or deliveries list.")
   }
-  let settings
+  let settings, config
   try {
     settings = rateLimitSettingsFromEnv()
+    config = databaseConfigFromEnv()
   } catch (error) {
     return fail(false, error)
   }
-  const data = adminDataLive(databaseConfigFromEnv(), settings)
+  const data = adminDataLive(config, settings)
   // ink draws nothing but the last frame when it sees CI set; on a terminal a person is at it.
   delete process.env.CI
   delete process.env.CONTINUOUS_INTEGRATION
