@@ -4,9 +4,9 @@
  * HTTP server and the product's key lookup, nothing else), and on ours without and with the
  * access log, in alternating rounds. Besides req/s and CPU per request it counts the server's
  * instructions per request with `perf stat` where the machine allows it, and the bytes it
- * allocates and promotes to V8's old generation per request and the collections a 1,000 requests
- * (from V8's own GC trace, `--trace-gc-nvp`): figures that other work on the machine barely moves,
- * unlike time.
+ * allocates and promotes to V8's old generation per request, the collections a 1,000 requests
+ * and their pauses, in all and the longest (from V8's own GC trace, `--trace-gc-nvp`): figures
+ * that other work on the machine barely moves, unlike time. And the worst round's p99 latency.
  *
  *   node bench/per-request.ts      (DATABASE_URL as for `pnpm bench`; PER_REQUEST_SECONDS, PER_REQUEST_ROUNDS)
  *
@@ -105,6 +105,11 @@ interface Tally {
   promoted: number
   scavenges: number
   full: number
+  /** The worst round's p99 latency. */
+  p99: number
+  pauseMs: number
+  /** The longest collection pause in any round. */
+  maxPauseMs: number
 }
 
 const main = async () => {
@@ -134,19 +139,23 @@ const main = async () => {
     for (const path of PATHS.map((name) => paths[name] ?? name)) {
       // The floor answers the two light requests only.
       const measured = servers.filter((s) => s.name !== "floor" || !path.includes("?"))
-      const tallies = new Map<string, Tally>(measured.map((s) => [s.name, { ok: 0, seconds: 0, cpu: 0, instructions: 0, counted: true, allocated: 0, promoted: 0, scavenges: 0, full: 0 }]))
+      const tallies = new Map<string, Tally>(measured.map((s) => [s.name, { ok: 0, seconds: 0, cpu: 0, instructions: 0, counted: true, allocated: 0, promoted: 0, scavenges: 0, full: 0, p99: 0, pauseMs: 0, maxPauseMs: 0 }]))
       for (const s of measured) await autocannon({ url: s.base + path, connections: 32, duration: 2, headers })
       for (let round = 0; round < ROUNDS; round++) {
         for (const s of measured) {
           const t = tallies.get(s.name)!
           const before = cpuSeconds(s.pid)
           const heapBefore = { ...s.heap }
+          s.heap.maxPauseMs = 0
           const [r, n] = await countInstructions(s.pid, SECONDS, (): Promise<any> => autocannon({ url: s.base + path, connections: 32, duration: SECONDS, headers }))
           t.cpu += cpuSeconds(s.pid) - before
           t.allocated += s.heap.allocated - heapBefore.allocated
           t.promoted += s.heap.promoted - heapBefore.promoted
           t.scavenges += s.heap.scavenges - heapBefore.scavenges
           t.full += s.heap.full - heapBefore.full
+          t.pauseMs += s.heap.pauseMs - heapBefore.pauseMs
+          t.maxPauseMs = Math.max(t.maxPauseMs, s.heap.maxPauseMs)
+          t.p99 = Math.max(t.p99, r.latency.p99)
           t.ok += r["2xx"]
           t.seconds += r.duration
           if (r.non2xx > 0 || r.errors > 0) throw new Error(`${s.name} ${path}: ${r.non2xx} non-2xx, ${r.errors} errors`)
@@ -158,7 +167,9 @@ const main = async () => {
       console.log(
         `  ${"server".padEnd(11)}${"req/s".padStart(9)}${"CPU µs/req".padStart(12)}${"k instr/req".padStart(13)}${"vs baseline".padStart(13)}${
           "KB alloc/req".padStart(14)
-        }${"KB promoted/req".padStart(17)}${"scav/1k req".padStart(13)}${"full/1k req".padStart(13)}`
+        }${"KB promoted/req".padStart(17)}${"scav/1k req".padStart(13)}${"full/1k req".padStart(13)}${"GC ms/1k req".padStart(14)}${
+          "max GC ms".padStart(11)
+        }${"p99 ms".padStart(8)}`
       )
       const base = tallies.get("baseline")
       for (const [name, t] of tallies) {
@@ -169,7 +180,9 @@ const main = async () => {
             Number.isFinite(instr) ? instr.toFixed(0).padStart(13) : "n/a".padStart(13)
           }${Number.isFinite(ratio) ? `${ratio.toFixed(2)}x`.padStart(13) : "".padStart(13)}${(t.allocated / t.ok / 1024).toFixed(1).padStart(14)}${
             (t.promoted / t.ok / 1024).toFixed(2).padStart(17)
-          }${((t.scavenges * 1000) / t.ok).toFixed(1).padStart(13)}${((t.full * 1000) / t.ok).toFixed(2).padStart(13)}`
+          }${((t.scavenges * 1000) / t.ok).toFixed(1).padStart(13)}${((t.full * 1000) / t.ok).toFixed(2).padStart(13)}${
+            ((t.pauseMs * 1000) / t.ok).toFixed(1).padStart(14)
+          }${t.maxPauseMs.toFixed(1).padStart(11)}${t.p99.toFixed(1).padStart(8)}`
         )
       }
     }

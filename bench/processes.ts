@@ -73,9 +73,11 @@ export interface GcTally {
   scavenges: number
   full: number
   pauseMs: number
+  /** The longest single pause. */
+  maxPauseMs: number
 }
 
-export const newGcTally = (): GcTally => ({ allocated: 0, promoted: 0, scavenges: 0, full: 0, pauseMs: 0 })
+export const newGcTally = (): GcTally => ({ allocated: 0, promoted: 0, scavenges: 0, full: 0, pauseMs: 0, maxPauseMs: 0 })
 
 /**
  * Adds one `--trace-gc-nvp` line (bytes allocated since the last collection, bytes this one
@@ -86,7 +88,9 @@ export const countGcLine = (line: string, tally: GcTally): boolean => {
   if (allocated === undefined) return false
   tally.allocated += Number(allocated)
   tally.promoted += Number(line.match(/ promoted=(\d+)/)?.[1] ?? 0)
-  tally.pauseMs += Number(line.match(/pause=([\d.]+)/)?.[1] ?? 0)
+  const pause = Number(line.match(/pause=([\d.]+)/)?.[1] ?? 0)
+  tally.pauseMs += pause
+  tally.maxPauseMs = Math.max(tally.maxPauseMs, pause)
   if (/ gc=s /.test(line)) tally.scavenges++
   else tally.full++
   return true
