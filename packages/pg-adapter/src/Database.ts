@@ -26,13 +26,21 @@ export type DatabaseConfig =
 
 /**
  * Statements a PostgreSQL connection carries at once by default (docs/operations.md
- * "PostgreSQL"). Two share one write and one read, which halves the system calls of light
- * requests; more let one slow statement hold up those queued behind it on its connection
- * (bench/README.md "Two statements a connection").
+ * "PostgreSQL"). Two in flight together share one write and one read; more let one slow
+ * statement hold up those queued behind it on its connection (bench/README.md "Two statements a
+ * connection").
  */
 export const DEFAULT_PIPELINE = 2
-/** The most DATABASE_PIPELINE may ask for. */
+/** The most a connection may be given to carry. */
 export const MAX_PIPELINE = 32
+
+/** `pipeline` when it is a whole number from 1 to MAX_PIPELINE; else throws, naming `source`. */
+const checkedPipeline = (pipeline: number, source: string, shown: string = String(pipeline)): number => {
+  if (!Number.isInteger(pipeline) || pipeline < 1 || pipeline > MAX_PIPELINE) {
+    throw new Error(`${source} must be a whole number from 1 to ${MAX_PIPELINE}, not "${shown}".`)
+  }
+  return pipeline
+}
 
 const MIGRATIONS_TABLE = "chamber_migrations"
 const MIGRATION_LOCK = 727274
@@ -94,7 +102,7 @@ export interface DatabaseOptions {
 /** SqlClient + PgClient, migrated unless `migrateOnStart` is false. */
 export const DatabaseLive = (config: DatabaseConfig, options?: DatabaseOptions) => {
   const client = config._tag === "Postgres"
-    ? postgres(config.url, config.maxConnections ?? 10, config.pipeline ?? DEFAULT_PIPELINE)
+    ? postgres(config.url, config.maxConnections ?? 10, checkedPipeline(config.pipeline ?? DEFAULT_PIPELINE, "The database's pipeline"))
     : embedded(config.dataDir, options?.exclusive === true)
   return options?.migrateOnStart === false
     ? client
@@ -105,11 +113,7 @@ export const DatabaseLive = (config: DatabaseConfig, options?: DatabaseOptions) 
 export const pipelineFromEnv = (env: Record<string, string | undefined> = process.env): number => {
   const text = env.DATABASE_PIPELINE
   if (text === undefined || text === "") return DEFAULT_PIPELINE
-  const pipeline = Number(text)
-  if (!/^\d+$/.test(text.trim()) || pipeline < 1 || pipeline > MAX_PIPELINE) {
-    throw new Error(`DATABASE_PIPELINE must be a whole number from 1 to ${MAX_PIPELINE}, not "${text}".`)
-  }
-  return pipeline
+  return checkedPipeline(/^\d+$/.test(text.trim()) ? Number(text) : NaN, "DATABASE_PIPELINE", text)
 }
 
 /**

@@ -40,7 +40,7 @@ const withPipeline = (pipeline: number) =>
 const postgres = runtimes().find((rt) => rt.name === "postgres")
 
 describe("DATABASE_PIPELINE", () => {
-  it("defaults to 2 and takes a whole number from 1 to 32, else says what it takes", () => {
+  it("defaults to 2 and takes a whole number from 1 to 32, else says what it takes; so does a config's pipeline", () => {
     assert.strictEqual(DEFAULT_PIPELINE, 2)
     assert.strictEqual(pipelineFromEnv({}), 2)
     assert.strictEqual(pipelineFromEnv({ DATABASE_PIPELINE: "1" }), 1)
@@ -54,6 +54,9 @@ describe("DATABASE_PIPELINE", () => {
       assert.throws(() => pipelineFromEnv({ DATABASE_PIPELINE: bad }), `DATABASE_PIPELINE must be a whole number from 1 to 32, not "${bad}".`)
     }
     assert.deepStrictEqual(databaseConfigFromEnv({ DATABASE_PIPELINE: "many" }), { _tag: "Embedded", dataDir: ".chamber/data" })
+    for (const bad of [0, 1.5, 33]) {
+      assert.throws(() => DatabaseLive({ _tag: "Postgres", url: "postgres://db/x", pipeline: bad }), `The database's pipeline must be a whole number from 1 to 32, not "${bad}".`)
+    }
   })
 })
 
