@@ -9,7 +9,7 @@ import { fail, printJson } from "./Output.ts"
 export type Services = Layer.Success<ReturnType<typeof StorageLive>>
 
 /** The storage the environment names, read when the layer is built: a bad setting is the command's error. */
-export const storage = (options?: DatabaseOptions) => Layer.unwrap(Effect.sync(() => StorageLive(databaseConfigFromEnv(), options)))
+const storage = (options?: DatabaseOptions) => Layer.unwrap(Effect.sync(() => StorageLive(databaseConfigFromEnv(), options)))
 
 /** The first failure, else the first defect, of a cause: the thing to report. */
 export const causeError = (cause: Cause.Cause<unknown>): unknown => Cause.squash(cause)

@@ -33,8 +33,8 @@ const backendsOf = (n: number) =>
 const withPipeline = (pipeline: number) =>
   Layer.unwrap(Effect.gen(function*() {
     const config = yield* DatabaseConfigRef
-    assert.strictEqual(config._tag, "Postgres")
-    return DatabaseLive({ ...config, maxConnections: 10, pipeline } as typeof config, { migrateOnStart: false })
+    if (config._tag !== "Postgres") return yield* Effect.die(new Error("pipelining is PostgreSQL's"))
+    return DatabaseLive({ ...config, maxConnections: 10, pipeline }, { migrateOnStart: false })
   }))
 
 const postgres = runtimes().find((rt) => rt.name === "postgres")

@@ -9,11 +9,11 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { databaseConfigFromEnv } from "@chamber/pg-adapter"
+import { databaseConfigFromEnv, StorageLive } from "@chamber/pg-adapter"
 import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
 import { parseDuration } from "../Durations.ts"
 import { dim, fail, printError } from "../Output.ts"
-import { causeError, storage } from "../Run.ts"
+import { causeError } from "../Run.ts"
 
 export const relay = (opts: { readonly json?: boolean }) => {
   const json = opts.json === true
@@ -36,7 +36,7 @@ export const relay = (opts: { readonly json?: boolean }) => {
       pid: process.pid,
       listen
     }))
-  ).pipe(Layer.provide(storage()))
+  ).pipe(Layer.provide(StorageLive(config)))
   return Layer.launch(app).pipe(
     NodeRuntime.runMain({
       disableErrorReporting: true,

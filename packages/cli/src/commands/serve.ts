@@ -14,7 +14,7 @@ import * as References from "effect/References"
 import * as HttpServer from "effect/http/HttpServer"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { databaseConfigFromEnv } from "@chamber/pg-adapter"
+import { databaseConfigFromEnv, StorageLive } from "@chamber/pg-adapter"
 import { HttpLive, NodeServerLive } from "@chamber/http-adapter"
 import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
 import { knownChamber, seedDemo } from "../demo/Demo.ts"
@@ -24,7 +24,7 @@ import { linesLogger, stdoutLines } from "../LogLines.ts"
 import { settleMemory } from "../Memory.ts"
 import { describeStore, rateLimitsLayer, rateLimitSettingsFromEnv } from "../RateLimits.ts"
 import { bold, dim, errorMessage, fail, printError } from "../Output.ts"
-import { causeError, storage } from "../Run.ts"
+import { causeError } from "../Run.ts"
 
 export interface ServeOptions {
   readonly port?: string
@@ -158,7 +158,7 @@ export const serve = (opts: ServeOptions) => {
   const app = Layer.mergeAll(HttpLive, relay, Layer.effectDiscard(announce)).pipe(
     Layer.provide(listener),
     Layer.provide(rateLimitsLayer(limits)),
-    Layer.provide(storage({ exclusive: true }))
+    Layer.provide(StorageLive(config, { exclusive: true }))
   )
   return Layer.launch(app).pipe(
     Effect.provide(logs),
