@@ -36,7 +36,10 @@ describe("settleMemory", () => {
 /**
  * The states of V8's inline caches for the symbol keys of Node's tick object literal, read from
  * `%DebugPrint(process.nextTick)` in a new process after `process.nextTick` ran 20,000 times,
- * `settle` (a collection) and 20,000 more.
+ * then `settle` (a collection) and four bare collections, as V8 makes its own when a server
+ * idles, each followed by 20,000 more. One bare collection forgets the tick objects' shape only
+ * in some runs (about one in three on Node 24.21); once forgotten, the caches stay megamorphic,
+ * so five collections show it in every run.
  */
 const tickKeyCaches = (settle: "settleMemory" | "bare collection") =>
   runWithNatives(
@@ -53,16 +56,17 @@ const bareCollection = () => new Promise((done) => {
 await ticks(20_000);
 await ${settle === "settleMemory" ? "Effect.runPromise(settleMemory)" : "bareCollection()"};
 await ticks(20_000);
+for (let i = 0; i < 4; i++) { await bareCollection(); await ticks(20_000) }
 %DebugPrint(process.nextTick);
 `
   ).pipe(Effect.map((stdout) => [...stdout.matchAll(/DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((m) => m[1]!)))
 
 describe("settleMemory and Node's tick objects", () => {
-  it.effect("leaves process.nextTick's inline caches as they were, where a bare collection makes them megamorphic", () =>
+  it.effect("leaves process.nextTick's inline caches as they were through later collections, where bare collections make them megamorphic", () =>
     Effect.gen(function*() {
       const [settled, bare] = yield* Effect.all([tickKeyCaches("settleMemory"), tickKeyCaches("bare collection")], { concurrency: 2 })
       assert.isAbove(bare.length, 0, "V8 printed no literal key caches for process.nextTick: the check cannot be read")
-      assert.include(bare, "MEGAMORPHIC", "a bare collection no longer makes them megamorphic: the check shows nothing")
+      assert.include(bare, "MEGAMORPHIC", "bare collections no longer make them megamorphic: the check shows nothing")
       assert.strictEqual(settled.length, bare.length)
       assert.deepStrictEqual(settled, settled.map(() => "MONOMORPHIC"))
     }), 30_000)
