@@ -88,14 +88,20 @@ for (const rt of runtimes()) {
 describe("the import progress bar", () => {
   it("redraws one line on the terminal, at most every 100 ms, and always draws the end with a newline", () => {
     let written = ""
+    let now = 1_000_000
     const stream = { write: (s: string) => (written += s) } as unknown as NodeJS.WriteStream
-    const bar = progressBar(stream)
+    const bar = progressBar(stream, () => now)
     bar(1, 10_000, "members")
+    now += 99
     bar(2, 10_000, "members")
+    now += 1
+    bar(5_000, 10_000, "members")
     bar(10_000, 10_000, "members")
     const frames = written.split("\r").filter((f) => f !== "")
-    assert.lengthOf(frames, 2)
-    assert.strictEqual(frames[0], `[${"-".repeat(30)}] 1/10,000  members\x1b[K`)
-    assert.strictEqual(frames[1], `[${"#".repeat(30)}] 10,000/10,000  members\x1b[K\n`)
+    assert.deepStrictEqual(frames, [
+      `[${"-".repeat(30)}] 1/10,000  members\x1b[K`,
+      `[${"#".repeat(15)}${"-".repeat(15)}] 5,000/10,000  members\x1b[K`,
+      `[${"#".repeat(30)}] 10,000/10,000  members\x1b[K\n`
+    ])
   })
 })

@@ -23,11 +23,11 @@ const readDocument = (file: string) =>
       )
   })
 
-/** `[#########-----------] 4,000/10,000  members` on stderr, redrawn at most every 100 ms. */
-export const progressBar = (stream: NodeJS.WriteStream = process.stderr) => {
+/** `[#########-----------] 4,000/10,000  members` on stderr, redrawn at most every 100 ms by `clock` (ms). */
+export const progressBar = (stream: NodeJS.WriteStream = process.stderr, clock: () => number = Date.now) => {
   let last = 0
   return (done: number, total: number, collection: Collection) => {
-    const now = Date.now()
+    const now = clock()
     if (done !== total && now - last < 100) return
     last = now
     const width = 30
