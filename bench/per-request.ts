@@ -95,22 +95,19 @@ const countInstructions = async <A>(pid: number, seconds: number, during: () => 
   return [result, Number.isFinite(n) ? n : undefined]
 }
 
-interface Tally {
+/** A server's figures on one request, over all rounds; its collections' as `GcTally` counts them. */
+interface Tally extends GcTally {
   ok: number
   seconds: number
   cpu: number
   instructions: number
   counted: boolean
-  allocated: number
-  promoted: number
-  scavenges: number
-  full: number
   /** The worst round's p99 latency. */
   p99: number
-  pauseMs: number
-  /** The longest collection pause in any round. */
-  maxPauseMs: number
 }
+
+/** The collection figures a round adds up (the longest pause is the worst round's instead). */
+const SUMMED_GC = ["allocated", "promoted", "scavenges", "full", "pauseMs"] as const
 
 const main = async () => {
   await admin(`CREATE DATABASE ${dbName}`)
@@ -139,7 +136,7 @@ const main = async () => {
     for (const path of PATHS.map((name) => paths[name] ?? name)) {
       // The floor answers the two light requests only.
       const measured = servers.filter((s) => s.name !== "floor" || !path.includes("?"))
-      const tallies = new Map<string, Tally>(measured.map((s) => [s.name, { ok: 0, seconds: 0, cpu: 0, instructions: 0, counted: true, allocated: 0, promoted: 0, scavenges: 0, full: 0, p99: 0, pauseMs: 0, maxPauseMs: 0 }]))
+      const tallies = new Map<string, Tally>(measured.map((s) => [s.name, { ...newGcTally(), ok: 0, seconds: 0, cpu: 0, instructions: 0, counted: true, p99: 0 }]))
       for (const s of measured) await autocannon({ url: s.base + path, connections: 32, duration: 2, headers })
       for (let round = 0; round < ROUNDS; round++) {
         for (const s of measured) {
@@ -149,11 +146,7 @@ const main = async () => {
           s.heap.maxPauseMs = 0
           const [r, n] = await countInstructions(s.pid, SECONDS, (): Promise<any> => autocannon({ url: s.base + path, connections: 32, duration: SECONDS, headers }))
           t.cpu += cpuSeconds(s.pid) - before
-          t.allocated += s.heap.allocated - heapBefore.allocated
-          t.promoted += s.heap.promoted - heapBefore.promoted
-          t.scavenges += s.heap.scavenges - heapBefore.scavenges
-          t.full += s.heap.full - heapBefore.full
-          t.pauseMs += s.heap.pauseMs - heapBefore.pauseMs
+          for (const field of SUMMED_GC) t[field] += s.heap[field] - heapBefore[field]
           t.maxPauseMs = Math.max(t.maxPauseMs, s.heap.maxPauseMs)
           t.p99 = Math.max(t.p99, r.latency.p99)
           t.ok += r["2xx"]
