@@ -14,8 +14,6 @@ import { RedisRateLimitStore } from "../packages/redis-adapter/src/index.ts"
 import { pipelineFromEnv, StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { HttpLive, NodeServerLive, RateLimitPerMinute } from "../packages/http-adapter/src/index.ts"
 import { lineWriter, linesLogger } from "../packages/cli/src/LogLines.ts"
-import { settleMemory } from "../packages/cli/src/Memory.ts"
-import { servingFlags } from "../packages/cli/src/ServingFlags.ts"
 import { importFromPackage, LISTENING, POOL_SIZE } from "./shared.ts"
 
 const NodeRuntime = await importFromPackage("http-adapter", "@effect/platform-node/NodeRuntime")
@@ -57,10 +55,6 @@ const App = HttpLive.pipe(
 
 Effect.gen(function*() {
   const server = yield* HttpServer.HttpServer
-  // As `chamber serve` does once it has started; BENCH_SETTLE=flags sets its collector flags
-  // without the memory-reducing collection, to show that collection's price (bench/README.md
-  // "The start-up collection's price").
-  yield* (process.env.BENCH_SETTLE === "flags" ? servingFlags : settleMemory)
   const address = server.address as { readonly port: number }
   console.log(`${LISTENING} ${address.port}`)
   return yield* Effect.never

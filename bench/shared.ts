@@ -2,18 +2,22 @@
  * Bits shared by the bench scripts: where the product code lives (the bench sits outside the
  * workspace packages, so it imports their sources by path) and how a child server reports its port.
  */
-import { rmSync } from "node:fs"
+import { readFileSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { chamberNodeFlags } from "../packages/cli/src/NodeFlags.ts"
 
 /** The line a server prints on stdout once it listens: `BENCH_LISTENING <port>`. */
 export const LISTENING = "BENCH_LISTENING"
 
 /** The `chamber` command's own Node flags: every server and relay of ours starts with them, as the installed command runs. */
-export const CHAMBER_NODE_FLAGS = chamberNodeFlags()
+export const CHAMBER_NODE_FLAGS: ReadonlyArray<string> = (() => {
+  const first = readFileSync(new URL("../packages/cli/src/bin.ts", import.meta.url), "utf8").split("\n", 1)[0]!
+  const flags = /^#!\/usr\/bin\/env -S node((?: --\S+)*)$/.exec(first)?.[1]
+  if (flags === undefined) throw new Error(`cli/src/bin.ts's first line is not "#!/usr/bin/env -S node <flags>": ${first}`)
+  return flags.trim().split(" ").filter(Boolean)
+})()
 
 /** BENCH_KEEP_ACCESS_LOG=1: the access logs the servers of ours wrote stay in the temp directory after the run. */
 export const KEEP_ACCESS_LOG = process.env.BENCH_KEEP_ACCESS_LOG === "1"

@@ -4,10 +4,9 @@
  * compile cache (NODE_COMPILE_CACHE, else the system's temp directory): later starts skip that
  * work and the memory it takes (bench/README.md "Idle memory").
  *
- * The first line's Node flags are the command's own: package managers' `chamber` shims and
- * `pnpm start` pass them to Node, and the bench starts its servers with them. They cap V8's young
- * generation at 64 MB (two 32 MB semi-spaces), which V8 otherwise grows to 128 MB under load
- * (cli/src/ServingFlags.ts; docs/operations.md "Memory").
+ * The first line's Node option is the command's own: package managers' `chamber` shims and
+ * `pnpm start` pass it to Node. It caps V8's young generation at 64 MB (two 32 MB semi-spaces),
+ * which V8 otherwise grows to 128 MB under load (docs/operations.md "Memory").
  */
 import { enableCompileCache } from "node:module"
 

@@ -21,7 +21,6 @@ import { knownChamber, seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
 import { parseDuration } from "../Durations.ts"
 import { linesLogger, stdoutLines } from "../LogLines.ts"
-import { settleMemory } from "../Memory.ts"
 import { describeStore, rateLimitsLayer, rateLimitSettingsFromEnv } from "../RateLimits.ts"
 import { bold, dim, errorMessage, fail, printError } from "../Output.ts"
 import { causeError } from "../Run.ts"
@@ -104,7 +103,6 @@ export const serve = (opts: ServeOptions) => {
       const wakes = config._tag === "Postgres" ? "woken by LISTEN/NOTIFY" : "polling every second"
       yield* tell(dim(`Webhook relay: delivering in this process (${wakes}).`), "Webhook relay running", { wakes })
     }
-    yield* settleMemory
   })
 
   /** A second `pnpm start`: which chamber this is, and how to get a key again (docs/cli.md "Serving"). */
