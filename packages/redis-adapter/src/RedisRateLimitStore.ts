@@ -12,7 +12,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createClient } from "redis"
-import { type Limits, makeMemoryStore, RateLimitStore, traced, type Verdict } from "@chamber/core"
+import { type Limits, makeMemoryStore, RateLimitStore, type Verdict } from "@chamber/core"
 
 const SCRIPT = readFileSync(new URL("./windows.lua", import.meta.url), "utf8")
 const SHA = createHash("sha1").update(SCRIPT).digest("hex")
@@ -38,7 +38,7 @@ const toVerdict = (reply: Reply, limits: Limits): Verdict => ({
   retryAfterMs: reply[5]
 })
 
-export const makeRedisStore = traced("RedisRateLimitStore.make")(function*(options: RedisStoreOptions) {
+export const makeRedisStore = Effect.fn("RedisRateLimitStore.make")(function*(options: RedisStoreOptions) {
   const prefix = options.prefix ?? "chamber:rl:"
   const timeout = Duration.millis(options.timeoutMs ?? 250)
   const client = createClient({

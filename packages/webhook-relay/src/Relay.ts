@@ -16,7 +16,6 @@ import * as Queue from "effect/Queue"
 import * as Semaphore from "effect/Semaphore"
 import { PgClient } from "@effect/sql-pg"
 import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore } from "./DeliveryStore.ts"
-import { traced } from "@chamber/core"
 
 /** The channel committed deliveries are announced on (pg-adapter OutboxSql). */
 export const DELIVERIES_CHANNEL = "chamber_deliveries"
@@ -51,7 +50,7 @@ export const PRUNE_BATCH = 1_000
 export type Deliver = (delivery: ClaimedDelivery) => Effect.Effect<AttemptOutcome>
 
 /** Runs until interrupted; then stops gracefully. */
-export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliver: Deliver) {
+export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, deliver: Deliver) {
   const store = yield* DeliveryStore
   const wake = yield* Queue.sliding<void>(1)
   const ready = yield* Queue.sliding<void>(1)

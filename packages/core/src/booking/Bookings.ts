@@ -16,7 +16,6 @@ import { ContactRepo } from "../contact/ContactRepo.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
 import { type Booking, BookingCreate, BookingResource, BookingSortColumns } from "./Booking.ts"
 import { BookingRepo } from "./BookingRepo.ts"
-import { traced } from "../shared/Traced.ts"
 
 export interface BookingListQuery {
   readonly sort?: string | undefined
@@ -39,11 +38,11 @@ export class Bookings extends Context.Service<Bookings, {
     const contacts = yield* ContactRepo
     const tx = yield* Transactor
 
-    const list = traced("Bookings.list")(function*(tenantId: number, query: BookingListQuery) {
+    const list = Effect.fn("Bookings.list")(function*(tenantId: number, query: BookingListQuery) {
       return yield* repo.listUpcoming(tenantId, new Date().toISOString(), parseSort(query.sort, BookingSortColumns), query.page ?? 1)
     })
 
-    const bookingType = traced("Bookings.bookingType")(function*(tenantId: number, input: BookingCreate) {
+    const bookingType = Effect.fn("Bookings.bookingType")(function*(tenantId: number, input: BookingCreate) {
       if (input.booking_type_id != null) {
         if (yield* repo.hasBookingType(tenantId, input.booking_type_id)) return input.booking_type_id
         return yield* InvalidInput.field("booking_type_id", "The selected booking type id is invalid.")
@@ -52,7 +51,7 @@ export class Bookings extends Context.Service<Bookings, {
       return yield* InvalidInput.field("booking_type_id", "The booking type id field is required when booking type name is not present.")
     })
 
-    const create = traced("Bookings.create")(function*(tenantId: number, raw: BookingCreate) {
+    const create = Effect.fn("Bookings.create")(function*(tenantId: number, raw: BookingCreate) {
       const input = yield* decodeInput(BookingCreate, raw)
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       yield* requireOwn("contact_id", input.contact_id, (id) => contacts.find(tenantId, id))

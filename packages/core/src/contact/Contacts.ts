@@ -15,7 +15,6 @@ import { parseSort } from "../Sort.ts"
 import { type Contact, type ContactCreate, ContactResource, ContactSortColumns, type ContactUpdate } from "./Contact.ts"
 import { ContactNotFound } from "./ContactErrors.ts"
 import { ContactRepo } from "./ContactRepo.ts"
-import { traced } from "../shared/Traced.ts"
 
 export interface ContactListQuery {
   readonly sort?: string | undefined
@@ -59,15 +58,15 @@ export class Contacts extends Context.Service<Contacts, {
     const outbox = yield* Outbox
     const tx = yield* Transactor
 
-    const list = traced("Contacts.list")(function*(tenantId: number, query: ContactListQuery) {
+    const list = Effect.fn("Contacts.list")(function*(tenantId: number, query: ContactListQuery) {
       return yield* repo.list(tenantId, {}, parseSort(query.sort, ContactSortColumns), query.page ?? 1)
     })
 
-    const search = traced("Contacts.search")(function*(tenantId: number, query: ContactSearchQuery) {
+    const search = Effect.fn("Contacts.search")(function*(tenantId: number, query: ContactSearchQuery) {
       return yield* repo.list(tenantId, { email: query.email.trim() }, parseSort(query.sort, ContactSortColumns), query.page ?? 1)
     })
 
-    const get = traced("Contacts.get")(function*(tenantId: number, id: number) {
+    const get = Effect.fn("Contacts.get")(function*(tenantId: number, id: number) {
       const contact = yield* repo.find(tenantId, id)
       if (contact === undefined) return yield* new ContactNotFound({ id })
       return contact
@@ -80,12 +79,12 @@ export class Contacts extends Context.Service<Contacts, {
         (contact) => outbox.append(tenantId, "contact.created", contact)
       )
 
-    const create = traced("Contacts.create")(function*(tenantId: number, input: ContactCreateInput) {
+    const create = Effect.fn("Contacts.create")(function*(tenantId: number, input: ContactCreateInput) {
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       return yield* tx.withTransaction(insert(tenantId, input, false))
     })
 
-    const update = traced("Contacts.update")(function*(tenantId: number, id: number, input: ContactUpdateInput) {
+    const update = Effect.fn("Contacts.update")(function*(tenantId: number, id: number, input: ContactUpdateInput) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* repo.findForUpdate(tenantId, id)
         if (current === undefined) return yield* new ContactNotFound({ id })
@@ -99,7 +98,7 @@ export class Contacts extends Context.Service<Contacts, {
      * Idempotent on the address, case-insensitively: the oldest contact with it is subscribed
      * (again); names are applied only to a new contact. One address subscribes one at a time.
      */
-    const subscribe = traced("Contacts.subscribe")(function*(tenantId: number, input: SubscriberInput) {
+    const subscribe = Effect.fn("Contacts.subscribe")(function*(tenantId: number, input: SubscriberInput) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const email = input.email.trim()
         const existing = yield* repo.lockEmail(tenantId, email)
@@ -113,7 +112,7 @@ export class Contacts extends Context.Service<Contacts, {
       }))
     })
 
-    const unsubscribe = traced("Contacts.unsubscribe")(function*(tenantId: number, id: number) {
+    const unsubscribe = Effect.fn("Contacts.unsubscribe")(function*(tenantId: number, id: number) {
       if (!(yield* repo.setSubscribed(tenantId, id, false))) return yield* new ContactNotFound({ id })
     })
 

@@ -17,7 +17,6 @@ import { DealEndsTooSoon, DealNotFound } from "./DealErrors.ts"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { requireOwn } from "../shared/Input.ts"
 import { DealRepo } from "./DealRepo.ts"
-import { traced } from "../shared/Traced.ts"
 
 export interface DealListQuery {
   readonly sort?: string | undefined
@@ -41,11 +40,11 @@ export class Deals extends Context.Service<Deals, {
 
     const requireMember = (tenantId: number, memberId: number | undefined) => requireOwn("member_id", memberId, (id) => members.find(tenantId, id))
 
-    const list = traced("Deals.list")(function*(tenantId: number, query: DealListQuery) {
+    const list = Effect.fn("Deals.list")(function*(tenantId: number, query: DealListQuery) {
       return yield* repo.list(tenantId, parseSort(query.sort, DealSortColumns), query.page ?? 1)
     })
 
-    const create = traced("Deals.create")(function*(tenantId: number, input: DealCreate) {
+    const create = Effect.fn("Deals.create")(function*(tenantId: number, input: DealCreate) {
       if (!afterToday(input.ends_at, new Date())) return yield* new DealEndsTooSoon()
       yield* requireMember(tenantId, input.member_id)
       const values = DealResource.defaults({ ...input, slug: slugify(input.title, "deal") })
@@ -56,7 +55,7 @@ export class Deals extends Context.Service<Deals, {
       }))
     })
 
-    const update = traced("Deals.update")(function*(tenantId: number, id: number, input: DealUpdate) {
+    const update = Effect.fn("Deals.update")(function*(tenantId: number, id: number, input: DealUpdate) {
       if (!afterToday(input.ends_at, new Date())) return yield* new DealEndsTooSoon()
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* repo.findForUpdate(tenantId, id)

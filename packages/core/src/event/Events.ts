@@ -14,7 +14,6 @@ import { slugify } from "../member/Member.ts"
 import { type Event, type EventCreate, EventResource, EventSortColumns, type EventStored, EventTypes, type EventUpdate } from "./Event.ts"
 import { EventEndsBeforeStart, EventNotFound } from "./EventErrors.ts"
 import { EventRepo } from "./EventRepo.ts"
-import { traced } from "../shared/Traced.ts"
 
 export interface EventListQuery {
   readonly sort?: string | undefined
@@ -41,23 +40,23 @@ export class Events extends Context.Service<Events, {
     const repo = yield* EventRepo
     const tx = yield* Transactor
 
-    const list = traced("Events.list")(function*(tenantId: number, query: EventListQuery) {
+    const list = Effect.fn("Events.list")(function*(tenantId: number, query: EventListQuery) {
       return yield* repo.list(tenantId, parseSort(query.sort, EventSortColumns), query.page ?? 1)
     })
 
-    const get = traced("Events.get")(function*(tenantId: number, id: number) {
+    const get = Effect.fn("Events.get")(function*(tenantId: number, id: number) {
       const event = yield* repo.find(tenantId, id)
       if (event === undefined) return yield* new EventNotFound({ id })
       return event
     })
 
-    const create = traced("Events.create")(function*(tenantId: number, input: EventCreate) {
+    const create = Effect.fn("Events.create")(function*(tenantId: number, input: EventCreate) {
       const values = EventResource.defaults({ ...input, slug: slugify(input.title, "event"), event_type: eventType(input.event_type) })
       if (!endsAfterStart(values)) return yield* new EventEndsBeforeStart()
       return yield* repo.insert(tenantId, values)
     })
 
-    const update = traced("Events.update")(function*(tenantId: number, id: number, input: EventUpdate) {
+    const update = Effect.fn("Events.update")(function*(tenantId: number, id: number, input: EventUpdate) {
       if (input.event_type === null) return yield* InvalidInput.field("event_type", "The event type field must not be null.")
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* repo.findForUpdate(tenantId, id)
@@ -74,7 +73,7 @@ export class Events extends Context.Service<Events, {
       }))
     })
 
-    const end = traced("Events.end")(function*(tenantId: number, id: number, status: "cancelled" | "completed") {
+    const end = Effect.fn("Events.end")(function*(tenantId: number, id: number, status: "cancelled" | "completed") {
       return yield* tx.withTransaction(Effect.gen(function*() {
         if ((yield* repo.findForUpdate(tenantId, id)) === undefined) return yield* new EventNotFound({ id })
         return yield* repo.update(tenantId, id, { status })

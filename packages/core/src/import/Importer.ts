@@ -14,7 +14,6 @@ import { TenantRepo } from "../tenant/TenantRepo.ts"
 import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { type Collection, ImportCollections, type ImportStep, importSteps } from "./ImportSteps.ts"
 import { ImportDocumentInvalid, ImportRecordInvalid } from "./ImportErrors.ts"
-import { traced } from "../shared/Traced.ts"
 
 export interface ImportResult {
   /** The id each `ref` got. */
@@ -79,7 +78,7 @@ export class Importer extends Context.Service<Importer, {
         return out
       })
 
-    const run = traced("Importer.run")(function*(tenantRef: string | number, document: unknown, progress?: ImportProgress) {
+    const run = Effect.fn("Importer.run")(function*(tenantRef: string | number, document: unknown, progress?: ImportProgress) {
       const tenant = yield* tenants.find(tenantRef)
       if (tenant === undefined) return yield* new TenantNotFound({ ref: String(tenantRef) })
       const collections = yield* collectionsOf(document)

@@ -20,7 +20,6 @@ import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { type Invoice, type InvoiceCreate, type InvoiceLineStored, InvoiceResource, InvoiceSortColumns, type InvoiceStatus } from "./Invoice.ts"
 import { InvoiceNotDraft, InvoiceNotFound, InvoiceNotOpen, InvoiceNotVoidable, InvoiceTotalTooLarge } from "./InvoiceErrors.ts"
 import { InvoiceRepo } from "./InvoiceRepo.ts"
-import { traced } from "../shared/Traced.ts"
 
 export interface InvoiceListQuery {
   readonly status?: InvoiceStatus | undefined
@@ -59,17 +58,15 @@ export class Invoices extends Context.Service<Invoices, {
     const locked = (tenantId: number, id: number) =>
       Effect.flatMap(repo.findForUpdate(tenantId, id), (i) => (i === undefined ? Effect.fail(new InvoiceNotFound({ id })) : Effect.succeed(i)))
 
-    const list = traced("Invoices.list")(function*(tenantId: number, query: InvoiceListQuery) {
+    const list = Effect.fn("Invoices.list")(function*(tenantId: number, query: InvoiceListQuery) {
       return yield* repo.list(tenantId, query.status, parseSort(query.sort, InvoiceSortColumns), query.page ?? 1)
     })
 
-    const get = traced("Invoices.get")(function*(tenantId: number, id: number) {
+    const get = Effect.fn("Invoices.get")(function*(tenantId: number, id: number) {
       const invoice = yield* repo.find(tenantId, id)
       return invoice === undefined ? yield* new InvoiceNotFound({ id }) : invoice
     })
-
-    /** Untraced (no span, no call-site stack frame): tracing costs a write request a measurable share of its CPU (bench/README.md, "Write endpoints"). */
-    const create = Effect.fnUntraced(function*(tenantId: number, input: InvoiceCreate) {
+    const create = Effect.fn("Invoices.create")(function*(tenantId: number, input: InvoiceCreate) {
       const lines: Array<InvoiceLineStored> = input.lines.map((l) => ({ description: l.description, unit_cents: l.unit, quantity: l.quantity ?? 1 }))
       const subtotal = lines.reduce((sum, l) => sum + BigInt(l.unit_cents) * BigInt(l.quantity), 0n)
       if (subtotal > BigInt(F.MAX_CENTS)) return yield* new InvoiceTotalTooLarge()
@@ -88,9 +85,7 @@ export class Invoices extends Context.Service<Invoices, {
       })
       return yield* tx.withTransaction(repo.insert(tenantId, values, lines))
     })
-
-    /** Untraced (no span, no call-site stack frame): tracing costs a write request a measurable share of its CPU (bench/README.md, "Write endpoints"). */
-    const issue = Effect.fnUntraced(function*(tenantId: number, id: number) {
+    const issue = Effect.fn("Invoices.issue")(function*(tenantId: number, id: number) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* locked(tenantId, id)
         if (current.status !== "draft") return yield* new InvoiceNotDraft({ status: current.status })
@@ -110,7 +105,7 @@ export class Invoices extends Context.Service<Invoices, {
       }))
     })
 
-    const void_ = traced("Invoices.void")(function*(tenantId: number, id: number) {
+    const void_ = Effect.fn("Invoices.void")(function*(tenantId: number, id: number) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* locked(tenantId, id)
         if (current.status !== "draft" && current.status !== "open") return yield* new InvoiceNotVoidable({ status: current.status })
@@ -118,7 +113,7 @@ export class Invoices extends Context.Service<Invoices, {
       }))
     })
 
-    const markUncollectible = traced("Invoices.markUncollectible")(function*(tenantId: number, id: number) {
+    const markUncollectible = Effect.fn("Invoices.markUncollectible")(function*(tenantId: number, id: number) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* locked(tenantId, id)
         if (current.status !== "open") return yield* new InvoiceNotOpen({ status: current.status, action: "be marked uncollectible" })

@@ -11,7 +11,6 @@ import { TenantRepo } from "../tenant/TenantRepo.ts"
 import { Tenants } from "../tenant/Tenants.ts"
 import { ApiKeyRepo } from "./ApiKeyRepo.ts"
 import { type ApiKey, DEFAULT_DAILY_LIMIT, MAX_DAILY_LIMIT, displayPrefix, generateKey, type KeyContext, looksLikeKey } from "./ApiKey.ts"
-import { traced } from "../shared/Traced.ts"
 
 /** Only a chamber_admin of the tenant may mint (docs/api.md "Authentication and scopes"). */
 export class NotChamberAdmin extends Schema.TaggedError<NotChamberAdmin>()("NotChamberAdmin", {
@@ -67,7 +66,7 @@ export class Keys extends Context.Service<Keys, {
     const tenants = yield* Tenants
     const hasher = yield* KeyHasher
 
-    const mint = traced("Keys.mint")(function*(request: MintRequest) {
+    const mint = Effect.fn("Keys.mint")(function*(request: MintRequest) {
       const tenant = yield* tenants.get(request.tenant)
       const user = yield* tenantRepo.findUser(tenant.id, request.asEmail.toLowerCase())
       if (user === undefined || user.role !== "chamber_admin") {
@@ -94,31 +93,29 @@ export class Keys extends Context.Service<Keys, {
       })
       return { ...stored, key: plaintext }
     })
-
-    /** Untraced (no span, no call-site stack frame): every request authenticates, and tracing costs a write request a measurable share of its CPU (bench/README.md, "Write endpoints"). */
-    const authenticate = Effect.fnUntraced(function*(plaintext: string) {
+    const authenticate = Effect.fn("Keys.authenticate")(function*(plaintext: string) {
       if (!looksLikeKey(plaintext)) return undefined
       return yield* repo.findActiveByHash(hasher.hash(plaintext))
     })
 
-    const list = traced("Keys.list")(function*(tenantRef: string | number) {
+    const list = Effect.fn("Keys.list")(function*(tenantRef: string | number) {
       const tenant = yield* tenants.get(tenantRef)
       return yield* repo.list(tenant.id)
     })
 
-    const revoke = traced("Keys.revoke")(function*(prefix: string) {
+    const revoke = Effect.fn("Keys.revoke")(function*(prefix: string) {
       const revoked = yield* repo.revokeByPrefix(prefix)
       if (revoked.length === 0) return yield* new KeyNotFound({ prefix })
       return revoked
     })
 
-    const live = traced("Keys.live")(function*(prefix: string) {
+    const live = Effect.fn("Keys.live")(function*(prefix: string) {
       const found = yield* repo.findLiveByPrefix(prefix)
       if (found.length === 0) return yield* new KeyNotFound({ prefix })
       return found
     })
 
-    const setDailyLimit = traced("Keys.setDailyLimit")(function*(prefix: string, dailyLimit: number) {
+    const setDailyLimit = Effect.fn("Keys.setDailyLimit")(function*(prefix: string, dailyLimit: number) {
       const changed = yield* repo.setDailyLimit(prefix, yield* checkDailyLimit(dailyLimit))
       if (changed.length === 0) return yield* new KeyNotFound({ prefix })
       return changed

@@ -9,7 +9,6 @@ import { parseSort } from "../Sort.ts"
 import { type Member, type MemberCreate, MemberResource, MemberSortColumns, type MemberStatus, type MemberUpdate, slugify, uniqueSlug } from "./Member.ts"
 import { MemberNotFound, SearchCriteriaMissing, SlugTaken } from "./MemberErrors.ts"
 import { MemberRepo } from "./MemberRepo.ts"
-import { traced } from "../shared/Traced.ts"
 
 export interface MemberListQuery {
   readonly status?: MemberStatus | undefined
@@ -47,27 +46,24 @@ export class Members extends Context.Service<Members, {
     const outbox = yield* Outbox
     const tx = yield* Transactor
 
-    const list = traced("Members.list")(function*(tenantId: number, query: MemberListQuery) {
+    const list = Effect.fn("Members.list")(function*(tenantId: number, query: MemberListQuery) {
       return yield* repo.list(tenantId, { status: query.status }, parseSort(query.sort, MemberSortColumns), query.page ?? 1)
     })
 
-    const search = traced("Members.search")(function*(tenantId: number, query: MemberSearchQuery) {
+    const search = Effect.fn("Members.search")(function*(tenantId: number, query: MemberSearchQuery) {
       const email = query.email?.trim() || undefined
       const name = query.name?.trim() || undefined
       if (email === undefined && name === undefined) return yield* new SearchCriteriaMissing()
       return yield* repo.list(tenantId, { email, name }, parseSort(query.sort, MemberSortColumns), query.page ?? 1)
     })
 
-    const get = traced("Members.get")(function*(tenantId: number, id: number) {
+    const get = Effect.fn("Members.get")(function*(tenantId: number, id: number) {
       const member = yield* repo.find(tenantId, id)
       if (member === undefined) return yield* new MemberNotFound({ id })
       return member
     })
 
-    /**
-     * An explicit slug must be free; a generated one takes the next free number (docs/api.md "Members").
-     * Untraced (no span, no call-site stack frame): tracing costs a write request a measurable share of its CPU (bench/README.md, "Write endpoints").
-     */
+    /** An explicit slug must be free; a generated one takes the next free number (docs/api.md "Members"). */
     const insertWithSlug = Effect.fnUntraced(function*(tenantId: number, input: MemberCreateInput) {
       const values = MemberResource.defaults(input)
       if (values.slug !== null) return yield* repo.insert(tenantId, values)
@@ -82,8 +78,7 @@ export class Members extends Context.Service<Members, {
       }
     })
 
-    /** Untraced (no span, no call-site stack frame): tracing costs a write request a measurable share of its CPU (bench/README.md, "Write endpoints"). */
-    const create = Effect.fnUntraced(function*(tenantId: number, input: MemberCreateInput) {
+    const create = Effect.fn("Members.create")(function*(tenantId: number, input: MemberCreateInput) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const member = yield* insertWithSlug(tenantId, input)
         yield* outbox.append(tenantId, "member.created", member)
@@ -91,7 +86,7 @@ export class Members extends Context.Service<Members, {
       }))
     })
 
-    const update = traced("Members.update")(function*(tenantId: number, id: number, input: MemberUpdateInput) {
+    const update = Effect.fn("Members.update")(function*(tenantId: number, id: number, input: MemberUpdateInput) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* repo.findForUpdate(tenantId, id)
         if (current === undefined) return yield* new MemberNotFound({ id })

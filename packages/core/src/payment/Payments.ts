@@ -18,7 +18,6 @@ import { InvoiceRepo } from "../invoice/InvoiceRepo.ts"
 import { GatewayPayment, type Payment, type PaymentCreate, PaymentResource, PaymentSortColumns } from "./Payment.ts"
 import { Overpayment, RefundNotAccepted } from "./PaymentErrors.ts"
 import { PaymentRepo } from "./PaymentRepo.ts"
-import { traced } from "../shared/Traced.ts"
 
 export interface PaymentListQuery {
   readonly sort?: string | undefined
@@ -66,16 +65,14 @@ export class Payments extends Context.Service<Payments, {
         return recorded
       }))
 
-    const list = traced("Payments.list")(function*(tenantId: number, query: PaymentListQuery) {
+    const list = Effect.fn("Payments.list")(function*(tenantId: number, query: PaymentListQuery) {
       return yield* repo.list(tenantId, parseSort(query.sort, PaymentSortColumns), query.page ?? 1)
     })
-
-    /** Untraced (no span, no call-site stack frame): tracing costs a write request a measurable share of its CPU (bench/README.md, "Write endpoints"). */
-    const record = Effect.fnUntraced(function*(tenantId: number, invoiceId: number, input: PaymentCreate) {
+    const record = Effect.fn("Payments.record")(function*(tenantId: number, invoiceId: number, input: PaymentCreate) {
       return yield* apply(tenantId, invoiceId, { ...input, amount_cents: input.amount, gateway: null })
     })
 
-    const recordGateway = traced("Payments.recordGateway")(function*(tenantId: number, invoiceId: number, input: GatewayPayment) {
+    const recordGateway = Effect.fn("Payments.recordGateway")(function*(tenantId: number, invoiceId: number, input: GatewayPayment) {
       return yield* apply(tenantId, invoiceId, yield* decodeGateway(input))
     })
 

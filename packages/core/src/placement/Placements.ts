@@ -14,7 +14,6 @@ import { MemberRepo } from "../member/MemberRepo.ts"
 import { utcToday } from "../sponsorship/Sponsorships.ts"
 import { type Placement, PlacementCreate, PlacementResource, PlacementSortColumns } from "./Placement.ts"
 import { PlacementRepo } from "./PlacementRepo.ts"
-import { traced } from "../shared/Traced.ts"
 
 export interface PlacementListQuery {
   readonly sort?: string | undefined
@@ -36,11 +35,11 @@ export class Placements extends Context.Service<Placements, {
     const repo = yield* PlacementRepo
     const members = yield* MemberRepo
 
-    const list = traced("Placements.list")(function*(tenantId: number, query: PlacementListQuery) {
+    const list = Effect.fn("Placements.list")(function*(tenantId: number, query: PlacementListQuery) {
       return yield* repo.listLive(tenantId, utcToday(), parseSort(query.sort, PlacementSortColumns), query.page ?? 1)
     })
 
-    const create = traced("Placements.create")(function*(tenantId: number, raw: PlacementCreate) {
+    const create = Effect.fn("Placements.create")(function*(tenantId: number, raw: PlacementCreate) {
       const input = yield* decodeInput(PlacementCreate, raw)
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       const ad_kind = input.ad_kind ?? (filled(input.ad_image_url) ? "image" : "text")

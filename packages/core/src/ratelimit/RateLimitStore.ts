@@ -9,7 +9,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type Bucket, DAY_MS, KeyWindows, type Limits, type Verdict } from "./RollingWindows.ts"
-import { traced } from "../shared/Traced.ts"
 
 export class RateLimitStore extends Context.Service<RateLimitStore, {
   /** Checks a request of `key` against both windows and counts it when admitted, atomically. */
@@ -135,7 +134,7 @@ export const SavedRateLimitStore = Layer.effect(RateLimitStore, Effect.gen(funct
 }))
 
 /** The windows of `key` as the last save left them (what `chamber key usage` shows with the in-process store). */
-export const savedVerdict = traced("RateLimits.savedVerdict")(function*(key: string, limits: Limits) {
+export const savedVerdict = Effect.fn("RateLimits.savedVerdict")(function*(key: string, limits: Limits) {
   const snapshots = yield* RateLimitSnapshots
   const [saved] = yield* snapshots.load(key)
   const now = yield* Clock.currentTimeMillis

@@ -16,7 +16,6 @@ import { EventRepo } from "../event/EventRepo.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
 import { type Registration, type RegistrationCreate, RegistrationResource } from "./Registration.ts"
 import { RegistrationRepo } from "./RegistrationRepo.ts"
-import { traced } from "../shared/Traced.ts"
 
 export class Registrations extends Context.Service<Registrations, {
   readonly listForEvent: (tenantId: number, eventId: number, page?: number) => Effect.Effect<Page<Registration>, EventNotFound>
@@ -34,12 +33,12 @@ export class Registrations extends Context.Service<Registrations, {
     const eventOf = (tenantId: number, eventId: number) =>
       Effect.flatMap(events.find(tenantId, eventId), (event) => (event === undefined ? Effect.fail(new EventNotFound({ id: eventId })) : Effect.void))
 
-    const listForEvent = traced("Registrations.listForEvent")(function*(tenantId: number, eventId: number, page?: number) {
+    const listForEvent = Effect.fn("Registrations.listForEvent")(function*(tenantId: number, eventId: number, page?: number) {
       yield* eventOf(tenantId, eventId)
       return yield* repo.listForEvent(tenantId, eventId, page ?? 1)
     })
 
-    const create = traced("Registrations.create")(function*(tenantId: number, eventId: number, input: RegistrationCreate) {
+    const create = Effect.fn("Registrations.create")(function*(tenantId: number, eventId: number, input: RegistrationCreate) {
       yield* eventOf(tenantId, eventId)
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       yield* requireOwn("contact_id", input.contact_id, (id) => contacts.find(tenantId, id))

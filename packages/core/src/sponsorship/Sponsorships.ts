@@ -13,7 +13,6 @@ import { EventRepo } from "../event/EventRepo.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
 import { type Sponsorship, SponsorshipCreate, SponsorshipResource, SponsorshipSortColumns } from "./Sponsorship.ts"
 import { SponsorshipRepo } from "./SponsorshipRepo.ts"
-import { traced } from "../shared/Traced.ts"
 
 export interface SponsorshipListQuery {
   readonly sort?: string | undefined
@@ -36,11 +35,11 @@ export class Sponsorships extends Context.Service<Sponsorships, {
     const members = yield* MemberRepo
     const events = yield* EventRepo
 
-    const list = traced("Sponsorships.list")(function*(tenantId: number, query: SponsorshipListQuery) {
+    const list = Effect.fn("Sponsorships.list")(function*(tenantId: number, query: SponsorshipListQuery) {
       return yield* repo.listLive(tenantId, utcToday(), parseSort(query.sort, SponsorshipSortColumns), query.page ?? 1)
     })
 
-    const create = traced("Sponsorships.create")(function*(tenantId: number, raw: SponsorshipCreate) {
+    const create = Effect.fn("Sponsorships.create")(function*(tenantId: number, raw: SponsorshipCreate) {
       const input = yield* decodeInput(SponsorshipCreate, raw)
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       yield* requireOwn("event_id", input.event_id, (id) => events.find(tenantId, id))

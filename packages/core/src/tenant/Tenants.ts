@@ -8,7 +8,6 @@ import { TenantNotFound } from "./TenantErrors.ts"
 import { TenantRepo } from "./TenantRepo.ts"
 import type { CustomFieldDefinition, CustomFieldResource, NewTenant, Role, Tenant, User } from "./Tenant.ts"
 import { CustomFieldResources, Roles } from "./Tenant.ts"
-import { traced } from "../shared/Traced.ts"
 
 const FIELD_KEY = /^[a-z][a-z0-9_]{0,63}$/
 const CURRENCY = /^[A-Z]{3}$/
@@ -31,13 +30,13 @@ export class Tenants extends Context.Service<Tenants, {
   static readonly layer = Layer.effect(Tenants, Effect.gen(function*() {
     const repo = yield* TenantRepo
 
-    const get = traced("Tenants.get")(function*(ref: string | number) {
+    const get = Effect.fn("Tenants.get")(function*(ref: string | number) {
       const tenant = yield* repo.find(ref)
       if (tenant === undefined) return yield* new TenantNotFound({ ref: String(ref) })
       return tenant
     })
 
-    const create = traced("Tenants.create")(function*(input: NewTenant) {
+    const create = Effect.fn("Tenants.create")(function*(input: NewTenant) {
       const name = input.name.trim()
       if (name === "" || name.length > 255) return yield* invalid("name", "The name field is required (at most 255 characters).")
       const currency = (input.currency ?? "USD").toUpperCase()
@@ -58,7 +57,7 @@ export class Tenants extends Context.Service<Tenants, {
       })
     })
 
-    const addUser = traced("Tenants.addUser")(function*(tenantRef: string | number, email: string, role: Role) {
+    const addUser = Effect.fn("Tenants.addUser")(function*(tenantRef: string | number, email: string, role: Role) {
       const tenant = yield* get(tenantRef)
       if (!EMAIL.test(email)) return yield* invalid("email", "The email must be a valid email address.")
       if (!Roles.includes(role)) return yield* invalid("role", `The role must be one of: ${Roles.join(", ")}.`)
@@ -67,12 +66,12 @@ export class Tenants extends Context.Service<Tenants, {
       return user
     })
 
-    const listUsers = traced("Tenants.listUsers")(function*(tenantRef: string | number) {
+    const listUsers = Effect.fn("Tenants.listUsers")(function*(tenantRef: string | number) {
       const tenant = yield* get(tenantRef)
       return yield* repo.listUsers(tenant.id)
     })
 
-    const addField = traced("Tenants.addField")(function*(
+    const addField = Effect.fn("Tenants.addField")(function*(
       tenantRef: string | number,
       field: { readonly resource: CustomFieldResource; readonly key: string; readonly label: string; readonly api_visible: boolean }
     ) {
@@ -88,11 +87,13 @@ export class Tenants extends Context.Service<Tenants, {
       return created
     })
 
-    const listFields = traced("Tenants.listFields")(function*(tenantRef: string | number) {
+    const listFields = Effect.fn("Tenants.listFields")(function*(tenantRef: string | number) {
       const tenant = yield* get(tenantRef)
       return yield* repo.listFields(tenant.id)
     })
 
-    return Tenants.of({ create, list: repo.list, get, addUser, listUsers, addField, listFields })
+    const list = repo.list.pipe(Effect.withSpan("Tenants.list"))
+
+    return Tenants.of({ create, list, get, addUser, listUsers, addField, listFields })
   }))
 }

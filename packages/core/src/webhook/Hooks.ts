@@ -9,7 +9,6 @@ import { WebhookSecrets } from "../shared/Ports.ts"
 import type { Hook, HookCreate, HookWithSecret } from "./Hook.ts"
 import { HookNotFound } from "./HookErrors.ts"
 import { HookRepo } from "./HookRepo.ts"
-import { traced } from "../shared/Traced.ts"
 
 export class Hooks extends Context.Service<Hooks, {
   readonly list: (tenantId: number) => Effect.Effect<ReadonlyArray<Hook>>
@@ -21,17 +20,17 @@ export class Hooks extends Context.Service<Hooks, {
     const repo = yield* HookRepo
     const secrets = yield* WebhookSecrets
 
-    const list = traced("Hooks.list")(function*(tenantId: number) {
+    const list = Effect.fn("Hooks.list")(function*(tenantId: number) {
       return yield* repo.list(tenantId)
     })
 
-    const create = traced("Hooks.create")(function*(tenantId: number, input: HookCreate) {
+    const create = Effect.fn("Hooks.create")(function*(tenantId: number, input: HookCreate) {
       const events = [...new Set(input.events)]
       const { hook, sealedSecret, created } = yield* repo.upsert(tenantId, input.url, events, secrets.seal(secrets.generate()))
       return { ...hook, secret: secrets.open(sealedSecret), created }
     })
 
-    const delete_ = traced("Hooks.delete")(function*(tenantId: number, id: number) {
+    const delete_ = Effect.fn("Hooks.delete")(function*(tenantId: number, id: number) {
       if (!(yield* repo.delete(tenantId, id))) return yield* new HookNotFound({ id })
       return { deleted: true as const }
     })

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import { ContactRepo, ContactResource, type ContactSort, traced } from "@chamber/core"
+import { ContactRepo, ContactResource, type ContactSort } from "@chamber/core"
 import { orderBy, resourceTable } from "./ResourceSql.ts"
 
 const orderOf = orderBy<ContactSort["column"]>("c", { last_name: `lower(c.last_name) COLLATE "C"`, created_at: "c.created_at" }, "last_name")
@@ -20,7 +20,7 @@ export const ContactRepoSql = Layer.effect(ContactRepo, Effect.gen(function*() {
   const contacts = resourceTable(sql, ContactResource, "contacts", "c")
 
   return ContactRepo.of({
-    list: traced("ContactRepo.list")(function*(tenantId, filter, sort, page) {
+    list: Effect.fn("ContactRepo.list")(function*(tenantId, filter, sort, page) {
       const clauses = [sql`c.tenant_id = ${tenantId}`]
       if (filter.email !== undefined) clauses.push(sql`lower(c.email) = lower(${filter.email})`)
       return yield* contacts.page(sql.and(clauses), orderOf(sort), page)

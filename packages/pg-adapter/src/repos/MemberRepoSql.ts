@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import { MemberRepo, MemberResource, SlugTaken, traced } from "@chamber/core"
+import { MemberRepo, MemberResource, SlugTaken } from "@chamber/core"
 import { likeEscape } from "./rows.ts"
 import { columnValues, resourceTable } from "./ResourceSql.ts"
 import { countedMembers, memberOrder, membersNamed } from "./MemberListSql.ts"
@@ -22,7 +22,7 @@ export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
       : find(tenantId, Number(rows[0].id)).pipe(Effect.map((m) => m!))
 
   return MemberRepo.of({
-    list: traced("MemberRepo.list")(function*(tenantId, filter, sort, page) {
+    list: Effect.fn("MemberRepo.list")(function*(tenantId, filter, sort, page) {
       // The list, and a search by name alone, read what is kept beside the members (MemberListSql.ts).
       if (filter.email === undefined && filter.name === undefined) return yield* countedMembers(sql, tenantId, filter.status, sort, page)
       if (filter.email === undefined && filter.status === undefined) return yield* membersNamed(sql, found, tenantId, filter.name!, sort, page)
