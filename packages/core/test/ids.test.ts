@@ -1,7 +1,6 @@
 /**
  * Random identifiers (API keys, tenant ids, event ids, cancel tokens): the length and alphabet
- * asked for, no repeats, and every base62 character about equally likely, also across the
- * refills of the random pool they are drawn from.
+ * asked for, no repeats, and every base62 character about equally likely.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { newEventId, randomBase62 } from "../src/index.ts"
@@ -18,7 +17,6 @@ describe("random identifiers", () => {
   })
 
   it("event ids are evt_ and 24 base62 characters, never repeated", () => {
-    // 20,000 ids draw about 500 KB: the 4 KiB pool is refilled over a hundred times.
     const ids = Array.from({ length: 20_000 }, newEventId)
     for (const id of ids.slice(0, 100)) assert.match(id, /^evt_[0-9A-Za-z]{24}$/)
     assert.strictEqual(new Set(ids).size, ids.length)

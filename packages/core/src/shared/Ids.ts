@@ -1,27 +1,15 @@
 /** Random identifiers: base62 for API keys and tenants, base64url for secrets. */
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-/**
- * Random bytes drawn from the platform's CSPRNG a pool at a time: one `getRandomValues` call
- * per 4 KiB instead of one per identifier, which cost an event id some 20 µs in a busy server
- * (bench/README.md "The statements of a transaction"). Each byte is handed out once.
- */
-const pool = new Uint8Array(4096)
-let taken = pool.length
-const randomByte = (): number => {
-  if (taken === pool.length) {
-    globalThis.crypto.getRandomValues(pool)
-    taken = 0
-  }
-  return pool[taken++]!
-}
-
 /** `length` uniformly random base62 characters (rejection sampling, no modulo bias). */
 export const randomBase62 = (length: number): string => {
   let out = ""
   while (out.length < length) {
-    const byte = randomByte()
-    if (byte < 248) out += BASE62[byte % 62]
+    // A byte is kept with probability 248/256: a few spare bytes make one draw enough nearly always.
+    const bytes = globalThis.crypto.getRandomValues(new Uint8Array(length - out.length + 8))
+    for (const byte of bytes) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62]
+    }
   }
   return out
 }
