@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { runtimes } from "@chamber/pg-adapter/testing"
+import { postgresOnly } from "@chamber/pg-adapter/testing"
 import { type Receiver, startReceiver } from "@chamber/webhook-relay/test/receiver"
 import { BIN, chamber, Env, envLayer, json, serving } from "./harness.ts"
 import { suiteDir } from "./tempDirs.ts"
@@ -83,7 +83,7 @@ const untilDistinct = (receiver: Receiver, count: number, timeoutMs = 90_000) =>
     }
   })
 
-for (const rt of runtimes().filter((r) => r.name === "postgres")) {
+for (const rt of postgresOnly("relays that die lose nothing on postgres")) {
   describe(`relays that die lose nothing on ${rt.name}`, () => {
     layer(envLayer(rt), { timeout: 240_000, excludeTestServices: true })((it) => {
       it.effect("SIGKILL three times during a 1,000-event burst, then a relay left running: every event arrives at least once", () =>

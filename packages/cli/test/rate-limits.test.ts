@@ -6,7 +6,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { runtimes } from "@chamber/pg-adapter/testing"
+import { postgresOnly, runtimes } from "@chamber/pg-adapter/testing"
 import { chamber, envLayer, json, serving } from "./harness.ts"
 
 const REDIS_URL = process.env.REDIS_URL || "redis://127.0.0.1:6379"
@@ -88,7 +88,7 @@ for (const rt of runtimes()) {
   })
 }
 
-for (const rt of runtimes().filter((r) => r.name === "postgres")) {
+for (const rt of postgresOnly("rate limits shared through Redis on postgres")) {
   describe(`rate limits shared through Redis on ${rt.name}`, () => {
     layer(envLayer(rt), { timeout: 120_000 })((it) => {
       it.effect("two servers: exactly 120 of 300 concurrent requests admitted; key usage reads Redis; a revocation holds on both", () =>

@@ -3,8 +3,14 @@ import * as Schema from "effect/Schema"
 
 export const PER_PAGE = 100
 
+/** The page asked: a whole number of at least 1 of any size (a page past the last is empty, not refused). */
+const PageNumber = Schema.Finite.check(Schema.makeFilter((n: number) => Number.isInteger(n) && n >= 1, {
+  expected: "a whole number of at least 1",
+  toJsonSchema: () => ({ type: "integer", minimum: 1 })
+}))
+
 export const PageMeta = Schema.Struct({
-  current_page: Schema.Int,
+  current_page: PageNumber,
   per_page: Schema.Int,
   total: Schema.Int,
   last_page: Schema.Int
@@ -19,6 +25,18 @@ export const pageMeta = (page: number, total: number): PageMeta => ({
 })
 
 export const pageOffset = (page: number): number => (page - 1) * PER_PAGE
+
+/**
+ * A page no list reaches: its first row would come after more rows than any table holds, and its
+ * offset is still an exact number within SQL's bigint.
+ */
+export const PAST_EVERY_ROW = Math.floor(Number.MAX_SAFE_INTEGER / PER_PAGE)
+
+/**
+ * The page a list reads for the page asked, a whole number of any size: itself, or for a page
+ * beyond `PAST_EVERY_ROW`, that page, which answers the same (no rows, the true total).
+ */
+export const readablePage = (asked: bigint): number => (asked > BigInt(PAST_EVERY_ROW) ? PAST_EVERY_ROW : Number(asked))
 
 export interface Page<A> {
   readonly rows: ReadonlyArray<A>

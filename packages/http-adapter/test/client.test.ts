@@ -42,7 +42,7 @@ for (const rt of runtimes()) {
           const list = yield* client.members.list({ query: {} })
           assert.deepStrictEqual(list.meta, { current_page: 1, per_page: 100, total: 2, last_page: 1 })
           assert.deepStrictEqual(list.data.map((m) => m.attributes.name), ["Second Typed Co", "Typed Client Co"])
-          const pending = yield* client.members.list({ query: { status: "pending", sort: "-name", page: 1 } })
+          const pending = yield* client.members.list({ query: { status: "pending", sort: "-name", page: 1n } })
           assert.deepStrictEqual(pending.data.map((m) => m.attributes.name), ["Second Typed Co"])
 
           const found = yield* client.members.search({ query: { name: "client" } })

@@ -17,6 +17,15 @@ const METHODS: ReadonlyArray<Method> = ["GET", "POST", "PATCH", "PUT", "DELETE"]
 const UNAUTHENTICATED = { message: "Unauthenticated." }
 const NOT_FOUND = { message: "Not found." }
 
+/** Whole numbers past every row: 2^53, 2^63 and 2^64, and one of 400 digits. */
+const HUGE = ["9007199254740992", "9223372036854775808", "18446744073709551616", "9".repeat(400)]
+
+/** The filter a search needs to answer at all (a list needs none). */
+const FILTERS: Record<string, string> = {
+  "/api/v1/members/search": "name=acme&",
+  "/api/v1/contacts/search": "email=ann.lee%40acme.example&"
+}
+
 /** A chamber with a key holding every scope and one row for each id of `endpoint`. */
 const chamberFor = (endpoint: Endpoint) =>
   Effect.gen(function*() {
@@ -31,7 +40,7 @@ const chamberFor = (endpoint: Endpoint) =>
       })
     for (const id of endpoint.ids) rows[id] = yield* make(creatorOf(endpoint, id))
     const pathWith = (ids: Record<string, string | number>) => endpoint.path.replace(/:([A-Za-z_]+)/g, (_, id: string) => String(ids[id]))
-    return { ...chamber, rows, path: pathWith(rows), pathWith }
+    return { ...chamber, rows, path: pathWith(rows), pathWith, make }
   })
 
 const scopeOf = (access: Access) => (access === AnyValidKey ? undefined : access)
@@ -83,19 +92,39 @@ for (const rt of runtimes()) {
         )
 
         if (endpoint.ids.length > 0) {
-          it.effect(`${endpoint.label}: 404 for another chamber's id and for ids that are not positive integers`, () =>
+          it.effect(`${endpoint.label}: 404 for another chamber's id, ids that are not positive integers and ids past every row (2^53, 2^63...)`, () =>
             Effect.gen(function*() {
               const a = yield* chamberFor(endpoint)
               const b = yield* chamberFor(endpoint)
               const read = call("GET", b.path, { key: b.key }).pipe(Effect.map((r) => [r.status, r.body]))
               const before = yield* read
               assertError(yield* call(endpoint.method, b.path, { key: a.key, body: endpoint.body }), 404, NOT_FOUND)
-              for (const bad of ["abc", "0", "-1", "1.5", "1e3", "99999999999999999999"]) {
+              for (const bad of ["abc", "0", "-1", "1.5", "1e3", "99999999999999999999", "9007199254740991", ...HUGE]) {
                 const path = a.pathWith(Object.fromEntries(endpoint.ids.map((id) => [id, bad])))
                 assertError(yield* call(endpoint.method, path, { key: a.key, body: endpoint.body }), 404, NOT_FOUND)
               }
               // The other chamber's row is as it was.
               assert.deepStrictEqual(yield* read, before)
+            }))
+        }
+
+        if (endpoint.paged) {
+          it.effect(`${endpoint.label}: a page past the last, however large (2^53, 2^63, 400 digits), is 200 with data [] and the true meta`, () =>
+            Effect.gen(function*() {
+              const a = yield* chamberFor(endpoint)
+              const collection = endpoint.path.replace(/\/search$/, "")
+              const creator = endpoints.find((e) => e.method === "POST" && e.path === collection && e.body !== undefined)
+              if (creator !== undefined) yield* a.make(creator)
+              const query = `${a.path}?${FILTERS[endpoint.path] ?? ""}page=`
+              const first = yield* call("GET", `${query}1`, { key: a.key })
+              assert.strictEqual(first.status, 200, JSON.stringify(first.body))
+              const { last_page, per_page, total } = first.body.meta
+              for (const page of HUGE) {
+                const reply = yield* call("GET", `${query}${page}`, { key: a.key })
+                assert.deepStrictEqual([reply.status, reply.body.data], [200, []], `page=${page}: ${reply.text}`)
+                assert.deepInclude(reply.body.meta, { per_page, total, last_page }, `page=${page}`)
+                assert.include(reply.text, `"current_page":${page},`, "current_page is the page asked, digit for digit")
+              }
             }))
         }
 

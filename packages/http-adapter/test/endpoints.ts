@@ -1,6 +1,7 @@
 /**
  * Every endpoint of the contract as the cross-cutting suites see it: method, path, access, the
- * names of its path ids and the example body of its payload schema.
+ * names of its path ids, whether it is a list that takes `page`, and the example body of its
+ * payload schema.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -17,6 +18,8 @@ export interface Endpoint {
   readonly access: Access
   /** The names of its path ids (`member` for `/members/:member`). */
   readonly ids: ReadonlyArray<string>
+  /** Whether it takes `page` (a list). */
+  readonly paged: boolean
   /** The example body of its payload schema; undefined when it takes no body. */
   readonly body: unknown
 }
@@ -35,6 +38,7 @@ HttpApi.reflect(Api, {
       path: endpoint.path,
       access,
       ids: [...endpoint.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!),
+      paged: endpoint.query !== undefined && SchemaAST.isObjects(endpoint.query.ast) && endpoint.query.ast.propertySignatures.some((p) => p.name === "page"),
       body: schemas.length === 0 ? undefined : examples?.[0] ?? {}
     })
   }

@@ -69,6 +69,8 @@ export interface Reply {
   readonly status: number
   readonly headers: Record<string, string>
   readonly body: any
+  /** The body as it came, before JSON parsing. */
+  readonly text: string
 }
 
 const read = (response: HttpClientResponse.HttpClientResponse) =>
@@ -80,7 +82,7 @@ const read = (response: HttpClientResponse.HttpClientResponse) =>
     } catch {
       body = text
     }
-    const reply: Reply = { status: response.status, headers: response.headers as Record<string, string>, body }
+    const reply: Reply = { status: response.status, headers: response.headers as Record<string, string>, body, text }
     return reply
   })
 

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import { StorageLive } from "@chamber/pg-adapter"
-import { DatabaseConfigRef, type Runtime, runtimes } from "@chamber/pg-adapter/testing"
+import { DatabaseConfigRef, postgresOnly, type Runtime, runtimes } from "@chamber/pg-adapter/testing"
 import pg from "pg"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { HttpLive, NodeServerTest } from "../src/index.ts"
@@ -136,8 +136,7 @@ for (const rt of runtimes()) {
   })
 }
 
-const postgres = runtimes().find((rt) => rt.name === "postgres")
-if (postgres !== undefined) {
+for (const postgres of postgresOnly("readiness when the database goes away")) {
   describe("readiness when the database goes away", () => {
     layer(server(postgres), { timeout: 120_000 })((it) => {
       it.effect("GET /readyz answers 503 {message} within a few seconds once the database is gone; /healthz still 200", () =>

@@ -2,8 +2,10 @@
  * Storage runtimes for tests. Every storage suite runs on embedded PGlite and on the PostgreSQL
  * server at DATABASE_URL, each suite in a database of its own. With CI=true a missing or
  * unreachable server fails the run; locally, without DATABASE_URL, the PostgreSQL suite says
- * loudly that it did not run.
+ * loudly that it did not run, and a suite that runs on PostgreSQL only is reported skipped
+ * (`postgresOnly`), so no test file is ever left without a test.
  */
+import { describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import pg from "pg"
@@ -66,6 +68,20 @@ export const runtimes = (): ReadonlyArray<Runtime> => {
     return [pgliteRuntime]
   }
   return [pgliteRuntime, { name: "postgres", database: freshPostgres(serverUrl) }]
+}
+
+/**
+ * The runtimes of a suite that runs on PostgreSQL only: the server's, or, without DATABASE_URL,
+ * none, and then a skipped test under `suite` whose title says how to run it.
+ */
+export const postgresOnly = (suite: string): ReadonlyArray<Runtime> => {
+  const found = runtimes().filter((rt) => rt.name === "postgres")
+  if (found.length === 0) {
+    describe.skip(suite, () => {
+      it.skip(`skipped: DATABASE_URL is not set; set DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres to run it on PostgreSQL`, () => {})
+    })
+  }
+  return found
 }
 
 /** Builds a suite's layer on a fresh database of the runtime. */

@@ -13,7 +13,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import { DatabaseConfigRef, runtimes } from "./harness.ts"
+import { DatabaseConfigRef, postgresOnly } from "./harness.ts"
 import { DatabaseLive, databaseConfigFromEnv, DEFAULT_PIPELINE, MAX_PIPELINE, pipelineFromEnv } from "../src/Database.ts"
 
 /** The server's backend that ran each of `n` statements started together, each taking 100 ms. */
@@ -37,7 +37,6 @@ const withPipeline = (pipeline: number) =>
     return DatabaseLive({ ...config, maxConnections: 10, pipeline }, { migrateOnStart: false })
   }))
 
-const postgres = runtimes().find((rt) => rt.name === "postgres")
 
 describe("DATABASE_PIPELINE", () => {
   it("defaults to 2 and takes a whole number from 1 to 32, else says what it takes; so does a config's pipeline", () => {
@@ -60,7 +59,7 @@ describe("DATABASE_PIPELINE", () => {
   })
 })
 
-if (postgres !== undefined) {
+for (const postgres of postgresOnly("pipelined statements on PostgreSQL")) {
   describe("pipelined statements on PostgreSQL", () => {
     layer(postgres.database, { timeout: 60_000 })((it) => {
       it.effect("8 statements in flight take 2 connections at 4 a connection, 8 at 1", () =>

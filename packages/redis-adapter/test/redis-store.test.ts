@@ -1,4 +1,8 @@
-/** The Redis rate-limit store against the store contract, and its keys' expiry, on the Redis server of REDIS_URL (CI: it must be there). */
+/**
+ * The Redis rate-limit store against the store contract, and its keys' expiry, on the Redis server
+ * of REDIS_URL. With CI=true it must be set; locally, without it, the suite is reported skipped and
+ * says so loudly.
+ */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { createClient } from "redis"
@@ -6,11 +10,21 @@ import { DAY_MS, MINUTE_MS } from "@chamber/core"
 import { rateLimitContract } from "@chamber/core/test/rate-limit-contract"
 import { makeRedisStore, RedisRateLimitStore } from "../src/index.ts"
 
-export const REDIS_URL = process.env.REDIS_URL || "redis://127.0.0.1:6379"
+const REDIS_URL = process.env.REDIS_URL ?? ""
+const ci = process.env.CI === "true" || process.env.CI === "1"
 
-rateLimitContract("Redis", RedisRateLimitStore({ url: REDIS_URL, clock: "caller", failOpen: false, timeoutMs: 5_000 }))
+if (REDIS_URL === "") {
+  const message = "REDIS_URL is not set: the Redis store suite needs a Redis server."
+  if (ci) throw new Error(`${message} CI must not skip it.`)
+  console.warn(`\n*** ${message} It did NOT run. Set REDIS_URL=redis://127.0.0.1:6379 to run it. ***\n`)
+  describe.skip("the Redis rate-limit store", () => {
+    it.skip("skipped: REDIS_URL is not set; set REDIS_URL=redis://127.0.0.1:6379 to run it on Redis", () => {})
+  })
+} else {
+  rateLimitContract("Redis", RedisRateLimitStore({ url: REDIS_URL, clock: "caller", failOpen: false, timeoutMs: 5_000 }))
+}
 
-describe("the Redis store's counts expire", () => {
+describe.skipIf(REDIS_URL === "")("the Redis store's counts expire", () => {
   it.live("every Redis key of an API key lives a day and a minute after its last admitted request, no longer", () =>
     Effect.gen(function*() {
       const client = createClient({ url: REDIS_URL })

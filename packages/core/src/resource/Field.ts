@@ -92,11 +92,21 @@ export const email = (max: number, example: string) => {
   }
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+const leap = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+
+/**
+ * A day of the (proleptic Gregorian) calendar from 0001-01-01 to 9999-12-31, RFC 3339's
+ * full-date without year 0000, which PostgreSQL does not have. Counted, not built with
+ * `Date.UTC`, which takes years 0 to 99 for 1900 to 1999.
+ */
 const validDate = (s: string) => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
   if (m === null) return false
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])))
-  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false
+  return day <= (month === 2 && leap(year) ? 29 : DAYS_IN_MONTH[month - 1]!)
 }
 
 /** A calendar date, `YYYY-MM-DD`, stored in a `date` column. */
@@ -112,10 +122,19 @@ export const date = (example: string) => ({
 
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/
 
-/** A calendar date and a clock time that exist (no 30 February, no 25:00), with an offset. */
+/** The first and the last moment shown in UTC as a full-date of years 0001 to 9999. */
+const FIRST_MOMENT = Date.parse("0001-01-01T00:00:00.000Z")
+const LAST_MOMENT = Date.parse("9999-12-31T23:59:59.999Z")
+
+/**
+ * A calendar date and a clock time that exist (no 30 February, no 25:00), with an offset, at a
+ * moment whose UTC date is in years 0001 to 9999 (the form it is shown in).
+ */
 const validDateTime = (s: string) => {
   const m = DATE_TIME.exec(s)
-  return m !== null && validDate(m[1]!) && !Number.isNaN(Date.parse(s))
+  if (m === null || !validDate(m[1]!)) return false
+  const at = Date.parse(s)
+  return at >= FIRST_MOMENT && at <= LAST_MOMENT
 }
 
 /**

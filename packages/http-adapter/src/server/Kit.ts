@@ -6,7 +6,8 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
-import { type DomainError, type KeyContext, type Page, pageMeta } from "@chamber/core"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { type DomainError, type KeyContext, type Page, pageMeta, readablePage } from "@chamber/core"
 import { CurrentKey } from "../shared/Access.ts"
 import { jsonText } from "./EndpointRoute.ts"
 import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
@@ -68,16 +69,32 @@ export const bare = <A, E extends DomainError, R>(run: (tenantId: number) => Eff
 type ItemOf<L extends Schema.Top> = L["Encoded"] extends { readonly data: ReadonlyArray<infer I> } ? I : never
 
 /**
- * A page `{data, meta}` of the key's tenant (`page` defaults to 1). Its rows must have the
- * type of the list schema's items; they are written as JSON directly, without encoding them
- * through the schema again (a fifth of a members page's CPU, bench/README.md).
+ * `{data, meta}` of the page asked. `current_page` is the page asked digit for digit, also past
+ * the numbers JSON parsers hold exactly (such a page has no rows).
+ */
+const pageText = (asked: bigint, result: Page<unknown>) => {
+  if (asked <= BigInt(Number.MAX_SAFE_INTEGER)) return jsonText({ data: result.rows, meta: pageMeta(Number(asked), result.total) })
+  const { last_page, per_page, total } = pageMeta(1, result.total)
+  return HttpServerResponse.text(
+    `{"data":${JSON.stringify(result.rows)},"meta":{"current_page":${asked},"per_page":${per_page},"total":${total},"last_page":${last_page}}}`,
+    { status: 200, contentType: "application/json" }
+  )
+}
+
+/**
+ * A page `{data, meta}` of the key's tenant (`page` defaults to 1; any whole number, a page past
+ * the last answering no rows and the true total). Its rows must have the type of the list
+ * schema's items; they are written as JSON directly, without encoding them through the schema
+ * again (a fifth of a members page's CPU, bench/README.md).
  */
 export const page = <L extends Schema.Top, E extends DomainError, R>(
   _list: L,
-  page: number | undefined,
+  page: bigint | undefined,
   run: (tenantId: number, page: number) => Effect.Effect<Page<ItemOf<L>>, E, R>
-) =>
-  answered(forTenant((tenantId) => run(tenantId, page ?? 1)), (result) => jsonText({ data: result.rows, meta: pageMeta(page ?? 1, result.total) }))
+) => {
+  const asked = page ?? 1n
+  return answered(forTenant((tenantId) => run(tenantId, readablePage(asked))), (result) => pageText(asked, result))
+}
 
 /**
  * One resource whose status depends on what happened (a subscribe: 201 when it made or renewed

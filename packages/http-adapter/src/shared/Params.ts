@@ -2,26 +2,31 @@
 import * as Schema from "effect/Schema"
 import * as SchemaTransformation from "effect/SchemaTransformation"
 
-const ID = /^[1-9][0-9]{0,15}$/
+const DIGITS = /^[1-9][0-9]*$/
 
 /**
- * A path id. Text that is not a positive integer names no row, so it decodes to 0,
- * an id no row has: the lookup answers 404 like any missing row, never a 422.
+ * A path id. Ids are compared as whole numbers of any size: text that is not a positive integer,
+ * or one past the ids a row can have (every id is a safe integer), names no row, so it decodes
+ * to 0, an id no row has: the lookup answers 404 like any missing row, never a 422, and no
+ * number out of SQL's range reaches the database.
  */
 export const RowId = Schema.String.pipe(
   Schema.decodeTo(
     Schema.Int,
-    SchemaTransformation.transform({ decode: (s) => (ID.test(s) ? Number(s) : 0), encode: (n) => String(n) })
+    SchemaTransformation.transform({
+      decode: (s) => (s.length <= 16 && DIGITS.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : 0),
+      encode: (n) => String(n)
+    })
   )
 )
 
 const PAGE = "The page field must be an integer of at least 1."
 
-/** `page`: plain decimal digits, at least 1, default 1. */
+/** `page`: plain decimal digits, a whole number of at least 1 of any size, default 1. */
 export const PageQuery = Schema.optionalKey(
   Schema.String.annotate({ message: PAGE }).pipe(
-    Schema.check(Schema.makeFilter((s: string) => /^[1-9][0-9]*$/.test(s) && Number.isSafeInteger(Number(s)), { message: PAGE })),
-    Schema.decodeTo(Schema.Int, SchemaTransformation.transform({ decode: Number, encode: String }))
+    Schema.check(Schema.makeFilter((s: string) => DIGITS.test(s), { message: PAGE })),
+    Schema.decodeTo(Schema.BigInt, SchemaTransformation.transform({ decode: (s) => BigInt(s), encode: String }))
   )
 )
 
