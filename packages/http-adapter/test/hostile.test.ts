@@ -91,6 +91,21 @@ for (const rt of runtimes()) {
           )
         }))
 
+      it.effect("an HTTP/1.1 request without Host is a 400, CONNECT a 405: JSON both, and the connection closes", () =>
+        Effect.gen(function*() {
+          const { auth } = yield* chamberWithMember
+          const p = yield* port
+          const noHost = yield* rawExchange(p, `GET /api/v1/me HTTP/1.1\r\n${auth.join(": ")}\r\n\r\n`)
+          expectJson(noHost, 400, BAD_REQUEST, "no Host")
+          assert.strictEqual(noHost.headers["connection"], "close")
+          expectJson(yield* rawExchange(p, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"), 405, {
+            message: "Method not allowed."
+          }, "CONNECT")
+          // HTTP/1.0 has no Host to require.
+          const old = yield* rawExchange(p, `GET /api/v1/me HTTP/1.0\r\n${auth.join(": ")}\r\n\r\n`)
+          assert.strictEqual(old.status, 200, old.body)
+        }))
+
       it.effect("only canonical paths route: odd spellings of a path are 404 for every method, and nothing is served or changed", () =>
         Effect.gen(function*() {
           const { key, member, auth } = yield* chamberWithMember

@@ -1,9 +1,11 @@
 /**
  * The Node HTTP server the API runs on. Node's own parser answers some requests before any of
  * our code sees them (an unknown method, headers over 16 KiB, a malformed request line or chunk,
- * Content-Length with Transfer-Encoding, `Expect` other than 100-continue); here those answers
- * are JSON `{message}` too, with the right status (docs/api.md "Errors"). An answer whose body is
- * known whole goes out in one write with its head (`OneWriteResponse`).
+ * Content-Length with Transfer-Encoding, `Expect` other than 100-continue, `CONNECT`); here those
+ * answers are JSON `{message}` too, with the right status (docs/api.md "Errors"). An HTTP/1.1
+ * request without Host, which Node would answer with an empty 400, is left to the front door's
+ * JSON one (server/JsonErrors.ts). An answer whose body is known whole goes out in one write with
+ * its head (`OneWriteResponse`).
  */
 import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
@@ -121,7 +123,7 @@ class GracefulServer extends http.Server {
   #accepted = 0
 
   constructor(options: StopOptions) {
-    super({ ServerResponse: OneWriteResponse })
+    super({ ServerResponse: OneWriteResponse, requireHostHeader: false })
     this.#options = options
     this.on("connection", (socket: net.Socket) => {
       this.#accepted++
@@ -213,6 +215,11 @@ const DEFAULT_SHUTDOWN_TIMEOUT = Duration.seconds(30)
 export const createServer = (options: StopOptions = {}): http.Server => {
   const server = new GracefulServer(options)
   server.on("clientError", onClientError)
+  // No route serves CONNECT: without a listener, Node would close the connection with no answer.
+  server.on("connect", (_request: http.IncomingMessage, socket: Duplex) => {
+    socket.on("error", () => {})
+    socket.end(rawJsonResponse(405))
+  })
   server.prependListener("checkContinue", (request: http.IncomingMessage, response: http.ServerResponse) => {
     continued.set(request.socket, response)
   })
