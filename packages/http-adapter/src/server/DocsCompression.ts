@@ -46,7 +46,8 @@ export const compressingDocs = (paths: ReadonlyArray<string>) => {
     return entry
   }
   return <E, R>(request: HttpServerRequest.HttpServerRequest, app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => {
-    if (request.method !== "GET") return app
+    // HEAD gets GET's fields (Node sends no body).
+    if (request.method !== "GET" && request.method !== "HEAD") return app
     const path = request.url.split("?")[0] ?? ""
     if (!paths.includes(path)) return app
     return Effect.map(app, (response) => {
