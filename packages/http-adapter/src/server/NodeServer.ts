@@ -15,6 +15,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as http from "node:http"
 import * as net from "node:net"
 import type { Duplex } from "node:stream"
+import { ANSWER_FIELDS } from "./AnswerFields.ts"
 
 const reasons: Record<number, string> = {
   400: "Bad Request",
@@ -48,10 +49,13 @@ const statusOf = (error: NodeJS.ErrnoException): number => {
   }
 }
 
+/** The fields every answer carries (server/AnswerFields.ts), as header lines. */
+const ANSWER_LINES = Object.entries(ANSWER_FIELDS).map(([name, value]) => `${name}: ${value}\r\n`).join("")
+
 /** A whole HTTP/1.1 response with a JSON `{message}` body; the connection closes after it. */
 export const rawJsonResponse = (status: number): string => {
   const body = JSON.stringify({ message: messages[status] ?? "Bad request." })
-  return `HTTP/1.1 ${status} ${reasons[status] ?? "Bad Request"}\r\nContent-Type: application/json\r\n` +
+  return `HTTP/1.1 ${status} ${reasons[status] ?? "Bad Request"}\r\nContent-Type: application/json\r\n${ANSWER_LINES}` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
 }
 
@@ -246,7 +250,12 @@ export const createServer = (options: ServerOptions = {}): http.Server => {
   })
   server.on("checkExpectation", (_request: http.IncomingMessage, response: http.ServerResponse) => {
     const body = JSON.stringify({ message: messages[417] })
-    response.writeHead(417, { "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close" })
+    response.writeHead(417, {
+      ...ANSWER_FIELDS,
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      connection: "close"
+    })
     response.end(body)
   })
   return server

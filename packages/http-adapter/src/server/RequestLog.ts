@@ -13,6 +13,7 @@ import * as References from "effect/References"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { randomUUID } from "node:crypto"
+import { answerFields } from "./AnswerFields.ts"
 
 /**
  * What is learnt during the request: the authenticating key's display prefix for the log line,
@@ -58,7 +59,8 @@ export type RequestService = readonly [key: Context.Key<any, any>, service: unkn
 /**
  * Runs `handle` for the request with its facts, its request id on every log line and `services`
  * (whatever else the front door gives every request), all in one change of the fiber's context;
- * then the answer gets its fields and the access-log line is written. The request's headers are
+ * then the answer gets its fields (server/AnswerFields.ts, the key's rate limits, the request id)
+ * and the access-log line is written. The request's headers are
  * read once, here: Node's request object builds them anew each time they are asked for.
  */
 export const withRequestLog = <E, R>(
@@ -81,7 +83,9 @@ export const withRequestLog = <E, R>(
       Effect.flatMap((response) => {
         const answered = HttpServerResponse.setHeaders(
           response,
-          facts.headers === undefined ? { "x-request-id": requestId } : { ...facts.headers, "x-request-id": requestId }
+          facts.headers === undefined
+            ? { ...answerFields(response), "x-request-id": requestId }
+            : { ...answerFields(response), ...facts.headers, "x-request-id": requestId }
         )
         // The line is made only when it is written: with info off (the bench, `LOG_LEVEL=warn`), a
         // request skips its annotations altogether.
