@@ -201,6 +201,24 @@ for (const rt of runtimes()) {
           }])
         }), 120_000)
 
+      it.effect("CHAMBER_REQUEST_TIMEOUT: a request still arriving when it passes is a 408 JSON; a value that is no duration above zero is refused", () =>
+        Effect.gen(function*() {
+          const { key } = yield* demo
+          const server = yield* serving([], { CHAMBER_REQUEST_TIMEOUT: "1s" })
+          const started = Date.now()
+          const raw = yield* Effect.promise(() => slowPost(server.port, key).closed) // its body never ends
+          assert.isBelow(Date.now() - started, 10_000)
+          assert.match(raw, /^HTTP\/1\.1 408 /, raw)
+          assert.deepStrictEqual(JSON.parse(raw.split("\r\n\r\n")[1]!), { message: "The request took too long to arrive." })
+
+          for (const value of ["soon", "0s"]) {
+            const bad = yield* chamber(["serve", "--port", "0", "--json"], { CHAMBER_REQUEST_TIMEOUT: value })
+            assert.deepStrictEqual([bad.code, JSON.parse(bad.stderr)], [1, {
+              error: `CHAMBER_REQUEST_TIMEOUT must be a duration above zero, such as 30s, 500ms or 2m, not "${value}".`
+            }])
+          }
+        }), 120_000)
+
       if (rt.name === "postgres") {
         it.effect("DATABASE_PIPELINE out of range: serve, relay and a command refuse it, saying what it takes; exit 1", () =>
           Effect.gen(function*() {

@@ -2,6 +2,6 @@
 export * from "./contract.ts"
 export { ApiRoutes, HandlersLive, HttpLive, MAX_BODY_BYTES, serveApi } from "./Server.ts"
 export { CurrentKey } from "./shared/Access.ts"
-export { createServer, NodeServerLive, NodeServerTest } from "./server/NodeServer.ts"
+export { createServer, NodeServerLive, NodeServerTest, nodeServerTest, type ServerOptions } from "./server/NodeServer.ts"
 export { checkContract, ContractViolation, contractProblems } from "./server/ContractCheck.ts"
 export { RateLimitPerMinute, rateLimitHeaders } from "./server/RateLimiting.ts"

@@ -2,6 +2,7 @@
  * The cross-cutting rules of docs/api.md ("Authentication and scopes", "Errors"), checked on
  * every endpoint of the contract, on every storage runtime. The endpoints, their access, path ids
  * and example bodies come from the contract itself: a new endpoint is checked by being in it.
+ * HEAD is answered on every GET route as GET is, without the body.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -11,7 +12,8 @@ import { runtimes } from "@chamber/pg-adapter/testing"
 import { type Access, AnyValidKey } from "../src/index.ts"
 import { assertError, assertMessageOnly } from "./assertions.ts"
 import { createdId, creatorOf, type Endpoint, endpoints, type Method, withReferences } from "./endpoints.ts"
-import { anotherKey, call, chamberWithKey, serverOn } from "./fixture.ts"
+import { anotherKey, call, chamberWithKey, serverOn, serverUrl } from "./fixture.ts"
+import { rawExchange, type RawReply, rawRequest } from "./raw.ts"
 
 const METHODS: ReadonlyArray<Method> = ["GET", "POST", "PATCH", "PUT", "DELETE"]
 const UNAUTHENTICATED = { message: "Unauthenticated." }
@@ -45,12 +47,51 @@ const chamberFor = (endpoint: Endpoint) =>
 
 const scopeOf = (access: Access) => (access === AnyValidKey ? undefined : access)
 
+/** The methods a path allows: its endpoints', and HEAD wherever GET is. */
+const allowedOn = (path: string): ReadonlyArray<string> => {
+  const methods: Array<string> = endpoints.filter((e) => e.path === path).map((e) => e.method)
+  return methods.includes("GET") ? [...methods, "HEAD"] : methods
+}
+
+/** An answer's fields but those that differ from one request to the next. */
+const lasting = (reply: RawReply) => {
+  const { date: _date, "x-request-id": _id, ratelimit: _rateLimit, ...rest } = reply.headers
+  return rest
+}
+
+/** What remains of the key's minute after the answer. */
+const minuteLeft = (reply: RawReply) => Number(/^"minute";r=(\d+);/.exec(reply.headers["ratelimit"] ?? "")?.[1])
+
 for (const rt of runtimes()) {
   describe(`every endpoint of the contract on ${rt.name}`, () => {
     layer(serverOn(rt), { timeout: 120_000 })((it) => {
       it("the contract has endpoints to check", () => {
         assert.isAtLeast(endpoints.length, 6)
       })
+
+      it.effect("HEAD on every GET route: GET's status and fields, Content-Length included, no body; counted like a GET", () =>
+        Effect.gen(function*() {
+          const port = Number(new URL(yield* serverUrl).port)
+          const send = (method: string, path: string, key?: string) =>
+            rawExchange(port, rawRequest({ method, path, headers: key === undefined ? [] : [["Authorization", `Bearer ${key}`]] }))
+          for (const endpoint of endpoints.filter((e) => e.method === "GET")) {
+            const a = yield* chamberFor(endpoint)
+            const get = yield* send("GET", a.path, a.key)
+            const head = yield* send("HEAD", a.path, a.key)
+            const again = yield* send("GET", a.path, a.key)
+            assert.strictEqual(head.status, get.status, `HEAD ${a.path}: ${get.body.slice(0, 200)}`)
+            assert.deepStrictEqual(lasting(head), lasting(get), `HEAD ${a.path}`)
+            assert.strictEqual(head.body, "", `HEAD ${a.path}`)
+            assert.deepStrictEqual([minuteLeft(get) - minuteLeft(head), minuteLeft(head) - minuteLeft(again)], [1, 1], `HEAD ${a.path} counts`)
+          }
+          // The routes outside the contract, without a key.
+          for (const path of ["/docs", "/api/v1/openapi.json", "/healthz", "/readyz"]) {
+            const get = yield* send("GET", path)
+            const head = yield* send("HEAD", path)
+            assert.strictEqual(get.status, 200, path)
+            assert.deepStrictEqual([head.status, lasting(head), head.body], [200, lasting(get), ""], `HEAD ${path}`)
+          }
+        }))
 
       for (const endpoint of endpoints) {
         const scope = scopeOf(endpoint.access)
@@ -154,12 +195,12 @@ for (const rt of runtimes()) {
           it.effect(`${endpoint.path}: 405 with Allow for every other method`, () =>
             Effect.gen(function*() {
               const a = yield* chamberFor(endpoint)
-              const allowed = samePath.map((e) => e.method)
+              const allowed = allowedOn(endpoint.path)
               for (const method of METHODS.filter((m) => !allowed.includes(m))) {
                 for (const key of [a.key, undefined]) {
                   const reply = yield* call(method, a.path, { key })
                   assertError(reply, 405, { message: "Method not allowed." })
-                  assert.sameMembers((reply.headers["allow"] ?? "").split(/,\s*/), allowed, `${method} ${endpoint.path}`)
+                  assert.sameMembers((reply.headers["allow"] ?? "").split(/,\s*/), [...allowed], `${method} ${endpoint.path}`)
                 }
               }
             }))

@@ -81,6 +81,16 @@ for (const rt of runtimes()) {
           for (const url of ["http://hooks.example.com/a", "ftp://x.example", "https://", "hooks.example.com", "https:// bad host", 5]) {
             yield* invalid({ url, events }, ["url"])
           }
+          // A host and a port as written: URL parsing alone would find host "nohost" in `https:///nohost`.
+          const noHost = ["The url field must be a valid URL starting with https://."]
+          for (const url of ["https:///nohost", "https:////hooks.example.com/a", "https:/\\hooks.example.com/a", "https://\\hooks.example.com/a"]) {
+            assert.deepStrictEqual((yield* invalid({ url, events }, ["url"])).url, noHost, url)
+          }
+          const portZero = ["The url field must have a port from 1 to 65535."]
+          for (const url of ["https://hooks.example.com:0/a", "https://hooks.example.com:000/a", "https://[2001:db8::1]:0/"]) {
+            assert.deepStrictEqual((yield* invalid({ url, events }, ["url"])).url, portZero, url)
+          }
+          ok(yield* hook(key, { url: "https://hooks.example.com:8443/a", events }), 201)
           const long = `https://hooks.example.com/${"a".repeat(500 - 26)}`
           assert.lengthOf(long, 500)
           ok(yield* hook(key, { url: long, events }), 201)

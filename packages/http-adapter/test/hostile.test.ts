@@ -8,8 +8,9 @@ import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { assertSingle } from "./assertions.ts"
-import { call, chamberWithKey, serverOn, serverUrl } from "./fixture.ts"
-import { rawExchange, type RawReply, rawRequest } from "./raw.ts"
+import { nodeServerTest } from "../src/index.ts"
+import { call, chamberWithKey, serverListeningOn, serverOn, serverUrl } from "./fixture.ts"
+import { parse, rawExchange, type RawReply, rawRequest, rawTrickle } from "./raw.ts"
 
 const port = Effect.map(serverUrl, (url) => Number(new URL(url).port))
 
@@ -24,6 +25,7 @@ const expectJson = (reply: RawReply, status: number, body: unknown, label: strin
 }
 
 const BAD_REQUEST = { message: "Bad request." }
+const TOO_SLOW = { message: "The request took too long to arrive." }
 const NOT_FOUND = { message: "Not found." }
 const notUtf8 = { message: "The body must be valid UTF-8 text.", errors: { body: ["The body must be valid UTF-8 text."] } }
 
@@ -89,6 +91,21 @@ for (const rt of runtimes()) {
             BAD_REQUEST,
             "a chunk longer than its size, after 100 Continue"
           )
+        }))
+
+      it.effect("an HTTP/1.1 request without Host is a 400, CONNECT a 405: JSON both, and the connection closes", () =>
+        Effect.gen(function*() {
+          const { auth } = yield* chamberWithMember
+          const p = yield* port
+          const noHost = yield* rawExchange(p, `GET /api/v1/me HTTP/1.1\r\n${auth.join(": ")}\r\n\r\n`)
+          expectJson(noHost, 400, BAD_REQUEST, "no Host")
+          assert.strictEqual(noHost.headers["connection"], "close")
+          expectJson(yield* rawExchange(p, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"), 405, {
+            message: "Method not allowed."
+          }, "CONNECT")
+          // HTTP/1.0 has no Host to require.
+          const old = yield* rawExchange(p, `GET /api/v1/me HTTP/1.0\r\n${auth.join(": ")}\r\n\r\n`)
+          assert.strictEqual(old.status, 200, old.body)
         }))
 
       it.effect("only canonical paths route: odd spellings of a path are 404 for every method, and nothing is served or changed", () =>
@@ -185,6 +202,38 @@ for (const rt of runtimes()) {
               secondary_industries: ["The secondary industries field must not have more than 50 items."]
             }], method)
           }
+        }))
+    })
+  })
+
+  describe(`slow clients on ${rt.name}`, () => {
+    layer(serverListeningOn(nodeServerTest({ requestTimeout: "1 second" }), rt), { timeout: 120_000 })((it) => {
+      it.effect("a request still arriving when the request timeout (here 1 s) passes is a 408 JSON and its connection closes; nothing is written", () =>
+        Effect.gen(function*() {
+          const { key, auth } = yield* chamberWithMember
+          const p = yield* port
+          const body = JSON.stringify({ name: "Slow Co", status: "active" })
+          const post = `POST /api/v1/members HTTP/1.1\r\nHost: x\r\n${auth.join(": ")}\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${body.length}\r\n\r\n`
+          const me = `GET /api/v1/me HTTP/1.1\r\nHost: x\r\n${auth.join(": ")}\r\n\r\n`
+          const cases = [
+            { label: "a body a byte every 200 ms", head: post, trickle: body, answers: 1 },
+            { label: "the same on a keep-alive connection, after an answered request", head: me + post, trickle: body, answers: 2 },
+            { label: "headers a byte every 200 ms", head: "GET /api/v1/me HTTP/1.1\r\nHost: x\r\n", trickle: `X-Slow: ${"a".repeat(60)}`, answers: 1 }
+          ]
+          for (const { label, head, trickle, answers } of cases) {
+            const { received, closedAfterMs } = yield* rawTrickle(p, head, trickle, 200)
+            const text = received.toString("latin1")
+            const starts = [...text.matchAll(/HTTP\/1\.1 \d{3} /g)].map((m) => m.index)
+            assert.lengthOf(starts, answers, `${label}: ${text}`)
+            const last = parse(received.subarray(starts.at(-1)))
+            expectJson(last, 408, TOO_SLOW, label)
+            assert.strictEqual(last.headers["connection"], "close", label)
+            assert.isAtLeast(closedAfterMs, 900, `${label}: not before the timeout`)
+            assert.isBelow(closedAfterMs, 10_000, `${label}: closed soon after the timeout`)
+          }
+          const names = (yield* call("GET", "/api/v1/members", { key })).body.data.map((m: { attributes: { name: string } }) => m.attributes.name)
+          assert.deepStrictEqual(names, ["Target Co"])
         }))
     })
   })

@@ -26,7 +26,8 @@ const decodeChunked = (data: Buffer): Buffer => {
   return Buffer.concat(parts)
 }
 
-const parse = (data: Buffer): RawReply => {
+/** The first answer in `data` (after any interim one). */
+export const parse = (data: Buffer): RawReply => {
   // An interim answer (`100 Continue`) comes before the final one.
   while (/^HTTP\/1\.1 1\d\d /.test(data.subarray(0, 13).toString("latin1"))) {
     const end = data.indexOf("\r\n\r\n")
@@ -59,6 +60,40 @@ export const rawExchange = (port: number, request: Buffer | string, timeoutMs = 
       chunks.length > 0 ? done() : resume(Effect.die(new Error(`${error.message} for ${String(request).slice(0, 120)}`))))
     socket.on("connect", () => socket.write(request))
     return Effect.sync(() => socket.destroy())
+  })
+
+/**
+ * A slow client: sends `head` at once, then `trickle` one byte every `everyMs`, and reads until
+ * the server closes the connection. Every byte the server sent, and how long after the first
+ * write it closed.
+ */
+export const rawTrickle = (port: number, head: string, trickle: string, everyMs: number, timeoutMs = 15_000) =>
+  Effect.callback<{ readonly received: Buffer; readonly closedAfterMs: number }>((resume) => {
+    const chunks: Array<Buffer> = []
+    const socket = net.createConnection({ port, host: "127.0.0.1" })
+    let started = 0
+    let sent = 0
+    let timer: ReturnType<typeof setInterval> | undefined
+    const done = () => {
+      clearInterval(timer)
+      clearTimeout(deadline)
+      resume(Effect.succeed({ received: Buffer.concat(chunks), closedAfterMs: performance.now() - started }))
+    }
+    const deadline = setTimeout(() => socket.destroy(), timeoutMs)
+    socket.on("data", (chunk) => chunks.push(chunk))
+    // Writing on after the server closed may fail (EPIPE, ECONNRESET); what it sent is what counts.
+    socket.on("error", () => {})
+    socket.on("close", done)
+    socket.on("connect", () => {
+      started = performance.now()
+      socket.write(head)
+      timer = setInterval(() => sent < trickle.length && socket.write(trickle[sent++]!), everyMs)
+    })
+    return Effect.sync(() => {
+      clearInterval(timer)
+      clearTimeout(deadline)
+      socket.destroy()
+    })
   })
 
 /** A request with `Connection: close`, Host and a Content-Length for `body` unless `headers` say otherwise. */

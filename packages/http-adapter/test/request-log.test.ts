@@ -55,5 +55,31 @@ describe("request ids on log lines", () => {
         // No line of the request goes without its id.
         assert.deepStrictEqual(lines.filter((l) => l.annotations.request_id === undefined).map((l) => l.message), [])
       }))
+
+    it.effect("a key or a webhook secret anywhere in the path or query is not logged, whatever the parameter's name", () =>
+      Effect.gen(function*() {
+        const key = `cck_${"A1b2C3d4E5".repeat(4)}`
+        const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5dL4Y6sZtQ0="
+        const sent: ReadonlyArray<readonly [string, string]> = [
+          [`/api/v1/members?bearer=${key}`, "/api/v1/members?bearer=[redacted]"],
+          [`/api/v1/members/search?name=${key}&page=2`, "/api/v1/members/search?name=[redacted]&page=2"],
+          [`/api/v1/members/${key}`, "/api/v1/members/[redacted]"],
+          [`/api/v1/${key}/members?page=1`, "/api/v1/[redacted]/members?page=1"],
+          [`/api/v1/hooks?url=https://h.example/?s=${secret}`, "/api/v1/hooks?url=https://h.example/?s=[redacted]"],
+          [`/api/v1/hooks?s=${encodeURIComponent(secret)}&x=1`, "/api/v1/hooks?s=[redacted]&x=1"]
+        ]
+        for (const [i, [path, logged]] of sent.entries()) {
+          const response = yield* HttpClient.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.setHeader("x-request-id", `misplaced-${i}`)))
+          assert.strictEqual(response.status, 404, path)
+          const line = lines.find((l) => l.annotations.request_id === `misplaced-${i}` && l.message === "request")
+          assert.strictEqual(line?.annotations.path, logged, path)
+        }
+        // A request id shaped like a key is not kept: another is made.
+        const response = yield* HttpClient.execute(HttpClientRequest.get("/api/v1/members").pipe(HttpClientRequest.setHeader("x-request-id", key)))
+        assert.notStrictEqual(response.headers["x-request-id"], key)
+        const written = JSON.stringify(lines)
+        assert.notInclude(written, key.slice(12))
+        assert.notInclude(written, secret.slice(12, 30))
+      }))
   })
 })

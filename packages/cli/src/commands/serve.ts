@@ -1,7 +1,7 @@
 /**
  * `chamber serve` (docs/cli.md "Serving"): migrate, then serve /api/v1 and the docs until SIGINT
- * or SIGTERM, then stop gracefully (docs/cli.md "Stopping"). Log lines follow LOG_FORMAT and
- * LOG_LEVEL (docs/cli.md "Logs").
+ * or SIGTERM, then stop gracefully (docs/cli.md "Stopping"). A request must arrive whole within
+ * CHAMBER_REQUEST_TIMEOUT. Log lines follow LOG_FORMAT and LOG_LEVEL (docs/cli.md "Logs").
  */
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
@@ -51,6 +51,11 @@ export const serve = (opts: ServeOptions) => {
   const shutdownTimeout = parseDuration(timeoutText)
   if (shutdownTimeout === undefined) {
     return fail(json, new Error(`CHAMBER_SHUTDOWN_TIMEOUT must be a duration such as 30s, 500ms or 2m, not "${timeoutText}".`))
+  }
+  const requestTimeoutText = process.env.CHAMBER_REQUEST_TIMEOUT ?? "30s"
+  const requestTimeout = parseDuration(requestTimeoutText)
+  if (requestTimeout === undefined || Duration.toMillis(requestTimeout) <= 0) {
+    return fail(json, new Error(`CHAMBER_REQUEST_TIMEOUT must be a duration above zero, such as 30s, 500ms or 2m, not "${requestTimeoutText}".`))
   }
   let settings, limits, config
   try {
@@ -136,6 +141,7 @@ export const serve = (opts: ServeOptions) => {
     port,
     host,
     shutdownTimeout,
+    requestTimeout,
     onStopping: (inFlight) =>
       Effect.runSync(tell(inFlight === 0 ? "Stopping." : `Stopping: ${requests(inFlight)} in flight to finish (at most ${timeoutText})…`, "Stopping", {
         in_flight: inFlight,

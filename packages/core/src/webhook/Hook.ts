@@ -6,21 +6,9 @@
 import * as Schema from "effect/Schema"
 import { EventKinds } from "../outbox/Outbox.ts"
 import * as F from "../resource/Field.ts"
+import { HookUrl } from "./HookUrl.ts"
 
-export const MAX_HOOK_URL = 500
-
-const httpsUrl = (s: string) => {
-  if (!/^https:\/\//i.test(s)) return false
-  try {
-    return new URL(s).hostname !== ""
-  } catch {
-    return false
-  }
-}
-
-const Url = F.text(MAX_HOOK_URL, "https://hooks.example.com/chamber").schema.check(
-  Schema.makeFilter(httpsUrl, { message: "The {field} field must be a valid URL starting with https://." })
-).annotate({ format: "uri" })
+export { MAX_HOOK_URL } from "./HookUrl.ts"
 
 const Kinds = Schema.Array(F.oneOf(EventKinds, "member.created").schema).annotate({ message: "The {field} field must be an array." }).check(
   Schema.makeFilter((xs: ReadonlyArray<unknown>) => xs.length >= 1, {
@@ -33,7 +21,7 @@ const required = { messageMissingKey: "The {field} field is required." }
 
 /** POST /api/v1/hooks: an https URL (at most 500 characters) and at least one known event kind. */
 export const HookCreate = Schema.Struct({
-  url: Url.pipe(Schema.annotateKey(required)),
+  url: HookUrl.pipe(Schema.annotateKey(required)),
   events: Kinds.pipe(Schema.annotateKey(required))
 }).annotate({ identifier: "HookCreate", examples: [{ url: "https://hooks.example.com/chamber", events: ["member.created", "invoice.paid"] }] })
 export type HookCreate = typeof HookCreate.Type

@@ -1,8 +1,9 @@
 /**
  * The documentation the server publishes (`/docs`, a few MB of HTML and script, and the OpenAPI
  * document) is the same for the life of the process: each is compressed once per encoding the
- * client accepts (br, then gzip), carries a strong ETag, and a matching `If-None-Match` gets a
- * 304 (docs/api.md "Documentation").
+ * client accepts (br, then gzip), carries a strong ETag and the fields its route gave it (the
+ * page's Content-Security-Policy), and a matching `If-None-Match` gets a 304 (docs/api.md
+ * "Documentation").
  */
 import * as Effect from "effect/Effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -11,7 +12,8 @@ import { createHash } from "node:crypto"
 import { brotliCompressSync, constants, gzipSync } from "node:zlib"
 
 interface Cached {
-  readonly etag: string
+  /** The fields every answer with it carries: its route's, and those of caching. */
+  readonly headers: Readonly<Record<string, string>>
   readonly contentType: string
   readonly identity: Uint8Array
   readonly encoded: Map<"br" | "gzip", Uint8Array>
@@ -36,8 +38,9 @@ export const compressingDocs = (paths: ReadonlyArray<string>) => {
     if (known !== undefined) return known
     if (response.status !== 200 || response.body._tag !== "Uint8Array") return undefined
     const identity = response.body.body
+    const etag = `"${createHash("sha256").update(identity).digest("base64url").slice(0, 27)}"`
     const entry: Cached = {
-      etag: `"${createHash("sha256").update(identity).digest("base64url").slice(0, 27)}"`,
+      headers: { ...response.headers, etag, vary: "Accept-Encoding", "cache-control": "public, max-age=0, must-revalidate" },
       contentType: response.body.contentType,
       identity,
       encoded: new Map()
@@ -46,14 +49,15 @@ export const compressingDocs = (paths: ReadonlyArray<string>) => {
     return entry
   }
   return <E, R>(request: HttpServerRequest.HttpServerRequest, app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => {
-    if (request.method !== "GET") return app
+    // HEAD gets GET's fields (Node sends no body).
+    if (request.method !== "GET" && request.method !== "HEAD") return app
     const path = request.url.split("?")[0] ?? ""
     if (!paths.includes(path)) return app
     return Effect.map(app, (response) => {
         const entry = cached(path, response)
         if (entry === undefined) return response
-        const headers = { etag: entry.etag, vary: "Accept-Encoding", "cache-control": "public, max-age=0, must-revalidate" }
-        if (request.headers["if-none-match"] === entry.etag) return HttpServerResponse.empty({ status: 304, headers })
+        const headers = entry.headers
+        if (request.headers["if-none-match"] === headers.etag) return HttpServerResponse.empty({ status: 304, headers })
         const encoding = chosen(request.headers["accept-encoding"])
         if (encoding === undefined) return HttpServerResponse.uint8Array(entry.identity, { contentType: entry.contentType, headers })
         let body = entry.encoded.get(encoding)

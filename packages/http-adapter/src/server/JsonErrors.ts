@@ -1,9 +1,10 @@
 /**
- * Every error JSON (docs/api.md "Errors"), whatever part of the stack answered: an unknown path
- * 404, a wrong method 405 (with Allow), a body over 1 MiB 413, another content type 415; and the
- * 1 MiB limit itself. Only canonical paths reach the router: it would decode `%` escapes and cut
- * a segment at `;`, so a path with either, or any character an API path never has, is a 404
- * (docs/api.md "Hostile and odd requests"). A 401 names its scheme (`WWW-Authenticate: Bearer`).
+ * Every error JSON (docs/api.md "Errors"), whatever part of the stack answered: an HTTP/1.1
+ * request without Host 400 (the connection closes), an unknown path 404, a wrong method 405
+ * (with Allow; HEAD is allowed wherever GET is), a body over 1 MiB 413, another content type 415;
+ * and the 1 MiB limit itself. Only canonical paths reach the router: it would decode `%` escapes
+ * and cut a segment at `;`, so a path with either, or any character an API path never has, is a
+ * 404 (docs/api.md "Hostile and odd requests"). A 401 names its scheme (`WWW-Authenticate: Bearer`).
  */
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
@@ -16,6 +17,7 @@ import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { statusMessages } from "../shared/HttpErrors.ts"
 import type { Outside } from "./OutsideEndpoints.ts"
+import { lacksHost } from "./RawRequest.ts"
 import type { RequestService } from "./RequestLog.ts"
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -79,11 +81,16 @@ const pathOf = (url: string) => {
  */
 export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, outside: Outside) => {
   const routes = routesOf(api)
-  /** The methods of the endpoints `path` names; as the router does, a literal segment wins over a path id. */
+  /**
+   * The methods of the endpoints `path` names; as the router does, a literal segment wins over a
+   * path id. HEAD is one wherever GET is: the router serves it with the GET route, and Node sends
+   * the answer without its body (RFC 9110, section 9.3.2).
+   */
   const methodsOfUncached = (path: string): ReadonlyArray<string> => {
     const matching = routes.filter((r) => r.pattern.test(path))
     const best = Math.max(...matching.map((r) => r.literals))
-    return matching.filter((r) => r.literals === best).map((r) => r.method)
+    const methods = matching.filter((r) => r.literals === best).map((r) => r.method)
+    return methods.includes("GET") ? [...methods, "HEAD"] : methods
   }
   // Every request asks: the answers for recent shapes of paths are kept (a bounded number of
   // them), so a path with a row id not seen before (each new invoice's) does not scan the routes.
@@ -109,6 +116,7 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
     return errorResponse(response.status, response.status === 413 ? { connection: "close" } : undefined)
   }
   return <E, R>(request: HttpServerRequest.HttpServerRequest, app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => {
+    if (lacksHost(request)) return outside(request, errorResponse(400, { connection: "close" }))
     const path = pathOf(request.url)
     if (NOT_CANONICAL.test(path)) return outside(request, errorResponse(404))
     // A known path with another method is a 405 even where a path id would match (PATCH /members/search).

@@ -1,9 +1,11 @@
 /**
  * The Node HTTP server the API runs on. Node's own parser answers some requests before any of
  * our code sees them (an unknown method, headers over 16 KiB, a malformed request line or chunk,
- * Content-Length with Transfer-Encoding, `Expect` other than 100-continue); here those answers
- * are JSON `{message}` too, with the right status (docs/api.md "Errors"). An answer whose body is
- * known whole goes out in one write with its head (`OneWriteResponse`).
+ * Content-Length with Transfer-Encoding, `Expect` other than 100-continue, `CONNECT`); here those
+ * answers are JSON `{message}` too, with the right status (docs/api.md "Errors"). An HTTP/1.1
+ * request without Host, which Node would answer with an empty 400, is left to the front door's
+ * JSON one (server/JsonErrors.ts). An answer whose body is known whole goes out in one write with
+ * its head (`OneWriteResponse`).
  */
 import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
@@ -13,6 +15,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as http from "node:http"
 import * as net from "node:net"
 import type { Duplex } from "node:stream"
+import { ANSWER_FIELDS } from "./AnswerFields.ts"
 
 const reasons: Record<number, string> = {
   400: "Bad Request",
@@ -46,10 +49,13 @@ const statusOf = (error: NodeJS.ErrnoException): number => {
   }
 }
 
+/** The fields every answer carries (server/AnswerFields.ts), as header lines. */
+const ANSWER_LINES = Object.entries(ANSWER_FIELDS).map(([name, value]) => `${name}: ${value}\r\n`).join("")
+
 /** A whole HTTP/1.1 response with a JSON `{message}` body; the connection closes after it. */
 export const rawJsonResponse = (status: number): string => {
   const body = JSON.stringify({ message: messages[status] ?? "Bad request." })
-  return `HTTP/1.1 ${status} ${reasons[status] ?? "Bad Request"}\r\nContent-Type: application/json\r\n` +
+  return `HTTP/1.1 ${status} ${reasons[status] ?? "Bad Request"}\r\nContent-Type: application/json\r\n${ANSWER_LINES}` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
 }
 
@@ -79,21 +85,6 @@ OneWriteResponse.prototype.end = function(this: http.ServerResponse & OutgoingSt
   return (nodeEnd as (...args: Array<unknown>) => http.ServerResponse).call(this, chunk, ...rest)
 } as typeof nodeEnd
 
-/** The response of a request that asked `Expect: 100-continue`, by its connection: only `100 Continue` may have been written. */
-const continued = new WeakMap<Duplex, http.ServerResponse>()
-
-const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
-  // Nothing can be written once a final response has begun: then the connection just ends. An
-  // interim `100 Continue` is not one: the broken body that follows it still gets its 400.
-  const written = (socket as Duplex & { bytesWritten?: number }).bytesWritten ?? 0
-  const interimOnly = continued.get(socket)?.headersSent === false
-  if (socket.writable && (written === 0 || interimOnly)) {
-    socket.end(rawJsonResponse(statusOf(error)))
-  } else {
-    socket.destroy()
-  }
-}
-
 /** How a stop goes (docs/cli.md "Stopping"): how long it waits, and what it tells. */
 export interface StopOptions {
   /** How long requests in flight may take to finish once the stop begins; default 30 s. */
@@ -120,9 +111,22 @@ class GracefulServer extends http.Server {
   #stopping = false
   #accepted = 0
 
-  constructor(options: StopOptions) {
-    super({ ServerResponse: OneWriteResponse })
+  constructor(options: ServerOptions) {
+    const requestTimeout = Math.max(1, Math.round(Duration.toMillis(options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)))
+    super({
+      ServerResponse: OneWriteResponse,
+      requireHostHeader: false,
+      // Node bounds the headers by the smaller of this and its own 60 s, and looks for requests
+      // past their time every `connectionsCheckingInterval` (30 s by default, which would let a
+      // slow request run on that much longer): here within a quarter of the timeout, at most 1 s.
+      requestTimeout,
+      connectionsCheckingInterval: Math.max(1, Math.min(1_000, Math.round(requestTimeout / 4)))
+    })
     this.#options = options
+    this.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+      if (socket.writable && this.#answerable(socket)) socket.end(rawJsonResponse(statusOf(error)))
+      else socket.destroy()
+    })
     this.on("connection", (socket: net.Socket) => {
       this.#accepted++
       this.#connections.set(socket, { responses: new Set(), served: false, since: Date.now() })
@@ -133,6 +137,7 @@ class GracefulServer extends http.Server {
       const connection = this.#connections.get(socket)
       if (connection === undefined) return
       connection.served = true
+      connection.last = response
       connection.responses.add(response)
       if (this.#stopping) response.shouldKeepAlive = false
       response.once("close", () => {
@@ -170,6 +175,20 @@ class GracefulServer extends http.Server {
     return this
   }
 
+  /**
+   * Whether an answer of Node's own (a parser error, a request past its time) can be written on
+   * `socket`: no response is being written there, and the request being received has no answer
+   * begun (an interim `100 Continue` is none). Otherwise the connection just ends. A response
+   * that ended before its request did (a 401 sent before the body came) was that request's answer.
+   */
+  #answerable(socket: Duplex): boolean {
+    const connection = this.#connections.get(socket as net.Socket)
+    if (connection === undefined) return false
+    for (const response of connection.responses) if (response.headersSent) return false
+    const last = connection.last
+    return last === undefined || !last.headersSent || last.req.complete
+  }
+
   /** Ends idle connections, lets busy ones finish, and cuts what is left at the deadline. */
   #stop(deadline: number) {
     let inFlight = 0
@@ -197,6 +216,8 @@ class GracefulServer extends http.Server {
 interface Connection {
   /** Responses not yet written. */
   readonly responses: Set<http.ServerResponse>
+  /** The response to the latest request on it, written or not. */
+  last?: http.ServerResponse
   /** Whether a request has come on it. */
   served: boolean
   /** When it was accepted. */
@@ -208,17 +229,33 @@ const FIRST_REQUEST_GRACE = 5_000
 /** The listen backlog (Node's default): how many accepted connections the kernel queues for the server. */
 const LISTEN_BACKLOG = 511
 const DEFAULT_SHUTDOWN_TIMEOUT = Duration.seconds(30)
+const DEFAULT_REQUEST_TIMEOUT = Duration.seconds(30)
+
+/** How the server serves: how long a request may take to arrive, and how it stops. */
+export interface ServerOptions extends StopOptions {
+  /**
+   * How long a request may take to arrive whole, headers and body (CHAMBER_REQUEST_TIMEOUT);
+   * default 30 s. Past it the request is answered 408 and its connection closes.
+   */
+  readonly requestTimeout?: Duration.Input | undefined
+}
 
 /** `http.createServer` with every answer of Node's own in JSON, and a graceful `close`. */
-export const createServer = (options: StopOptions = {}): http.Server => {
+export const createServer = (options: ServerOptions = {}): http.Server => {
   const server = new GracefulServer(options)
-  server.on("clientError", onClientError)
-  server.prependListener("checkContinue", (request: http.IncomingMessage, response: http.ServerResponse) => {
-    continued.set(request.socket, response)
+  // No route serves CONNECT: without a listener, Node would close the connection with no answer.
+  server.on("connect", (_request: http.IncomingMessage, socket: Duplex) => {
+    socket.on("error", () => {})
+    socket.end(rawJsonResponse(405))
   })
   server.on("checkExpectation", (_request: http.IncomingMessage, response: http.ServerResponse) => {
     const body = JSON.stringify({ message: messages[417] })
-    response.writeHead(417, { "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close" })
+    response.writeHead(417, {
+      ...ANSWER_FIELDS,
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      connection: "close"
+    })
     response.end(body)
   })
   return server
@@ -229,7 +266,7 @@ export const createServer = (options: StopOptions = {}): http.Server => {
  * stop timeout is a backstop only: the server's (`shutdownTimeout`) passes first, and it must,
  * as the platform interrupts the requests still running when its own passes.
  */
-export const NodeServerLive = (options: StopOptions & { readonly port: number; readonly host?: string | undefined }) =>
+export const NodeServerLive = (options: ServerOptions & { readonly port: number; readonly host?: string | undefined }) =>
   NodeHttpServer.layer(() => createServer(options), {
     port: options.port,
     host: options.host,
@@ -237,10 +274,14 @@ export const NodeServerLive = (options: StopOptions & { readonly port: number; r
     gracefulShutdownTimeout: Duration.sum(Duration.fromInputUnsafe(options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT), Duration.seconds(5))
   })
 
+/** For tests: the listener with `options` on a free port of 127.0.0.1, with an HttpClient pointed at it. */
+export const nodeServerTest = (options: ServerOptions = {}) =>
+  HttpServer.layerTestClient.pipe(
+    Layer.provide(
+      Layer.fresh(FetchHttpClient.layer).pipe(Layer.provide(Layer.succeed(FetchHttpClient.RequestInit)({ keepalive: false })))
+    ),
+    Layer.provideMerge(NodeServerLive({ ...options, port: 0, host: "127.0.0.1" }))
+  )
+
 /** For tests: the listener on a free port of 127.0.0.1, with an HttpClient pointed at it. */
-export const NodeServerTest = HttpServer.layerTestClient.pipe(
-  Layer.provide(
-    Layer.fresh(FetchHttpClient.layer).pipe(Layer.provide(Layer.succeed(FetchHttpClient.RequestInit)({ keepalive: false })))
-  ),
-  Layer.provideMerge(NodeServerLive({ port: 0, host: "127.0.0.1" }))
-)
+export const NodeServerTest = nodeServerTest()

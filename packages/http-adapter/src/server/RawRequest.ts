@@ -1,12 +1,16 @@
 /**
  * What the parsed request hides and the API still answers for (docs/api.md "Errors"): Node
- * keeps only the first of several Authorization headers, and decodes a body's invalid UTF-8
- * into U+FFFD without a word.
+ * keeps only the first of several Authorization headers, decodes a body's invalid UTF-8 into
+ * U+FFFD without a word, and is told not to refuse an HTTP/1.1 request without Host itself.
  */
 import * as Effect from "effect/Effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { IncomingMessage } from "node:http"
 import { ValidationError } from "../shared/HttpErrors.ts"
+
+/** An HTTP/1.1 request without Host, which RFC 9112 (section 3.2) answers with a 400. */
+export const lacksHost = (request: HttpServerRequest.HttpServerRequest): boolean =>
+  request.headers.host === undefined && request.source instanceof IncomingMessage && request.source.httpVersion === "1.1"
 
 /** How many Authorization headers the request carried. */
 const authorizationHeaders = (request: HttpServerRequest.HttpServerRequest): number => {

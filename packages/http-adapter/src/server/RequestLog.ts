@@ -2,8 +2,9 @@
  * Request ids and the access log (docs/api.md "Request ids and logs"): every response carries
  * `X-Request-Id` (a well-formed incoming one is kept, otherwise a new one), every log line of a
  * request is annotated with it, and each request ends with one line: method, path (the values
- * of secret-looking query parameters replaced), status, duration, request id and key prefix.
- * The key itself is never logged.
+ * of secret-looking query parameters, and anything shaped like a key or a webhook secret
+ * wherever it is, replaced), status, duration, request id and key prefix. The key itself is
+ * never logged, even sent where it does not belong.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -12,6 +13,7 @@ import * as References from "effect/References"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { randomUUID } from "node:crypto"
+import { answerFields } from "./AnswerFields.ts"
 
 /**
  * What is learnt during the request: the authenticating key's display prefix for the log line,
@@ -24,11 +26,19 @@ export class RequestFacts extends Context.Service<RequestFacts, {
 
 const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/
 const SECRET = /key|token|secret|password|passwd|auth|signature|session/i
+/**
+ * An API key (`cck_` and 40 base62 characters) or a webhook secret (`whsec_` and base64), each
+ * character as sent or percent-encoded: redacted wherever it appears, as a client may put it
+ * anywhere (`?bearer=`, `?name=`, a path segment).
+ */
+const SECRET_VALUE = /cck_(?:[A-Za-z0-9]|%[0-9A-Fa-f]{2}){40}|whsec_(?:[A-Za-z0-9+/=]|%[0-9A-Fa-f]{2})+/g
+const mayHoldSecret = (text: string) => text.includes("cck_") || text.includes("whsec_")
+const withoutSecrets = (text: string) => mayHoldSecret(text) ? text.replace(SECRET_VALUE, "[redacted]") : text
 
-/** The request's path and query, with the values of secret-looking parameters replaced. */
+/** The request's path and query, with the values of secret-looking parameters and anything shaped like a secret replaced. */
 export const loggedPath = (url: string): string => {
   const at = url.indexOf("?")
-  if (at === -1) return url
+  if (at === -1) return withoutSecrets(url)
   const query = url.slice(at + 1).split("&").map((pair) => {
     const eq = pair.indexOf("=")
     const name = eq === -1 ? pair : pair.slice(0, eq)
@@ -40,7 +50,7 @@ export const loggedPath = (url: string): string => {
     }
     return eq !== -1 && SECRET.test(decoded) ? `${name}=[redacted]` : pair
   })
-  return `${url.slice(0, at)}?${query.join("&")}`
+  return withoutSecrets(`${url.slice(0, at)}?${query.join("&")}`)
 }
 
 /** A service the front door gives every request, as a key and its value. */
@@ -49,7 +59,8 @@ export type RequestService = readonly [key: Context.Key<any, any>, service: unkn
 /**
  * Runs `handle` for the request with its facts, its request id on every log line and `services`
  * (whatever else the front door gives every request), all in one change of the fiber's context;
- * then the answer gets its fields and the access-log line is written. The request's headers are
+ * then the answer gets its fields (server/AnswerFields.ts, the key's rate limits, the request id)
+ * and the access-log line is written. The request's headers are
  * read once, here: Node's request object builds them anew each time they are asked for.
  */
 export const withRequestLog = <E, R>(
@@ -60,7 +71,8 @@ export const withRequestLog = <E, R>(
     const sent = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
     const request = sent.modify({ headers: sent.headers })
     const incoming = request.headers["x-request-id"]
-    const requestId = incoming !== undefined && WELL_FORMED.test(incoming) ? incoming : randomUUID()
+    // An id shaped like a key is not kept: it would be logged on every line of the request.
+    const requestId = incoming !== undefined && WELL_FORMED.test(incoming) && withoutSecrets(incoming) === incoming ? incoming : randomUUID()
     const facts: RequestFacts["Service"] = { keyPrefix: null, headers: undefined }
     // The request's own annotations: every line of it carries its id; the access line, its last,
     // the rest, added to this object once the answer is known (work the request left running
@@ -71,7 +83,9 @@ export const withRequestLog = <E, R>(
       Effect.flatMap((response) => {
         const answered = HttpServerResponse.setHeaders(
           response,
-          facts.headers === undefined ? { "x-request-id": requestId } : { ...facts.headers, "x-request-id": requestId }
+          facts.headers === undefined
+            ? { ...answerFields(response), "x-request-id": requestId }
+            : { ...answerFields(response), ...facts.headers, "x-request-id": requestId }
         )
         // The line is made only when it is written: with info off (the bench, `LOG_LEVEL=warn`), a
         // request skips its annotations altogether.
