@@ -4,7 +4,7 @@
  * the state machine shares. state.ts, pressed.ts and minting.ts change it.
  */
 import * as Duration from "effect/Duration"
-import { ALL_SCOPES, READ_SCOPES } from "@chamber/core"
+import { ALL_SCOPES } from "@chamber/core"
 import { parseDuration } from "../Durations.ts"
 import type { DeliveryView, HookRow, KeyRow, MintedKey, MintRequest, ReplayResult, TenantRow } from "./AdminData.ts"
 import type { Screen } from "./keymap.ts"
@@ -195,10 +195,5 @@ export const parseSince = (text: string, now: number): string | undefined => {
   const at = Date.parse(text.trim())
   return Number.isNaN(at) ? undefined : new Date(at).toISOString()
 }
-
-export const describeScopes = (scopes: ReadonlyArray<string>): string =>
-  scopes.length === SCOPES.length ? `all (${SCOPES.length})`
-    : scopes.length === READ_SCOPES.length && READ_SCOPES.every((r) => scopes.includes(r)) ? `read (${READ_SCOPES.length})`
-    : scopes.join(",")
 
 export const hookLabel = (h: HookRow | undefined, id: number) => h === undefined ? `subscription #${id}` : `#${id} ${h.url}`

@@ -7,7 +7,8 @@ import { Box, Text } from "ink"
 import { createElement as h, type ReactNode } from "react"
 import type { MintedKey } from "../AdminData.ts"
 import { cut } from "../format.ts"
-import { describeScopes, type Overlay, SCOPES } from "../state.ts"
+import { describeScopes } from "../../Views.ts"
+import { type Overlay, SCOPES } from "../state.ts"
 import { Lines } from "../Table.ts"
 
 type Minting = Extract<Overlay, { kind: "mint" }>
