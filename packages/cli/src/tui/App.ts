@@ -87,6 +87,14 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
     refreshMs,
     refresh
   )
+  const inspecting = screen === "deliveries" && state.inspect !== undefined
+  // The inspected delivery by its id: it stays on screen when the list's filter no longer holds it.
+  const inspectedById = useLive<ReadonlyArray<DeliveryView>>(
+    tenant !== undefined && inspecting ? `inspect ${tenant} ${state.inspect}` : undefined,
+    () => data.deliveries({ tenant: tenant!, ids: [state.inspect!] }),
+    refreshMs,
+    refresh
+  )
   const tracking = state.tracking
   const tracked = useLive<ReadonlyArray<DeliveryView>>(
     tenant !== undefined && tracking !== undefined ? `tracked ${tenant} ${tracking.label} ${tracking.ids.length} ${tracking.ids[0]}` : undefined,
@@ -118,11 +126,13 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
   }, [state.quit])
 
   const filter = state.filter[screen]
+  const listed = matching(deliveries.data, state.filter.deliveries, deliveryText) ?? []
   const shown: Shown = {
     tenants: matching(tenants.data, state.filter.tenants, tenantText) ?? [],
     keys: matching(keys.data, state.filter.keys, keyText) ?? [],
     hooks: matching(hooks.data, state.filter.hooks, hookText) ?? [],
-    deliveries: matching(deliveries.data, state.filter.deliveries, deliveryText) ?? [],
+    deliveries: listed,
+    inspected: inspecting ? inspectedById.data?.[0] ?? listed.find((d) => d.id === state.inspect) : undefined,
     allHooks: hooks.data ?? [],
     admins: admins.data,
     page: 1,
@@ -167,7 +177,6 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
   useInput((input, key) => dispatch({ type: "key", input, key, shown: shownRef.current }))
 
   const chamber = tenants.data?.find((t: TenantRow) => t.id === tenant)?.name ?? tenant
-  const inspecting = screen === "deliveries" && state.inspect !== undefined
   const cursor = state.cursor[screen]
   const filtered = filter !== ""
   const hookName = (id: number) => {
@@ -208,7 +217,7 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
       case "hooks":
         return h(HooksScreen, { rows: hooks.data === undefined ? undefined : shown.hooks, filtered, cursor, now, ...size })
       case "deliveries":
-        if (inspecting) return h(AttemptsScreen, { delivery: shown.deliveries.find((d) => d.id === state.inspect), now, ...size })
+        if (inspecting) return h(AttemptsScreen, { delivery: shown.inspected, now, ...size })
         return h(DeliveriesScreen, {
           rows: deliveries.data === undefined ? undefined : shown.deliveries,
           filtered,

@@ -80,6 +80,7 @@ export const pressed = (s0: State, input: string, key: KeyPress, shown: Shown): 
       if (s.filter[s.screen] !== "") return { ...s, filter: { ...s.filter, [s.screen]: "" } }
       if (s.screen === "deliveries" && s.hookId !== undefined) return { ...s, hookId: undefined, cursor: { ...s.cursor, deliveries: 0 } }
       if (s.screen === "tenants") return s.tenant === undefined ? s : { ...s, screen: s.lastView }
+      if (s.tenantGiven) return { ...s, notice: info("This is the top: t chooses another chamber, q quits.") }
       return { ...s, screen: "tenants" }
   }
   const moved = move(s, shown, c)
@@ -202,12 +203,14 @@ const inInspect = (s: State, c: string, shown: Shown): State | undefined => {
     case "k":
     case "down":
     case "j": {
-      const to = clamp(at + (c === "up" || c === "k" ? -1 : 1), shown.deliveries.length)
+      const up = c === "up" || c === "k"
+      // A delivery the list no longer holds (replayed out of a status filter) stood at the cursor: the rows after it moved up.
+      const to = at >= 0 ? clamp(at + (up ? -1 : 1), shown.deliveries.length) : s.cursor.deliveries - (up ? 1 : 0)
       const d = shown.deliveries[to]
       return d === undefined ? s : { ...withCursor(s, to), inspect: d.id }
     }
     case "p":
-      return replayOne(s, shown.deliveries[at])
+      return replayOne(s, shown.inspected)
   }
   return undefined
 }

@@ -42,6 +42,7 @@ export const CAPTURES: ReadonlyArray<Capture> = [
   { name: "deliveries-failed", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", "f"], ready: "Deliveries · failed" },
   { name: "attempts", width: 80, rows: 14, tenant: RIVERSIDE, steps: ["3", "f", KEY.enter], ready: "Delivery 812" },
   { name: "replay-ask", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", "f", "p"], ready: "y/n" },
+  { name: "attempts-replayed", width: 80, rows: 14, tenant: RIVERSIDE, steps: ["3", "f", KEY.enter, "p", "y"], ready: "pending · 0 tries" },
   { name: "replay-waiting", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", KEY.down, KEY.down, "p", "y"], ready: "waiting to be sent" },
   { name: "replay-delivered", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", KEY.down, KEY.down, "p", "y", (d) => d.settle(812, true), "r"], ready: "delivered (200" },
   { name: "replay-subscription", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2", hooks, "3", "h", "h", "P"], ready: "y/n" },
