@@ -34,7 +34,7 @@ export const CAPTURES: ReadonlyArray<Capture> = [
   { name: "mint-name", width: 80, rows: 10, tenant: RIVERSIDE, steps: ["n", ...typed("Newsletter tool")], ready: "Newsletter tool█" },
   { name: "mint-as", width: 80, rows: 12, tenant: RIVERSIDE, steps: mint, ready: "Minted by" },
   { name: "mint-scopes", width: 80, rows: 24, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.down, KEY.space], ready: "[x] members:write" },
-  { name: "mint-review", width: 80, rows: 14, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.enter, KEY.enter], ready: "Mint this key? y/n" },
+  { name: "mint-review", width: 80, rows: 15, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.down, KEY.space, KEY.enter, KEY.enter], ready: "Mint this key? y/n" },
   { name: "minted", width: 80, rows: 14, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.enter, KEY.enter, "y"], ready: "Copy it now" },
   { name: "revoke", width: 80, rows: 12, tenant: RIVERSIDE, steps: [KEY.down, "d"], ready: "y/n" },
   { name: "subscriptions", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2"], ready: "old-site" },

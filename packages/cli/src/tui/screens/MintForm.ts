@@ -6,7 +6,7 @@
 import { Box, Text } from "ink"
 import { createElement as h, type ReactNode } from "react"
 import type { MintedKey } from "../AdminData.ts"
-import { cut } from "../format.ts"
+import { cut, wrap } from "../format.ts"
 import { describeScopes } from "../../Views.ts"
 import { type Overlay, SCOPES } from "../state.ts"
 import { Lines } from "../Table.ts"
@@ -22,6 +22,18 @@ export interface MintFormProps {
 }
 
 const line = (key: string, text: ReactNode, props: Record<string, unknown> = {}) => h(Text, { key, wrap: "truncate", ...props }, text)
+
+const SCOPES_LABEL = "  Scopes: "
+
+/** Every chosen scope, named, wrapped under its label: what the key will be able to do, none of it cut. */
+const scopeLines = (scopes: ReadonlyArray<string>, width: number): Array<ReactNode> => {
+  const set = describeScopes(scopes)
+  const head = set === scopes.join(",") ? `${scopes.length} of ${SCOPES.length}` : set
+  const text = `${head}: ${scopes.join(", ")}`
+  const indent = " ".repeat(SCOPES_LABEL.length)
+  return wrap(text, Math.max(1, width - SCOPES_LABEL.length), Number.MAX_SAFE_INTEGER)
+    .map((l, i) => line(`scopes${i}`, `${i === 0 ? SCOPES_LABEL : indent}${l}`))
+}
 
 export const MintForm = ({ form, admins, chamber, height, width }: MintFormProps) => {
   const lines: Array<ReactNode> = [line("title", `Mint a key for ${chamber}`, { bold: true })]
@@ -39,7 +51,7 @@ export const MintForm = ({ form, admins, chamber, height, width }: MintFormProps
       lines.push(line(`a${i}`, `${i === form.as ? "  › " : "    "}${email}`, { inverse: i === form.as }))
     }
   }
-  if (done("scopes")) lines.push(line("scopes", `  Scopes: ${describeScopes(form.scopes)}`))
+  if (done("scopes")) lines.push(...scopeLines(form.scopes, width))
   if (form.step === "scopes") {
     lines.push(line("scopesTitle", `  Scopes, ${form.scopes.length} of ${SCOPES.length} (space toggles · r every read scope · a all · n none · enter: next):`))
     const room = Math.max(3, height - lines.length)
