@@ -37,7 +37,11 @@ const CONTROL: Readonly<Record<string, KeyPress>> = { "\r": { return: true }, "\
 const typing = (s: State) =>
   s.overlay?.kind === "filter" || s.overlay?.kind === "since" || (s.overlay?.kind === "mint" && (s.overlay.step === "name" || s.overlay.step === "limit"))
 
+/** A terminal's answer to the device attributes question (terminal.ts) as ink hands it over, when it comes late. */
+const DEVICE_ATTRIBUTES = /^\[\?[0-9;]*c$/
+
 export const pressed = (s0: State, input: string, key: KeyPress, shown: Shown): State => {
+  if (DEVICE_ATTRIBUTES.test(input)) return s0
   const k = named(key)
   // Several keys in one read (fast typing, a paste): text runs and control characters, in order;
   // outside a text field, one key per character.

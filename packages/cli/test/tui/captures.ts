@@ -17,6 +17,8 @@ export interface Capture {
   /** Terminal rows: the TUI draws one line fewer. */
   readonly rows: number
   readonly tenant?: string
+  /** The terminal takes OSC 52 clipboard writes. */
+  readonly clipboard?: boolean
   /** Keys to press, in order; a function is a step done to the data (e.g. the relay delivering); `until` waits for the screen. */
   readonly steps: ReadonlyArray<string | ((data: Fake) => void) | { readonly until: string | RegExp }>
   /** What the screen shows once the capture is ready. */
@@ -36,6 +38,7 @@ export const CAPTURES: ReadonlyArray<Capture> = [
   { name: "mint-scopes", width: 80, rows: 24, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.down, KEY.space], ready: "[x] members:write" },
   { name: "mint-review", width: 80, rows: 15, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.down, KEY.space, KEY.enter, KEY.enter], ready: "Mint this key? y/n" },
   { name: "minted", width: 80, rows: 14, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.enter, KEY.enter, "y"], ready: "Copy it now" },
+  { name: "minted-copied", width: 80, rows: 14, tenant: RIVERSIDE, clipboard: true, steps: [...mint, KEY.enter, "r", KEY.enter, KEY.enter, "y"], ready: "Copied to your clipboard" },
   { name: "revoke", width: 80, rows: 12, tenant: RIVERSIDE, steps: [KEY.down, "d"], ready: "y/n" },
   { name: "subscriptions", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2"], ready: "old-site" },
   { name: "subscriptions-wide", width: 120, rows: 10, tenant: RIVERSIDE, steps: ["2"], ready: "old-site" },
@@ -57,7 +60,7 @@ export const CAPTURES: ReadonlyArray<Capture> = [
 /** A capture as the TUI draws it now: trailing spaces dropped. */
 export const render = async (capture: Capture): Promise<string> => {
   const data = fake()
-  const screen = mount(data, { tenant: capture.tenant, width: capture.width, height: capture.rows - 1, refreshMs: 2_000 })
+  const screen = mount(data, { tenant: capture.tenant, width: capture.width, height: capture.rows - 1, refreshMs: 2_000, clipboard: capture.clipboard === true })
   try {
     await screen.until(capture.tenant === undefined ? "Choose a chamber" : "Zapier")
     for (const step of capture.steps) {

@@ -93,6 +93,32 @@ describe("admin TUI: Keys", () => {
     s.unmount()
   })
 
+  it("copies the minted key to the clipboard with OSC 52 when the terminal takes it, and only then", async () => {
+    const osc52 = `\x1b]52;c;${Buffer.from(MINTED_KEY).toString("base64")}\x07`
+    const copying = mount(fake(), { tenant: RIVERSIDE, clipboard: true })
+    await copying.until("Zapier")
+    await copying.type("nZap\r")
+    await copying.until("› ann.lee@riversidechamber.example")
+    await copying.type("\rr\r\ry")
+    const copied = await copying.until("Copied to your clipboard")
+    assert.include(copied, MINTED_KEY)
+    assert.notInclude(copied, "Copy it now")
+    assert.strictEqual(copying.output().split(osc52).length - 1, 1, "the key went to the clipboard once")
+    await copying.press(KEY.enter)
+    await copying.until("is ready; its key is not kept anywhere")
+    assert.strictEqual(copying.output().split("\x1b]52;").length - 1, 1, "nothing more went to the clipboard")
+    copying.unmount()
+
+    const plain = mount(fake(), { tenant: RIVERSIDE })
+    await plain.until("Zapier")
+    await plain.type("nZap\r")
+    await plain.until("› ann.lee@riversidechamber.example")
+    await plain.type("\rr\r\ry")
+    await plain.until("Select it with the mouse and copy it")
+    assert.notInclude(plain.output(), "\x1b]52;")
+    plain.unmount()
+  })
+
   it("esc steps back through the mint and cancels from the name; n at the last look cancels too", async () => {
     const data = fake()
     const s = mount(data, { tenant: RIVERSIDE })

@@ -104,6 +104,17 @@ describe("admin TUI: keys everywhere", () => {
     s.unmount()
   })
 
+  it("takes a terminal's late answer about itself (its device attributes) for no keys", async () => {
+    const s = mount(fake(), { tenant: RIVERSIDE })
+    await s.until("› Zapier")
+    await s.type("\x1b[?62;22;52c")
+    await s.press("j")
+    await s.until("› CRM sync")
+    assert.include(s.frame(), "[1 Keys]")
+    assert.notInclude(s.frame(), "All keys")
+    s.unmount()
+  })
+
   it("moves with arrows, j k, pgup pgdn, g G", async () => {
     const s = mount(fake(), { tenant: RIVERSIDE })
     await s.until("› Zapier")

@@ -75,12 +75,14 @@ export const MintForm = ({ form, admins, chamber, height, width }: MintFormProps
 
 export interface MintedKeyProps {
   readonly minted: MintedKey
+  /** It went to the clipboard too (OSC 52). */
+  readonly copied: boolean
   readonly height: number
   readonly width: number
 }
 
 /** The key, once: nothing keeps it after this screen closes. */
-export const MintedKeyScreen = ({ minted, height, width }: MintedKeyProps) =>
+export const MintedKeyScreen = ({ minted, copied, height, width }: MintedKeyProps) =>
   h(Lines, {
     height,
     lines: [
@@ -88,8 +90,15 @@ export const MintedKeyScreen = ({ minted, height, width }: MintedKeyProps) =>
       line("b1", " "),
       line("k", `  ${minted.key}`, { bold: true }),
       line("b2", " "),
-      line("c1", "  Copy it now: it is never shown again.", { color: "yellow" }),
-      line("c2", "  Select it with the mouse and copy it, then paste it where it goes.", { dimColor: true }),
+      ...(copied
+        ? [
+          line("c1", "  Copied to your clipboard: paste it where it goes. It is never shown again.", { color: "yellow" }),
+          line("c2", "  Nothing arrived? Select it with the mouse and copy it.", { dimColor: true })
+        ]
+        : [
+          line("c1", "  Copy it now: it is never shown again.", { color: "yellow" }),
+          line("c2", "  Select it with the mouse and copy it, then paste it where it goes.", { dimColor: true })
+        ]),
       line("b3", " "),
       line("e", "  enter or esc: done", { dimColor: true })
     ]
