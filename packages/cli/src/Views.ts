@@ -1,5 +1,5 @@
 /** What the CLI shows of each record: the same objects for --json and for tables. */
-import { type ApiKey, type CustomFieldDefinition, type Tenant, type User, type Verdict, type WindowUse, wholeSeconds } from "@chamber/core"
+import { ALL_SCOPES, type ApiKey, type CustomFieldDefinition, READ_SCOPES, type Tenant, type User, type Verdict, type WindowUse, wholeSeconds } from "@chamber/core"
 
 export const tenantView = (t: Tenant) => ({
   id: t.public_id,
@@ -23,6 +23,12 @@ export const keyView = (k: ApiKey) => ({
   last_used_at: k.last_used_at,
   revoked_at: k.revoked_at
 })
+
+/** A key's scopes in a table: `all (17)` and `read (9)` for the whole sets, else each scope. */
+export const describeScopes = (scopes: ReadonlyArray<string>): string =>
+  scopes.length === ALL_SCOPES.length ? `all (${ALL_SCOPES.length})`
+    : scopes.length === READ_SCOPES.length && READ_SCOPES.every((r) => scopes.includes(r)) ? `read (${READ_SCOPES.length})`
+    : scopes.join(",")
 
 export const fieldView = (f: CustomFieldDefinition) => ({
   id: f.id,

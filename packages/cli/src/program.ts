@@ -37,6 +37,17 @@ export const program = () => {
   } else {
     chamber.configureOutput({ outputError: (text, write) => write(red(text.trimEnd()) + "\n") })
   }
+  // An option's value is never another of the command's options: `--tenant --json` lacks the
+  // chamber, as `--tenant` at the end does (commander would take `--json` for the chamber).
+  chamber.hook("preAction", (_chamber, command) => {
+    const flags = new Set(["-h", "--help", ...command.options.flatMap((o) => [o.short, o.long])])
+    for (const option of command.options) {
+      const value: unknown = command.getOptionValue(option.attributeName())
+      if (option.required && typeof value === "string" && flags.has(value)) {
+        command.error(`error: option '${option.flags}' argument missing`, { code: "commander.optionMissingArgument" })
+      }
+    }
+  })
 
   json(chamber.command("serve").description("migrate, then serve /api/v1 and /docs (SIGINT/SIGTERM stop it gracefully)"))
     .option("--port <n>", "port (env PORT, default 3000)")

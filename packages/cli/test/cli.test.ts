@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
-import { chamber, Env, envLayer, get, json, serving } from "./harness.ts"
+import { chamber, Env, envLayer, get, json, post, type Result, serving } from "./harness.ts"
 import { suiteDir } from "./tempDirs.ts"
 
 for (const rt of runtimes()) {
@@ -106,10 +106,86 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(after, { status: 401, body: { message: "Unauthenticated." } })
           assert.isNotNull(json(yield* chamber(["key", "list", "--tenant", tenant.id, "--json"]))[0].revoked_at)
 
-          const unknown = yield* chamber(["key", "revoke", "cck_nothere", "--json"])
+          const unknown = yield* chamber(["key", "revoke", "cck_N0tHere1", "--json"])
           assert.strictEqual(unknown.code, 1)
           assert.strictEqual(unknown.stdout, "")
-          assert.deepStrictEqual(JSON.parse(unknown.stderr), { error: "No live key with the prefix cck_nothere." })
+          assert.deepStrictEqual(JSON.parse(unknown.stderr), { error: "No live key with the prefix cck_N0tHere1." })
+        }), 180_000)
+
+      it.effect("says what is wrong with what an operator typed, and what is already so", () =>
+        Effect.gen(function*() {
+          /** A refusal: exit 1, nothing on stdout, the message on stderr (`{"error"}` with --json). */
+          const refused = (r: Result) => {
+            assert.deepStrictEqual([r.code, r.stdout], [1, ""], r.stderr)
+            return r.stderr.startsWith("{") ? JSON.parse(r.stderr).error as string : r.stderr
+          }
+          // Through a running server's database, as an operator beside it would.
+          const { port } = yield* serving()
+          const tenant = json(yield* chamber(["tenant", "create", "--name", "Errata Chamber", "--json"]))
+          json(yield* chamber(["user", "add", "--tenant", tenant.id, "--email", "ed@errata.example", "--role", "chamber_admin", "--json"]))
+          const mint = (scopes: string, ...more: ReadonlyArray<string>) =>
+            chamber(["key", "mint", "--tenant", tenant.id, "--as", "ed@errata.example", "--name", "Typo", "--scopes", scopes, ...more])
+
+          // A delivery no row has is named, and nothing is queued (it was "Queued again 0", exit 0).
+          assert.strictEqual(refused(yield* chamber(["deliveries", "replay", "99999", "--json"])), "No delivery 99999.")
+          assert.strictEqual(refused(yield* chamber(["deliveries", "replay", "99998", "99999"])), "error: No deliveries 99998, 99999.\n")
+          assert.strictEqual(refused(yield* chamber(["deliveries", "replay", "--hook", "99999", "--failed", "--json"])), "No webhook subscription 99999.")
+
+          // An option whose value is missing says so, whatever follows it (--json was taken for the chamber).
+          assert.strictEqual(refused(yield* chamber(["key", "list", "--tenant", "--json"])), "option '--tenant <id>' argument missing")
+          assert.strictEqual(refused(yield* chamber(["hooks", "list", "--tenant", "--json"])), "option '--tenant <id>' argument missing")
+
+          // A mistyped scope gets the scope it most likely meant; nothing is minted.
+          assert.strictEqual(refused(yield* mint("members:reed", "--json")), "Unknown scope members:reed: did you mean members:read?")
+          assert.strictEqual(refused(yield* mint("read,Hooks:Write,everything")), "error: Unknown scopes: Hooks:Write (did you mean hooks:write?), everything.\n")
+          assert.deepStrictEqual(json(yield* chamber(["key", "list", "--tenant", tenant.id, "--json"])), [])
+
+          // A prefix that is no prefix says what a prefix is; a whole key is not echoed back.
+          const key = json(yield* mint("all", "--json"))
+          assert.strictEqual(
+            refused(yield* chamber(["key", "revoke", "cck_short", "--json"])),
+            "\"cck_short\" is not a key prefix: a prefix is cck_ and 8 letters or digits, as key list shows it (e.g. cck_Xy12Ab34)."
+          )
+          const whole = refused(yield* chamber(["key", "revoke", key.key, "--json"]))
+          assert.strictEqual(whole, `That is a whole key, not its prefix: give its first 12 characters, ${key.prefix}.`)
+          assert.strictEqual(refused(yield* chamber(["key", "set-limit", "Xy12Ab34", "--daily", "5", "--json"])), "\"Xy12Ab34\" is not a key prefix: a prefix is cck_ and 8 letters or digits, as key list shows it (e.g. cck_Xy12Ab34).")
+          assert.isNull(json(yield* chamber(["key", "list", "--tenant", tenant.id, "--json"]))[0].revoked_at)
+
+          // key list shows a whole scope set as the TUI does; --json keeps every scope.
+          json(yield* mint("read", "--json"))
+          json(yield* mint("members:read,hooks:write", "--json"))
+          const listed = yield* chamber(["key", "list", "--tenant", tenant.id])
+          assert.strictEqual(listed.code, 0)
+          assert.match(listed.stdout, /\n\d+ +Typo +cck_\w{8} +all \(17\) +\d{4}-/)
+          assert.match(listed.stdout, /\n\d+ +Typo +cck_\w{8} +read \(9\) +\d{4}-/)
+          assert.match(listed.stdout, /\n\d+ +Typo +cck_\w{8} +members:read,hooks:write +\d{4}-/)
+          assert.lengthOf(json(yield* chamber(["key", "list", "--tenant", tenant.id, "--json"]))[0].scopes, 17)
+
+          // A website is a full http(s) URL.
+          assert.strictEqual(
+            refused(yield* chamber(["tenant", "create", "--name", "Bad Site", "--website", "lakeside.example", "--json"])),
+            "The website must be a full http or https URL: did you mean https://lakeside.example?"
+          )
+          for (const website of ["ftp://lakeside.example", "https://lake side.example"]) {
+            assert.strictEqual(
+              refused(yield* chamber(["tenant", "create", "--name", "Bad Site", "--website", website, "--json"])),
+              "The website must be a full http or https URL, such as https://lakeside.example.",
+              website
+            )
+          }
+          assert.notInclude(json(yield* chamber(["tenant", "list", "--json"])).map((t: { name: string }) => t.name), "Bad Site")
+          assert.deepInclude(json(yield* chamber(["tenant", "create", "--name", "Good Site", "--website", "http://good.example/chamber", "--json"])), {
+            website: "http://good.example/chamber"
+          })
+
+          // Reactivating an active subscription says it already was; a missing one is named.
+          const hook = yield* post(port, "/api/v1/hooks", key.key, { url: "https://receiver.errata.example/in", events: ["member.created"] })
+          assert.strictEqual(hook.status, 201, JSON.stringify(hook.body))
+          const again = json(yield* chamber(["hooks", "reactivate", String(hook.body.id), "--json"]))
+          assert.deepInclude(again, { id: hook.body.id, active: true, failure_count: 0, already_active: true })
+          const text = yield* chamber(["hooks", "reactivate", String(hook.body.id)])
+          assert.deepStrictEqual([text.code, text.stdout], [0, "https://receiver.errata.example/in was already active, with no failures to reset: nothing changed.\n"])
+          assert.strictEqual(refused(yield* chamber(["hooks", "reactivate", "99999", "--json"])), "No webhook subscription 99999.")
         }), 180_000)
 
       it.effect("demo seeds only an empty database and prints a working key", () =>

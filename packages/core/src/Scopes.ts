@@ -40,3 +40,41 @@ export const parseScopeList = (
   if (unknown.length > 0) return { ok: false, unknown }
   return { ok: true, scopes: ALL_SCOPES.filter((s) => wanted.has(s)) }
 }
+
+/** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`. */
+const distance = (a: string, b: string): number => {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
+    }
+  }
+  return d[a.length]![b.length]!
+}
+
+/** The scope or shorthand a mistyped name most likely meant: at most two edits away, any case; undefined when none is. */
+export const closestScope = (name: string): string | undefined => {
+  const typed = name.toLowerCase()
+  let best: { readonly scope: string; readonly edits: number } | undefined
+  for (const scope of ["read", "all", ...ALL_SCOPES]) {
+    const edits = distance(typed, scope)
+    if (edits <= 2 && edits < typed.length && (best === undefined || edits < best.edits)) best = { scope, edits }
+  }
+  return best?.scope
+}
+
+/** What is wrong with unknown scope names: each with the scope it most likely meant. */
+export const unknownScopesMessage = (unknown: ReadonlyArray<string>): string => {
+  if (unknown.length === 1) {
+    const name = unknown[0]!
+    const meant = closestScope(name)
+    return meant === undefined ? `Unknown scope ${name}.` : `Unknown scope ${name}: did you mean ${meant}?`
+  }
+  const each = unknown.map((name) => {
+    const meant = closestScope(name)
+    return meant === undefined ? name : `${name} (did you mean ${meant}?)`
+  })
+  return `Unknown scopes: ${each.join(", ")}.`
+}

@@ -1,14 +1,31 @@
 /** Tenants, people, keys, custom fields, migrations and the demo: short commands over the core services. */
 import * as Effect from "effect/Effect"
-import { type CustomFieldResource, Keys, rateLimitKey, type Role, Tenants } from "@chamber/core"
+import { type CustomFieldResource, displayPrefix, Keys, looksLikeKey, rateLimitKey, type Role, Tenants } from "@chamber/core"
 import { migrate } from "@chamber/pg-adapter"
 import { seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
 import { bold, dim, fail, green, table } from "../Output.ts"
 import { run } from "../Run.ts"
-import { fieldView, keyView, tenantView, usageView, userView, type WindowView } from "../Views.ts"
+import { describeScopes, fieldView, keyView, tenantView, usageView, userView, type WindowView } from "../Views.ts"
 
 type Json = { readonly json?: boolean }
+
+/**
+ * What is wrong with a key prefix as the operator typed it, if anything: a prefix is `cck_` and 8
+ * base62 characters, as `key list` shows it. A whole key is not echoed back: its prefix is said.
+ */
+const prefixProblem = (text: string): string | undefined =>
+  /^cck_[0-9A-Za-z]{8}$/.test(text)
+    ? undefined
+    : looksLikeKey(text)
+    ? `That is a whole key, not its prefix: give its first 12 characters, ${displayPrefix(text)}.`
+    : `"${text}" is not a key prefix: a prefix is cck_ and 8 letters or digits, as key list shows it (e.g. cck_Xy12Ab34).`
+
+/** Runs `command` for a well-formed prefix; refuses any other before opening the database. */
+const withPrefix = (prefix: string, opts: Json, command: () => Promise<void>): Promise<void> => {
+  const problem = prefixProblem(prefix)
+  return problem === undefined ? command() : fail(opts.json === true, new Error(problem))
+}
 
 export const tenantCreate = (opts: Json & {
   name: string
@@ -76,14 +93,16 @@ export const keyMint = (opts: Json & { tenant: string; as: string; name: string;
 export const keyList = (opts: Json & { tenant: string }) =>
   run(opts, Effect.flatMap(Effect.service(Keys), (k) => k.list(opts.tenant)), {
     json: (ks) => ks.map(keyView),
-    human: (ks) => table(ks.map(keyView), ["id", "name", "prefix", "scopes", "created_at", "last_used_at", "revoked_at"])
+    human: (ks) =>
+      table(ks.map((k) => ({ ...keyView(k), scopes: describeScopes(k.scopes) })), ["id", "name", "prefix", "scopes", "created_at", "last_used_at", "revoked_at"])
   })
 
 export const keyRevoke = (prefix: string, opts: Json) =>
-  run(opts, Effect.flatMap(Effect.service(Keys), (k) => k.revoke(prefix)), {
-    json: (ks) => ({ revoked: ks.map(keyView) }),
-    human: (ks) => ks.map((k) => `${green("Revoked")} ${k.name} ${dim(k.prefix)}: it answers 401 from now on`).join("\n")
-  })
+  withPrefix(prefix, opts, () =>
+    run(opts, Effect.flatMap(Effect.service(Keys), (k) => k.revoke(prefix)), {
+      json: (ks) => ({ revoked: ks.map(keyView) }),
+      human: (ks) => ks.map((k) => `${green("Revoked")} ${k.name} ${dim(k.prefix)}: it answers 401 from now on`).join("\n")
+    }))
 
 export const fieldAdd = (opts: Json & { tenant: string; resource: string; key: string; label: string; apiVisible?: boolean }) =>
   run(opts, Effect.flatMap(Effect.service(Tenants), (t) =>
@@ -120,12 +139,16 @@ export const demoCommand = (opts: Json) =>
   })
 
 export const keySetLimit = (prefix: string, opts: Json & { daily: string }) =>
-  run(opts, Effect.flatMap(Effect.service(Keys), (k) => k.setDailyLimit(prefix, Number(opts.daily))), {
-    json: (ks) => ({ updated: ks.map(keyView) }),
-    human: (ks) => ks.map((k) => `${green("Set")} ${k.name} ${dim(k.prefix)}: at most ${k.daily_limit.toLocaleString("en-US")} requests in any 24 hours, from its next request`).join("\n")
-  })
+  withPrefix(prefix, opts, () =>
+    run(opts, Effect.flatMap(Effect.service(Keys), (k) => k.setDailyLimit(prefix, Number(opts.daily))), {
+      json: (ks) => ({ updated: ks.map(keyView) }),
+      human: (ks) =>
+        ks.map((k) => `${green("Set")} ${k.name} ${dim(k.prefix)}: at most ${k.daily_limit.toLocaleString("en-US")} requests in any 24 hours, from its next request`).join("\n")
+    }))
 
-export const keyUsage = async (prefix: string, opts: Json) => {
+export const keyUsage = (prefix: string, opts: Json) => withPrefix(prefix, opts, () => keyUsageOf(prefix, opts))
+
+const keyUsageOf = async (prefix: string, opts: Json) => {
   const { describeStore, rateLimitSettingsFromEnv, usageOf } = await import("../RateLimits.ts")
   let settings
   try {

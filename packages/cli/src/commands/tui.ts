@@ -30,7 +30,12 @@ export const tui = async (opts: { readonly tenant?: string; readonly json?: bool
   // ink draws nothing but the last frame when it sees CI set; on a terminal a person is at it.
   delete process.env.CI
   delete process.env.CONTINUOUS_INTEGRATION
-  const [{ render }, { App }, { Boundary }] = await Promise.all([import("ink"), import("../tui/App.ts"), import("../tui/Boundary.ts")])
+  const [{ render }, { App }, { Boundary }, { clipboardSupport }] = await Promise.all([
+    import("ink"),
+    import("../tui/App.ts"),
+    import("../tui/Boundary.ts"),
+    import("../tui/terminal.ts")
+  ])
   const leave = () => process.stdout.write(LEAVE_ALTERNATE_SCREEN)
   // Whatever escapes is said in one line, on the normal screen, never as a stack trace.
   const crash = (error: unknown) => {
@@ -40,9 +45,10 @@ export const tui = async (opts: { readonly tenant?: string; readonly json?: bool
   process.on("uncaughtException", crash)
   process.on("unhandledRejection", crash)
   process.stdout.write(ENTER_ALTERNATE_SCREEN)
+  const clipboard = await clipboardSupport({ stdin: process.stdin, stdout: process.stdout })
   // ink's incremental rendering (6.8) draws each frame a line lower when a frame ends with a
   // newline, as ours do: the whole frame is redrawn instead, inside a synchronized update.
-  const app = render(h(Boundary, null, h(App, { data, tenant: opts.tenant })), { exitOnCtrlC: true })
+  const app = render(h(Boundary, null, h(App, { data, tenant: opts.tenant, clipboard })), { exitOnCtrlC: true })
   // A terminal closed or a kill: the same way out as q (the screen given back, the database closed).
   for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => app.unmount())
   await app.waitUntilExit().catch(() => undefined)

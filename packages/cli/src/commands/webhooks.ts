@@ -43,7 +43,7 @@ export const hooksShow = (id: string, opts: Json) =>
   run(opts, Effect.gen(function*() {
     const hookId = yield* idOf(id, "The subscription id")
     const hook = yield* admin((a) => a.hook(hookId))
-    if (hook === undefined) return yield* Effect.fail(new Error(`No webhook subscription ${hookId}.`))
+    if (hook === undefined) return yield* Effect.fail(noHook(hookId))
     const deliveries = yield* admin((a) => a.deliveries({ hookId, limit: 20 }))
     return { ...hook, deliveries }
   }), {
@@ -60,14 +60,27 @@ export const hooksShow = (id: string, opts: Json) =>
       ].join("\n")
   })
 
+const noHook = (id: number) => new Error(`No webhook subscription ${id}.`)
+
+/** Active again with its count at 0; one already active says so (and has its count reset, if any). */
 export const hooksReactivate = (id: string, opts: Json) =>
   run(opts, Effect.gen(function*() {
     const hookId = yield* idOf(id, "The subscription id")
-    if (!(yield* admin((a) => a.reactivate(hookId)))) return yield* Effect.fail(new Error(`No webhook subscription ${hookId}.`))
-    return (yield* admin((a) => a.hook(hookId)))!
+    const before = yield* admin((a) => a.hook(hookId))
+    if (before === undefined) return yield* Effect.fail(noHook(hookId))
+    if (before.active && before.failure_count === 0) return { ...before, already_active: true, failures_reset: 0 }
+    if (!(yield* admin((a) => a.reactivate(hookId)))) return yield* Effect.fail(noHook(hookId))
+    const after = yield* admin((a) => a.hook(hookId))
+    if (after === undefined) return yield* Effect.fail(noHook(hookId))
+    return { ...after, already_active: before.active, failures_reset: before.failure_count }
   }), {
-    json: (h) => h,
-    human: (h) => `${green("Reactivated")} ${h.url} ${dim("(failure count 0; its waiting deliveries go out)")}`
+    json: ({ failures_reset: _, ...h }) => h,
+    human: (h) =>
+      !h.already_active
+        ? `${green("Reactivated")} ${h.url} ${dim("(failure count 0; its waiting deliveries go out)")}`
+        : h.failures_reset === 0
+        ? `${h.url} was already active, with no failures to reset: nothing changed.`
+        : `${h.url} was already active; its failure count went from ${h.failures_reset} to 0.`
   })
 
 const STATUSES = ["pending", "failed", "succeeded"] as const
@@ -85,6 +98,12 @@ export const deliveriesList = (opts: Json & { tenant: string; status?: string; h
     human: (ds) => table(ds.map(deliveryRow), ["id", "hook", "event", "type", "status", "attempts", "last", "next", "created"])
   })
 
+const listed = (ids: ReadonlyArray<number>) => ids.join(", ")
+
+/**
+ * Queues deliveries again. Every id must name a delivery (else nothing is queued); one already
+ * waiting to be sent is left as it is and said so.
+ */
 export const deliveriesReplay = (ids: ReadonlyArray<string>, opts: Json & { hook?: string; failed?: boolean; since?: string }) =>
   run(opts, Effect.gen(function*() {
     let wanted: Array<number>
@@ -95,16 +114,24 @@ export const deliveriesReplay = (ids: ReadonlyArray<string>, opts: Json & { hook
         return yield* Effect.fail(new Error(`--since must be an ISO date or date-time, not "${opts.since}".`))
       }
       const hookId = yield* idOf(opts.hook, "--hook")
+      if ((yield* admin((a) => a.hook(hookId))) === undefined) return yield* Effect.fail(noHook(hookId))
       wanted = (yield* admin((a) => a.deliveries({ hookId, status: "failed", since: opts.since, limit: 100_000 }))).map((d) => d.id)
     } else {
       if (ids.length === 0) return yield* Effect.fail(new Error("Name the deliveries to replay (ids), or --hook ID --failed [--since ISO]."))
-      wanted = yield* Effect.forEach(ids, (id) => idOf(id, "A delivery id"))
+      wanted = [...new Set(yield* Effect.forEach(ids, (id) => idOf(id, "A delivery id")))]
+      const found = new Set((yield* admin((a) => a.deliveries({ ids: wanted, limit: wanted.length }))).map((d) => d.id))
+      const missing = wanted.filter((id) => !found.has(id))
+      if (missing.length > 0) {
+        return yield* Effect.fail(new Error(missing.length === 1 ? `No delivery ${missing[0]}.` : `No deliveries ${listed(missing)}.`))
+      }
     }
     const replayed = yield* admin((a) => a.replay(wanted))
     return { replayed, skipped: wanted.filter((id) => !replayed.includes(id)) }
   }), {
     json: (r) => r,
-    human: (r) =>
-      `${green("Queued again")} ${r.replayed.length} ${r.replayed.length === 1 ? "delivery" : "deliveries"}` +
-      (r.skipped.length > 0 ? dim(` (not found or already waiting: ${r.skipped.join(", ")})`) : "")
+    human: (r) => {
+      const waiting = r.skipped.length === 0 ? "" : `${listed(r.skipped)} ${r.skipped.length === 1 ? "was" : "were"} already waiting to be sent`
+      if (r.replayed.length === 0) return r.skipped.length === 0 ? "No failed deliveries to replay." : `Nothing queued: ${waiting}.`
+      return `${green("Queued again")} ${r.replayed.length} ${r.replayed.length === 1 ? "delivery" : "deliveries"}` + (waiting === "" ? "" : dim(` (${waiting})`))
+    }
   })

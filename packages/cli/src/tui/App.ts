@@ -17,6 +17,7 @@ import { MintedKeyScreen, MintForm } from "./screens/MintForm.ts"
 import { tenantText, TenantsScreen } from "./screens/TenantsScreen.ts"
 import { initialState, reduce, type Shown, type State } from "./state.ts"
 import { wrap, wrapWithTail } from "./format.ts"
+import { osc52 } from "./terminal.ts"
 import { trackingLine } from "./tracking.ts"
 import { asDataError, useLive } from "./useLive.ts"
 
@@ -31,6 +32,8 @@ export interface AppProps {
   readonly height?: number
   /** The clock relative times are shown against. */
   readonly now?: () => number
+  /** The terminal takes OSC 52 clipboard writes (terminal.ts): a minted key is copied to the clipboard. */
+  readonly clipboard?: boolean
 }
 
 /** Every word of the filter, in any case, somewhere in the row's text. */
@@ -56,12 +59,13 @@ const useTerminalSize = () => {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
-export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fixedWidth, height: fixedHeight, now: clock = Date.now }: AppProps) => {
+export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fixedWidth, height: fixedHeight, now: clock = Date.now, clipboard = false }: AppProps) => {
   const terminal = useTerminalSize()
   const width = fixedWidth ?? terminal.columns
   // One line short of the terminal: the line after the last keeps the screen from scrolling.
   const height = fixedHeight ?? Math.max(8, terminal.rows - 1)
   const { exit } = useApp()
+  const { write } = useStdout()
   const [state, dispatch] = useReducer(reduce, initialTenant, initialState)
   const { tenant, screen, refresh } = state
   // Relative times ("2m ago") move on even when no data changes.
@@ -84,6 +88,14 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
   const deliveries = useLive<ReadonlyArray<DeliveryView>>(
     tenant !== undefined && screen === "deliveries" ? `deliveries ${tenant} ${state.status} ${state.hookId}` : undefined,
     () => data.deliveries({ tenant: tenant!, status: state.status === "all" ? undefined : state.status, hookId: state.hookId }),
+    refreshMs,
+    refresh
+  )
+  const inspecting = screen === "deliveries" && state.inspect !== undefined
+  // The inspected delivery by its id: it stays on screen when the list's filter no longer holds it.
+  const inspectedById = useLive<ReadonlyArray<DeliveryView>>(
+    tenant !== undefined && inspecting ? `inspect ${tenant} ${state.inspect}` : undefined,
+    () => data.deliveries({ tenant: tenant!, ids: [state.inspect!] }),
     refreshMs,
     refresh
   )
@@ -117,12 +129,19 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
     if (state.quit) exit()
   }, [state.quit])
 
+  const minted = state.overlay?.kind === "minted" ? state.overlay.key : undefined
+  useEffect(() => {
+    if (clipboard && minted !== undefined) write(osc52(minted.key))
+  }, [minted])
+
   const filter = state.filter[screen]
+  const listed = matching(deliveries.data, state.filter.deliveries, deliveryText) ?? []
   const shown: Shown = {
     tenants: matching(tenants.data, state.filter.tenants, tenantText) ?? [],
     keys: matching(keys.data, state.filter.keys, keyText) ?? [],
     hooks: matching(hooks.data, state.filter.hooks, hookText) ?? [],
-    deliveries: matching(deliveries.data, state.filter.deliveries, deliveryText) ?? [],
+    deliveries: listed,
+    inspected: inspecting ? inspectedById.data?.[0] ?? listed.find((d) => d.id === state.inspect) : undefined,
     allHooks: hooks.data ?? [],
     admins: admins.data,
     page: 1,
@@ -167,7 +186,6 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
   useInput((input, key) => dispatch({ type: "key", input, key, shown: shownRef.current }))
 
   const chamber = tenants.data?.find((t: TenantRow) => t.id === tenant)?.name ?? tenant
-  const inspecting = screen === "deliveries" && state.inspect !== undefined
   const cursor = state.cursor[screen]
   const filtered = filter !== ""
   const hookName = (id: number) => {
@@ -199,7 +217,7 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
     const size = { height: bodyHeight, width }
     if (o?.kind === "help") return h(HelpScreen, { screen, ...size })
     if (o?.kind === "mint") return h(MintForm, { form: o, admins: admins.data, chamber: chamber ?? "", ...size })
-    if (o?.kind === "minted") return h(MintedKeyScreen, { minted: o.key, ...size })
+    if (o?.kind === "minted") return h(MintedKeyScreen, { minted: o.key, copied: clipboard, ...size })
     switch (screen) {
       case "tenants":
         return h(TenantsScreen, { rows: shown.tenants.length > 0 || tenants.data !== undefined ? shown.tenants : undefined, filtered, cursor, now, ...size })
@@ -208,7 +226,7 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
       case "hooks":
         return h(HooksScreen, { rows: hooks.data === undefined ? undefined : shown.hooks, filtered, cursor, now, ...size })
       case "deliveries":
-        if (inspecting) return h(AttemptsScreen, { delivery: shown.deliveries.find((d) => d.id === state.inspect), now, ...size })
+        if (inspecting) return h(AttemptsScreen, { delivery: shown.inspected, now, ...size })
         return h(DeliveriesScreen, {
           rows: deliveries.data === undefined ? undefined : shown.deliveries,
           filtered,

@@ -4,7 +4,7 @@
  * the state machine shares. state.ts, pressed.ts and minting.ts change it.
  */
 import * as Duration from "effect/Duration"
-import { ALL_SCOPES, READ_SCOPES } from "@chamber/core"
+import { ALL_SCOPES } from "@chamber/core"
 import { parseDuration } from "../Durations.ts"
 import type { DeliveryView, HookRow, KeyRow, MintedKey, MintRequest, ReplayResult, TenantRow } from "./AdminData.ts"
 import type { Screen } from "./keymap.ts"
@@ -61,6 +61,8 @@ export interface Notice {
 export interface State {
   /** The chosen chamber's public id. */
   readonly tenant: string | undefined
+  /** The chamber came from `--tenant`: `esc` at the top stays in a chamber (`t` still chooses another). */
+  readonly tenantGiven: boolean
   readonly screen: Screen
   readonly lastView: View
   readonly cursor: Readonly<Record<Screen, number>>
@@ -85,6 +87,7 @@ export const perScreen = <A>(a: A): Record<Screen, A> => ({ tenants: a, keys: a,
 
 export const initialState = (tenant?: string): State => ({
   tenant,
+  tenantGiven: tenant !== undefined,
   screen: tenant === undefined ? "tenants" : "keys",
   lastView: "keys",
   cursor: perScreen(0),
@@ -107,6 +110,8 @@ export interface Shown {
   readonly keys: ReadonlyArray<KeyRow>
   readonly hooks: ReadonlyArray<HookRow>
   readonly deliveries: ReadonlyArray<DeliveryView>
+  /** The delivery whose attempts show, whether or not the list still holds it. */
+  readonly inspected: DeliveryView | undefined
   /** Every subscription of the chamber, unfiltered: what `h` cycles through. */
   readonly allHooks: ReadonlyArray<HookRow>
   /** The chamber's chamber_admin emails; undefined while loading. */
@@ -195,10 +200,5 @@ export const parseSince = (text: string, now: number): string | undefined => {
   const at = Date.parse(text.trim())
   return Number.isNaN(at) ? undefined : new Date(at).toISOString()
 }
-
-export const describeScopes = (scopes: ReadonlyArray<string>): string =>
-  scopes.length === SCOPES.length ? `all (${SCOPES.length})`
-    : scopes.length === READ_SCOPES.length && READ_SCOPES.every((r) => scopes.includes(r)) ? `read (${READ_SCOPES.length})`
-    : scopes.join(",")
 
 export const hookLabel = (h: HookRow | undefined, id: number) => h === undefined ? `subscription #${id}` : `#${id} ${h.url}`

@@ -37,7 +37,11 @@ const CONTROL: Readonly<Record<string, KeyPress>> = { "\r": { return: true }, "\
 const typing = (s: State) =>
   s.overlay?.kind === "filter" || s.overlay?.kind === "since" || (s.overlay?.kind === "mint" && (s.overlay.step === "name" || s.overlay.step === "limit"))
 
+/** A terminal's answer to the device attributes question (terminal.ts) as ink hands it over, when it comes late. */
+const DEVICE_ATTRIBUTES = /^\[\?[0-9;]*c$/
+
 export const pressed = (s0: State, input: string, key: KeyPress, shown: Shown): State => {
+  if (DEVICE_ATTRIBUTES.test(input)) return s0
   const k = named(key)
   // Several keys in one read (fast typing, a paste): text runs and control characters, in order;
   // outside a text field, one key per character.
@@ -80,6 +84,7 @@ export const pressed = (s0: State, input: string, key: KeyPress, shown: Shown): 
       if (s.filter[s.screen] !== "") return { ...s, filter: { ...s.filter, [s.screen]: "" } }
       if (s.screen === "deliveries" && s.hookId !== undefined) return { ...s, hookId: undefined, cursor: { ...s.cursor, deliveries: 0 } }
       if (s.screen === "tenants") return s.tenant === undefined ? s : { ...s, screen: s.lastView }
+      if (s.tenantGiven) return { ...s, notice: info("This is the top: t chooses another chamber, q quits.") }
       return { ...s, screen: "tenants" }
   }
   const moved = move(s, shown, c)
@@ -202,12 +207,14 @@ const inInspect = (s: State, c: string, shown: Shown): State | undefined => {
     case "k":
     case "down":
     case "j": {
-      const to = clamp(at + (c === "up" || c === "k" ? -1 : 1), shown.deliveries.length)
+      const up = c === "up" || c === "k"
+      // A delivery the list no longer holds (replayed out of a status filter) stood at the cursor: the rows after it moved up.
+      const to = at >= 0 ? clamp(at + (up ? -1 : 1), shown.deliveries.length) : s.cursor.deliveries - (up ? 1 : 0)
       const d = shown.deliveries[to]
       return d === undefined ? s : { ...withCursor(s, to), inspect: d.id }
     }
     case "p":
-      return replayOne(s, shown.deliveries[at])
+      return replayOne(s, shown.inspected)
   }
   return undefined
 }

@@ -21,7 +21,7 @@ export const reduce = (s: State, e: Event): State => {
   switch (e.type) {
     case "tenants": {
       if (s.tenant !== undefined && !e.tenants.some((t) => t.id === s.tenant)) {
-        return { ...s, tenant: undefined, screen: "tenants", notice: error(`No chamber ${s.tenant}: choose one.`) }
+        return { ...s, tenant: undefined, tenantGiven: false, screen: "tenants", notice: error(`No chamber ${s.tenant}: choose one.`) }
       }
       if (s.tenant === undefined && s.screen === "tenants" && e.tenants.length === 1 && s.notice === undefined) {
         return { ...s, tenant: e.tenants[0]!.id, screen: s.lastView }
@@ -34,8 +34,11 @@ export const reduce = (s: State, e: Event): State => {
       return { ...s, task: undefined, progress: undefined, notice: error(`Could not ${DOING[e.task.kind]}: ${e.message}`), refresh: s.refresh + 1 }
     case "done":
       return { ...finished(s, e.task, e.outcome), task: undefined, progress: undefined, refresh: s.refresh + 1 }
-    case "key":
-      return pressed(s, e.input, e.key, e.shown)
+    case "key": {
+      // A replay's progress belongs to the view it was asked from: another view starts with a clear status line.
+      const next = pressed(s, e.input, e.key, e.shown)
+      return next.screen === s.screen ? next : { ...next, tracking: undefined }
+    }
   }
 }
 

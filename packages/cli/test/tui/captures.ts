@@ -17,6 +17,8 @@ export interface Capture {
   /** Terminal rows: the TUI draws one line fewer. */
   readonly rows: number
   readonly tenant?: string
+  /** The terminal takes OSC 52 clipboard writes. */
+  readonly clipboard?: boolean
   /** Keys to press, in order; a function is a step done to the data (e.g. the relay delivering); `until` waits for the screen. */
   readonly steps: ReadonlyArray<string | ((data: Fake) => void) | { readonly until: string | RegExp }>
   /** What the screen shows once the capture is ready. */
@@ -34,14 +36,16 @@ export const CAPTURES: ReadonlyArray<Capture> = [
   { name: "mint-name", width: 80, rows: 10, tenant: RIVERSIDE, steps: ["n", ...typed("Newsletter tool")], ready: "Newsletter tool█" },
   { name: "mint-as", width: 80, rows: 12, tenant: RIVERSIDE, steps: mint, ready: "Minted by" },
   { name: "mint-scopes", width: 80, rows: 24, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.down, KEY.space], ready: "[x] members:write" },
-  { name: "mint-review", width: 80, rows: 14, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.enter, KEY.enter], ready: "Mint this key? y/n" },
+  { name: "mint-review", width: 80, rows: 15, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.down, KEY.space, KEY.enter, KEY.enter], ready: "Mint this key? y/n" },
   { name: "minted", width: 80, rows: 14, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.enter, KEY.enter, "y"], ready: "Copy it now" },
+  { name: "minted-copied", width: 80, rows: 14, tenant: RIVERSIDE, clipboard: true, steps: [...mint, KEY.enter, "r", KEY.enter, KEY.enter, "y"], ready: "Copied to your clipboard" },
   { name: "revoke", width: 80, rows: 12, tenant: RIVERSIDE, steps: [KEY.down, "d"], ready: "y/n" },
   { name: "subscriptions", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2"], ready: "old-site" },
   { name: "subscriptions-wide", width: 120, rows: 10, tenant: RIVERSIDE, steps: ["2"], ready: "old-site" },
   { name: "deliveries-failed", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", "f"], ready: "Deliveries · failed" },
   { name: "attempts", width: 80, rows: 14, tenant: RIVERSIDE, steps: ["3", "f", KEY.enter], ready: "Delivery 812" },
   { name: "replay-ask", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", "f", "p"], ready: "y/n" },
+  { name: "attempts-replayed", width: 80, rows: 14, tenant: RIVERSIDE, steps: ["3", "f", KEY.enter, "p", "y"], ready: "pending · 0 tries" },
   { name: "replay-waiting", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", KEY.down, KEY.down, "p", "y"], ready: "waiting to be sent" },
   { name: "replay-delivered", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", KEY.down, KEY.down, "p", "y", (d) => d.settle(812, true), "r"], ready: "delivered (200" },
   { name: "replay-subscription", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2", hooks, "3", "h", "h", "P"], ready: "y/n" },
@@ -56,7 +60,7 @@ export const CAPTURES: ReadonlyArray<Capture> = [
 /** A capture as the TUI draws it now: trailing spaces dropped. */
 export const render = async (capture: Capture): Promise<string> => {
   const data = fake()
-  const screen = mount(data, { tenant: capture.tenant, width: capture.width, height: capture.rows - 1, refreshMs: 2_000 })
+  const screen = mount(data, { tenant: capture.tenant, width: capture.width, height: capture.rows - 1, refreshMs: 2_000, clipboard: capture.clipboard === true })
   try {
     await screen.until(capture.tenant === undefined ? "Choose a chamber" : "Zapier")
     for (const step of capture.steps) {

@@ -3,8 +3,9 @@
  * minting with the scope picker and the key shown once, revoking after a y/n. In-memory data.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { SCOPES } from "../../src/tui/state.ts"
 import { fake, MINTED_KEY, riverside, RIVERSIDE } from "./fixture.ts"
-import { eventually, KEY, mount } from "./screen.ts"
+import { eventually, fits, KEY, mount } from "./screen.ts"
 
 describe("admin TUI: Keys", () => {
   it("lists prefix, name, scopes, created, last use, state and today's use against the ceiling", async () => {
@@ -57,7 +58,13 @@ describe("admin TUI: Keys", () => {
     const review = await s.until("Mint this key? y/n")
     assert.include(review, "Name:   Newsletter tooL")
     assert.include(review, "As:     ops@riversidechamber.example")
-    assert.include(review, "Scopes: members:read,members:write,contacts:read")
+    // Every scope, wrapped under its label, none cut.
+    assert.include(review, [
+      "  Scopes: 10 of 17: members:read, members:write, contacts:read, events:read,",
+      "          registrations:read, deals:read, invoices:read, payments:read,",
+      "          sponsorships:read, placements:read"
+    ].join("\n"))
+    assert.isTrue(fits(review, 80, 23), review)
     assert.include(review, "Limit:  5000 requests in any 24 hours")
     await s.press(KEY.esc)
     await s.until("Limit:  5000█")
@@ -70,6 +77,46 @@ describe("admin TUI: Keys", () => {
     assert.notInclude(after, MINTED_KEY)
     await s.until(/Newsletter too\S* +cck_Q7m2Xv9K/)
     s.unmount()
+  })
+
+  it("the last look lists every scope of a whole set too, wrapped to the terminal", async () => {
+    const s = mount(fake(), { tenant: RIVERSIDE, width: 60 })
+    await s.until("Zapier")
+    await s.type("nAll\r")
+    await s.until("› ann.lee@riversidechamber.example")
+    await s.type("\ra\r\r")
+    const review = await s.until("Mint this key? y/n")
+    assert.isTrue(fits(review, 60, 23), review)
+    assert.include(review, "  Scopes: all (17): members:read, members:write,\n          contacts:read,")
+    const listed = review.slice(review.indexOf("Scopes:"), review.indexOf("Limit:")).replace(/,?\s+/g, " ")
+    for (const scope of SCOPES) assert.include(listed, ` ${scope} `)
+    s.unmount()
+  })
+
+  it("copies the minted key to the clipboard with OSC 52 when the terminal takes it, and only then", async () => {
+    const osc52 = `\x1b]52;c;${Buffer.from(MINTED_KEY).toString("base64")}\x07`
+    const copying = mount(fake(), { tenant: RIVERSIDE, clipboard: true })
+    await copying.until("Zapier")
+    await copying.type("nZap\r")
+    await copying.until("› ann.lee@riversidechamber.example")
+    await copying.type("\rr\r\ry")
+    const copied = await copying.until("Copied to your clipboard")
+    assert.include(copied, MINTED_KEY)
+    assert.notInclude(copied, "Copy it now")
+    assert.strictEqual(copying.output().split(osc52).length - 1, 1, "the key went to the clipboard once")
+    await copying.press(KEY.enter)
+    await copying.until("is ready; its key is not kept anywhere")
+    assert.strictEqual(copying.output().split("\x1b]52;").length - 1, 1, "nothing more went to the clipboard")
+    copying.unmount()
+
+    const plain = mount(fake(), { tenant: RIVERSIDE })
+    await plain.until("Zapier")
+    await plain.type("nZap\r")
+    await plain.until("› ann.lee@riversidechamber.example")
+    await plain.type("\rr\r\ry")
+    await plain.until("Select it with the mouse and copy it")
+    assert.notInclude(plain.output(), "\x1b]52;")
+    plain.unmount()
   })
 
   it("esc steps back through the mint and cancels from the name; n at the last look cancels too", async () => {

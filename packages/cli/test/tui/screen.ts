@@ -21,7 +21,8 @@ export const KEY = {
   space: " "
 } as const
 
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g
+/** Colours and cursor moves (CSI), and operating system commands such as OSC 52 (the clipboard). */
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export interface Mounted {
@@ -29,6 +30,8 @@ export interface Mounted {
   readonly frame: () => string
   /** Every frame drawn so far, without colours. */
   readonly frames: () => ReadonlyArray<string>
+  /** Everything written to the terminal so far, escape sequences included. */
+  readonly output: () => string
   /** Presses keys one after another, letting the screen catch up after each. */
   readonly press: (...keys: ReadonlyArray<string>) => Promise<void>
   /** Writes `text` to stdin at once, as a paste or a fast typist would. */
@@ -58,6 +61,7 @@ export const mount = (data: AdminData, props: Partial<AppProps> = {}): Mounted =
   return {
     frame,
     frames: () => app.frames.map((f) => f.replace(ANSI, "")),
+    output: () => app.frames.join(""),
     press: async (...keys) => {
       for (const key of keys) {
         app.stdin.write(key)

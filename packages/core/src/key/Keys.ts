@@ -6,7 +6,7 @@ import * as Schema from "effect/Schema"
 import { InvalidInput } from "../shared/Errors.ts"
 import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { KeyHasher } from "../shared/Ports.ts"
-import { parseScopeList } from "../Scopes.ts"
+import { parseScopeList, unknownScopesMessage } from "../Scopes.ts"
 import { TenantRepo } from "../tenant/TenantRepo.ts"
 import { Tenants } from "../tenant/Tenants.ts"
 import { ApiKeyRepo } from "./ApiKeyRepo.ts"
@@ -78,7 +78,7 @@ export class Keys extends Context.Service<Keys, {
       }
       const parsed = parseScopeList(request.scopes)
       if (!parsed.ok) {
-        return yield* InvalidInput.field("scopes", `Unknown scopes: ${parsed.unknown.join(", ")}.`)
+        return yield* InvalidInput.field("scopes", unknownScopesMessage(parsed.unknown))
       }
       const dailyLimit = yield* checkDailyLimit(request.dailyLimit ?? DEFAULT_DAILY_LIMIT)
       const plaintext = generateKey()

@@ -13,6 +13,18 @@ const FIELD_KEY = /^[a-z][a-z0-9_]{0,63}$/
 const CURRENCY = /^[A-Z]{3}$/
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
+/** A chamber's website: an http or https URL with a dotted host name, no spaces, at most 255 characters. */
+const isWebsite = (text: string): boolean => {
+  if (!/^https?:\/\/\S+$/i.test(text) || text.length > 255) return false
+  const url = URL.parse(text)
+  return url !== null && url.hostname.includes(".") && url.username === "" && url.password === ""
+}
+
+const websiteProblem = (text: string): string =>
+  isWebsite(`https://${text}`) && !text.includes("://")
+    ? `The website must be a full http or https URL: did you mean https://${text}?`
+    : "The website must be a full http or https URL, such as https://lakeside.example."
+
 const invalid = InvalidInput.field
 
 export class Tenants extends Context.Service<Tenants, {
@@ -47,10 +59,12 @@ export class Tenants extends Context.Service<Tenants, {
       }
       const invoice_prefix = input.invoice_prefix ?? "INV-"
       if (invoice_prefix.length > 20) return yield* invalid("invoice_prefix", "The invoice prefix must not be greater than 20 characters.")
+      const website = input.website ?? null
+      if (website !== null && !isWebsite(website)) return yield* invalid("website", websiteProblem(website))
       return yield* repo.insert({
         public_id: `chm_${randomBase62(16)}`,
         name,
-        website: input.website ?? null,
+        website,
         currency,
         invoice_prefix,
         net_terms

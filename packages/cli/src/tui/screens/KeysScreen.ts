@@ -6,7 +6,7 @@
 import { createElement as h } from "react"
 import type { KeyRow } from "../AdminData.ts"
 import { ago, type Column, compact } from "../format.ts"
-import { describeScopes } from "../state.ts"
+import { describeScopes } from "../../Views.ts"
 import { Table } from "../Table.ts"
 
 export const keyText = (k: KeyRow) => `${k.name} ${k.prefix} ${k.scopes.join(" ")} ${k.revoked_at === null ? "live" : "revoked"}`

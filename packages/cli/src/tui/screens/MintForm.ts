@@ -6,8 +6,9 @@
 import { Box, Text } from "ink"
 import { createElement as h, type ReactNode } from "react"
 import type { MintedKey } from "../AdminData.ts"
-import { cut } from "../format.ts"
-import { describeScopes, type Overlay, SCOPES } from "../state.ts"
+import { cut, wrap } from "../format.ts"
+import { describeScopes } from "../../Views.ts"
+import { type Overlay, SCOPES } from "../state.ts"
 import { Lines } from "../Table.ts"
 
 type Minting = Extract<Overlay, { kind: "mint" }>
@@ -21,6 +22,18 @@ export interface MintFormProps {
 }
 
 const line = (key: string, text: ReactNode, props: Record<string, unknown> = {}) => h(Text, { key, wrap: "truncate", ...props }, text)
+
+const SCOPES_LABEL = "  Scopes: "
+
+/** Every chosen scope, named, wrapped under its label: what the key will be able to do, none of it cut. */
+const scopeLines = (scopes: ReadonlyArray<string>, width: number): Array<ReactNode> => {
+  const set = describeScopes(scopes)
+  const head = set === scopes.join(",") ? `${scopes.length} of ${SCOPES.length}` : set
+  const text = `${head}: ${scopes.join(", ")}`
+  const indent = " ".repeat(SCOPES_LABEL.length)
+  return wrap(text, Math.max(1, width - SCOPES_LABEL.length), Number.MAX_SAFE_INTEGER)
+    .map((l, i) => line(`scopes${i}`, `${i === 0 ? SCOPES_LABEL : indent}${l}`))
+}
 
 export const MintForm = ({ form, admins, chamber, height, width }: MintFormProps) => {
   const lines: Array<ReactNode> = [line("title", `Mint a key for ${chamber}`, { bold: true })]
@@ -38,7 +51,7 @@ export const MintForm = ({ form, admins, chamber, height, width }: MintFormProps
       lines.push(line(`a${i}`, `${i === form.as ? "  › " : "    "}${email}`, { inverse: i === form.as }))
     }
   }
-  if (done("scopes")) lines.push(line("scopes", `  Scopes: ${describeScopes(form.scopes)}`))
+  if (done("scopes")) lines.push(...scopeLines(form.scopes, width))
   if (form.step === "scopes") {
     lines.push(line("scopesTitle", `  Scopes, ${form.scopes.length} of ${SCOPES.length} (space toggles · r every read scope · a all · n none · enter: next):`))
     const room = Math.max(3, height - lines.length)
@@ -62,12 +75,14 @@ export const MintForm = ({ form, admins, chamber, height, width }: MintFormProps
 
 export interface MintedKeyProps {
   readonly minted: MintedKey
+  /** It went to the clipboard too (OSC 52). */
+  readonly copied: boolean
   readonly height: number
   readonly width: number
 }
 
 /** The key, once: nothing keeps it after this screen closes. */
-export const MintedKeyScreen = ({ minted, height, width }: MintedKeyProps) =>
+export const MintedKeyScreen = ({ minted, copied, height, width }: MintedKeyProps) =>
   h(Lines, {
     height,
     lines: [
@@ -75,8 +90,15 @@ export const MintedKeyScreen = ({ minted, height, width }: MintedKeyProps) =>
       line("b1", " "),
       line("k", `  ${minted.key}`, { bold: true }),
       line("b2", " "),
-      line("c1", "  Copy it now: it is never shown again.", { color: "yellow" }),
-      line("c2", "  Select it with the mouse and copy it, then paste it where it goes.", { dimColor: true }),
+      ...(copied
+        ? [
+          line("c1", "  Copied to your clipboard: paste it where it goes. It is never shown again.", { color: "yellow" }),
+          line("c2", "  Nothing arrived? Select it with the mouse and copy it.", { dimColor: true })
+        ]
+        : [
+          line("c1", "  Copy it now: it is never shown again.", { color: "yellow" }),
+          line("c2", "  Select it with the mouse and copy it, then paste it where it goes.", { dimColor: true })
+        ]),
       line("b3", " "),
       line("e", "  enter or esc: done", { dimColor: true })
     ]
