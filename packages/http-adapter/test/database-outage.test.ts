@@ -1,7 +1,8 @@
 /**
  * A database that does not answer (ruling 27, docs/operations.md "When the database does not
  * answer"). PostgreSQL, with a proxy of the test's own between the server and it, cut the ways a
- * database goes away (connections refused, dropped mid-flight, accepted and never answered): every
+ * database goes away (connections refused, dropped mid-flight, accepted and never answered, a
+ * restart's FATAL 57P01 and 57P03): every
  * `/api/v1` request answers 503 `{message}` with `Retry-After`, the key lookup that starts each one
  * included, `/readyz` answers 503, and a write that answered 503 did not happen; once the proxy
  * passes again, requests answer 200. A write whose COMMIT was answered answers its 2xx. The
@@ -106,6 +107,9 @@ if (postgres !== undefined) {
 
       it.effect("connections accepted and never answered (a connect timeout): 503 with Retry-After, /readyz 503; 200 once it answers", () =>
         whileProxy("silent"))
+
+      it.effect("a restart (open connections ended by FATAL 57P01, new ones told 57P03 starting up): 503 with Retry-After, /readyz 503; 200 once it is up", () =>
+        whileProxy("restarting"))
 
       it.effect("a connection dropped under the key lookup, or inside a write's transaction: 503, and the write did not happen", () =>
         Effect.gen(function*() {

@@ -1,9 +1,10 @@
 /**
  * A TCP proxy of the test's own between the code and the PostgreSQL server, to take the database
- * away the ways it goes away: connections refused (nothing listens), connections dropped while
- * statements are on them, connections accepted and never answered (a connect timeout), and a
- * connection dropped at a chosen message: before the server gets it, or when the server answers
- * it (before or after the client gets the answer).
+ * away the ways it goes away: connections refused (nothing listens), connections accepted and
+ * never answered (a connect timeout), a restart as PostgreSQL makes one (open connections ended
+ * with FATAL 57P01, new ones told 57P03 "starting up"), and a connection dropped at a chosen
+ * message: before the server gets it, or when the server answers it (before or after the client
+ * gets the answer).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -11,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as net from "node:net"
 
 /** What the proxy does with new connections. */
-export type ProxyMode = "pass" | "refuse" | "silent"
+export type ProxyMode = "pass" | "refuse" | "silent" | "restarting"
 
 /** Where a connection is cut: when the client sends text containing `sent`, or the server answers text containing `answered`. */
 export interface CutAt {
@@ -28,22 +29,32 @@ export interface ProxyService {
   readonly port: number
   /** `url` with its host and port replaced by the proxy's. */
   readonly through: (url: string) => string
-  /** `pass` forwards; `refuse` stops listening (connection refused); `silent` accepts and never answers. Open connections are dropped unless `pass`. */
+  /**
+   * `pass` forwards; `refuse` stops listening (connection refused); `silent` accepts and never
+   * answers; `restarting` answers a new connection's startup with FATAL 57P03. Open connections are
+   * dropped unless `pass`; `restarting` first sends them FATAL 57P01.
+   */
   readonly set: (mode: ProxyMode) => Effect.Effect<void>
   /** Cuts the first connection that meets `at` (once); `cuts()` says whether it happened (0 or 1). */
   readonly cutAt: (at: CutAt | undefined) => void
   readonly cuts: () => number
 }
 
-/** The ErrorResponse a backend sends when a fast shutdown ends its connection. */
-const ADMIN_SHUTDOWN = (() => {
-  const body = Buffer.from("SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0", "utf8")
+/** A FATAL ErrorResponse as a backend sends it. */
+const fatal = (code: string, message: string) => {
+  const body = Buffer.from(`SFATAL\0VFATAL\0C${code}\0M${message}\0\0`, "utf8")
   const out = Buffer.alloc(5 + body.length)
   out[0] = 0x45
   out.writeInt32BE(4 + body.length, 1)
   body.copy(out, 5)
   return out
-})()
+}
+
+/** What a backend sends when a fast shutdown ends its connection. */
+const ADMIN_SHUTDOWN = fatal("57P01", "terminating connection due to administrator command")
+/** What a server that is starting answers a new connection. */
+const STARTING_UP = fatal("57P03", "the database system is starting up")
+const SSL_REQUEST = 80877103
 
 export class FaultProxy extends Context.Service<FaultProxy, ProxyService>()("test/FaultProxy") {}
 
@@ -88,6 +99,14 @@ export const faultProxy = (target: string) =>
         client.on("error", () => drop(pair))
         client.on("close", () => drop(pair))
         if (mode === "silent") return
+        if (mode === "restarting") {
+          // An SSLRequest is declined, as PostgreSQL does without TLS; the startup packet after it is refused.
+          client.on("data", (chunk: Buffer) => {
+            if (chunk.length === 8 && chunk.readInt32BE(4) === SSL_REQUEST) client.write("N")
+            else client.end(STARTING_UP)
+          })
+          return
+        }
         const server = net.connect(Number(targetPort || 5432), hostname)
         pair.server = server
         server.on("error", () => drop(pair))
@@ -113,6 +132,7 @@ export const faultProxy = (target: string) =>
         },
         set: (next) =>
           Effect.promise(async () => {
+            if (next === "restarting") for (const pair of [...pairs]) pair.client.write(ADMIN_SHUTDOWN)
             if (next !== "pass") for (const pair of [...pairs]) drop(pair)
             if (next === "refuse" && mode !== "refuse") {
               await new Promise<void>((resolve) => listener.close(() => resolve()))
