@@ -215,7 +215,7 @@ describe("PgliteWire", () => {
 
   it.live("a request waits at most the wait limit while another connection holds the session; refused then, as is every other until it lets go", () =>
     Effect.gen(function*() {
-      const wire = yield* Effect.acquireRelease(Effect.promise(() => PgliteWire.open(undefined, { waitLimitMs: 300 })), (w) => Effect.promise(() => w.close()))
+      const wire = yield* Effect.acquireRelease(Effect.promise(() => PgliteWire.open(undefined, { waitLimitMs: 1_500 })), (w) => Effect.promise(() => w.close()))
       const a = yield* build(() => wire.connect())
       // B prepares its statements, as the product's clients do: a refusal leaves them usable.
       const b = yield* Layer.build(PgClient.layer({ stream: () => wire.connect(), username: "postgres", database: "postgres", maxConnections: 1 })).pipe(
@@ -243,12 +243,12 @@ describe("PgliteWire", () => {
           assert.strictEqual((error.reason.cause as { code?: string }).code, "55P03")
           return performance.now() - started
         })
-      // B's statement waits its 300 ms, then is refused without running.
-      assert.isAtLeast(yield* refusedAfter(count(b)), 250)
+      // B's statement waits its 1.5 s, then is refused without running.
+      assert.isAtLeast(yield* refusedAfter(count(b)), 1_400)
       // Until A lets go, every other request is refused at once: B's next one, and a new connection's startup.
-      assert.isBelow(yield* refusedAfter(count(b)), 250)
+      assert.isBelow(yield* refusedAfter(count(b)), 1_000)
       const c = yield* build(() => wire.connect())
-      assert.isBelow(yield* refusedAfter(c`SELECT 1`), 250)
+      assert.isBelow(yield* refusedAfter(c`SELECT 1`), 1_000)
       // A holds on and commits; then B's prepared statement and C answer, and see both rows.
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(txA)
