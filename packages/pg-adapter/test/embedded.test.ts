@@ -235,9 +235,13 @@ describe("PgliteWire", () => {
       const refusedAfter = (statement: Effect.Effect<unknown, SqlError.SqlError>) =>
         Effect.gen(function*() {
           const started = performance.now()
+          // A statement still waiting after 5 s fails the test; A lets go first, so that everything can end.
           const error = yield* statement.pipe(
             Effect.flip,
-            Effect.timeoutOrElse({ duration: "5 seconds", orElse: () => Effect.die(new Error("still waiting after 5 s")) })
+            Effect.timeoutOrElse({
+              duration: "5 seconds",
+              orElse: () => Deferred.succeed(release, undefined).pipe(Effect.andThen(Effect.die(new Error("still waiting after 5 s"))))
+            })
           )
           assert.strictEqual(error.reason._tag, "LockTimeoutError", error.message)
           assert.strictEqual((error.reason.cause as { code?: string }).code, "55P03")
