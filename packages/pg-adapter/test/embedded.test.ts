@@ -4,7 +4,7 @@
  * writes, and a connection that vanishes inside a transaction leaves nothing behind. A request
  * that makes PGlite throw ends only its own connection (its transaction rolled back); one that
  * stops PGlite fails later requests instead of hanging the process. A request waits for the
- * session a bounded time while another connection holds it, then is refused (55P03).
+ * database a bounded time while another connection holds it, then is refused (55P03).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -213,7 +213,7 @@ describe("PgliteWire", () => {
       assert.deepStrictEqual(rejections, [])
     }))
 
-  it.live("a request waits at most the wait limit while another connection holds the session; refused then, as is every other until it lets go", () =>
+  it.live("a request waits at most the wait limit while another connection holds PGlite; refused then, as is every other until it lets go", () =>
     Effect.gen(function*() {
       const wire = yield* Effect.acquireRelease(Effect.promise(() => PgliteWire.open(undefined, { waitLimitMs: 1_500 })), (w) => Effect.promise(() => w.close()))
       const a = yield* build(() => wire.connect())

@@ -8,11 +8,11 @@
  * interleave. While the session is inside a transaction only the connection that opened it
  * runs; when a connection goes away inside its transaction, that transaction is rolled back.
  *
- * A request waits for the session at most `waitLimitMs` (5 s by default) while another connection
+ * A request waits for PGlite at most `waitLimitMs` (5 s by default) while another connection
  * holds it (its transaction, or one long statement). Past that it is refused without running:
  * SQLSTATE 55P03 (lock_not_available), the connection ready for its next request, or, for a new
  * connection's startup, a FATAL error that ends it. From then on, until that connection lets the
- * session go, every other connection's request is refused at once: a client learns within the
+ * database go, every other connection's request is refused at once: a client learns within the
  * bound that the database does not answer (ruling 27), however many are queued.
  *
  * Each connection's prepared statements are its own (StatementNames), and are closed when it
@@ -50,14 +50,14 @@ interface Unit {
   readonly since: number
 }
 
-/** How long a request waits for the session while another connection holds it, by default. */
+/** How long a request waits for PGlite while another connection holds it, by default. */
 export const WAIT_LIMIT_MS = 5_000
 
 /** SQLSTATE of a request refused after waiting: lock_not_available, as a lock_timeout gives on PostgreSQL. */
 const LOCK_NOT_AVAILABLE = "55P03"
 
 export interface WireOptions {
-  /** How long a request waits for the session while another connection holds it (default WAIT_LIMIT_MS). */
+  /** How long a request waits for PGlite while another connection holds it (default WAIT_LIMIT_MS). */
   readonly waitLimitMs?: number
 }
 
@@ -67,7 +67,7 @@ export class PgliteWire {
   private owner: WireConnection | null = null
   /** The connection whose unit is running. */
   private current: WireConnection | null = null
-  /** The connection that held the session past the wait limit: until it lets go, every other one's request is refused at once. */
+  /** The connection that held PGlite past the wait limit: until it lets go, every other one's request is refused at once. */
   private holder: WireConnection | null = null
   private watchdog: ReturnType<typeof setTimeout> | undefined
   private readonly waitLimitMs: number
@@ -158,7 +158,7 @@ export class PgliteWire {
     this.watchdog.unref()
   }
 
-  /** Once a unit has waited the limit, every unit waiting behind the connection that holds the session is refused. */
+  /** Once a unit has waited the limit, every unit waiting behind the connection that holds PGlite is refused. */
   private expire(): void {
     const now = performance.now()
     const holder = this.owner ?? this.current
@@ -170,7 +170,7 @@ export class PgliteWire {
     this.watch()
   }
 
-  /** Refuses every unit waiting for the session that is not the holder's. */
+  /** Refuses every waiting unit that is not the holder's. */
   private refuseWaiting(): void {
     for (const unit of this.queue.splice(0)) {
       if (unit.kind === "cleanup" || unit.conn === this.holder) this.queue.push(unit)

@@ -45,7 +45,7 @@ export class StatementNames {
     }
   }
 
-  /** Takes back what `scope` noted of messages the session never ran: what they parsed is not held, what they closed still is. */
+  /** Takes back what `scope` noted of messages PGlite never ran: what they parsed is not held, what they closed still is. */
   notRun(messages: ReadonlyArray<Uint8Array>): void {
     for (const message of messages) {
       if (message[0] === PARSE && message[5] !== 0) this.held.delete(nameAt(message, 5))
