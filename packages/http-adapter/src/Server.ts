@@ -17,6 +17,7 @@ import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import { DatabaseFailures } from "@chamber/core"
 import { Api } from "./Api.ts"
 import { BookingsHandlers } from "./bookings/BookingsHandlers.ts"
 import { ContactsHandlers } from "./contacts/ContactsHandlers.ts"
@@ -65,7 +66,7 @@ export const HandlersLive = Layer.mergeAll(
 const frontDoor = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
   HttpRouter.middleware(
     Effect.gen(function*() {
-      const errors = jsonErrors(api, yield* makeOutsideCounting)
+      const errors = jsonErrors(api, yield* makeOutsideCounting, yield* DatabaseFailures)
       const docs = compressingDocs([DOCS_PATH, OPENAPI_PATH])
       // Failures are all answered inside; the error type says "passes the rest on" (none are left).
       type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>

@@ -111,42 +111,43 @@ describe("the contract", () => {
       HttpApiGroup.make("probe").add(HttpApiEndpoint.get("report", "/probe/2024/report", { success: Schema.String }))
     )
     const outside = (_request: unknown, response: unknown) => Effect.succeed(response)
-    assert.throws(() => jsonErrors(YearApi, outside as never), /^GET \/probe\/2024\/report: a literal segment of all digits/)
-    assert.doesNotThrow(() => jsonErrors(ProbeApi, outside as never))
+    const failures = { unavailable: () => undefined }
+    assert.throws(() => jsonErrors(YearApi, outside as never, failures), /^GET \/probe\/2024\/report: a literal segment of all digits/)
+    assert.doesNotThrow(() => jsonErrors(ProbeApi, outside as never, failures))
   })
 
   it("the OpenAPI document states each operation's documented scope (docs/api.md) and only its real errors", () => {
     const doc = OpenApi.fromApi(Api)
     const spec: Record<string, { readonly scope: string | null; readonly errors: ReadonlyArray<string> }> = {
-      "get /api/v1/me": { scope: null, errors: ["401", "429"] },
-      "get /api/v1/members": { scope: "members:read", errors: ["401", "403", "422", "429"] },
-      "post /api/v1/members": { scope: "members:write", errors: ["401", "403", "422", "429"] },
-      "get /api/v1/members/search": { scope: "members:read", errors: ["401", "403", "422", "429"] },
-      "get /api/v1/members/{member}": { scope: "members:read", errors: ["401", "403", "404", "429"] },
-      "patch /api/v1/members/{member}": { scope: "members:write", errors: ["401", "403", "404", "422", "429"] },
-      "get /api/v1/contacts": { scope: "contacts:read", errors: ["401", "403", "422", "429"] },
-      "post /api/v1/contacts": { scope: "contacts:write", errors: ["401", "403", "422", "429"] },
-      "get /api/v1/contacts/search": { scope: "contacts:read", errors: ["401", "403", "422", "429"] },
-      "patch /api/v1/contacts/{contact}": { scope: "contacts:write", errors: ["401", "403", "404", "422", "429"] },
-      "post /api/v1/subscribers": { scope: "contacts:write", errors: ["401", "403", "422", "429"] },
-      "get /api/v1/events": { scope: "events:read", errors: ["401", "403", "422", "429"] },
-      "post /api/v1/events": { scope: "events:write", errors: ["401", "403", "422", "429"] },
-      "patch /api/v1/events/{event}": { scope: "events:write", errors: ["401", "403", "404", "422", "429"] },
-      "get /api/v1/events/{event}/registrations": { scope: "registrations:read", errors: ["401", "403", "404", "422", "429"] },
-      "get /api/v1/invoices": { scope: "invoices:read", errors: ["401", "403", "422", "429"] },
-      "post /api/v1/invoices": { scope: "invoices:write", errors: ["401", "403", "422", "429"] },
-      "post /api/v1/invoices/{invoice}/issue": { scope: "invoices:write", errors: ["401", "403", "404", "422", "429"] },
-      "post /api/v1/invoices/{invoice}/payments": { scope: "payments:write", errors: ["401", "403", "404", "422", "429"] },
-      "get /api/v1/payments": { scope: "payments:read", errors: ["401", "403", "422", "429"] },
-      "get /api/v1/hooks": { scope: "hooks:write", errors: ["401", "403", "429"] },
-      "post /api/v1/hooks": { scope: "hooks:write", errors: ["401", "403", "422", "429"] },
-      "delete /api/v1/hooks/{hook}": { scope: "hooks:write", errors: ["401", "403", "404", "429"] },
-      "get /api/v1/deals": { scope: "deals:read", errors: ["401", "403", "422", "429"] },
-      "post /api/v1/deals": { scope: "deals:write", errors: ["401", "403", "422", "429"] },
-      "patch /api/v1/deals/{deal}": { scope: "deals:write", errors: ["401", "403", "404", "422", "429"] },
-      "get /api/v1/sponsorships": { scope: "sponsorships:read", errors: ["401", "403", "422", "429"] },
-      "get /api/v1/placements": { scope: "placements:read", errors: ["401", "403", "422", "429"] },
-      "get /api/v1/bookings": { scope: "bookings:read", errors: ["401", "403", "422", "429"] }
+      "get /api/v1/me": { scope: null, errors: ["401", "429", "503"] },
+      "get /api/v1/members": { scope: "members:read", errors: ["401", "403", "422", "429", "503"] },
+      "post /api/v1/members": { scope: "members:write", errors: ["401", "403", "422", "429", "503"] },
+      "get /api/v1/members/search": { scope: "members:read", errors: ["401", "403", "422", "429", "503"] },
+      "get /api/v1/members/{member}": { scope: "members:read", errors: ["401", "403", "404", "429", "503"] },
+      "patch /api/v1/members/{member}": { scope: "members:write", errors: ["401", "403", "404", "422", "429", "503"] },
+      "get /api/v1/contacts": { scope: "contacts:read", errors: ["401", "403", "422", "429", "503"] },
+      "post /api/v1/contacts": { scope: "contacts:write", errors: ["401", "403", "422", "429", "503"] },
+      "get /api/v1/contacts/search": { scope: "contacts:read", errors: ["401", "403", "422", "429", "503"] },
+      "patch /api/v1/contacts/{contact}": { scope: "contacts:write", errors: ["401", "403", "404", "422", "429", "503"] },
+      "post /api/v1/subscribers": { scope: "contacts:write", errors: ["401", "403", "422", "429", "503"] },
+      "get /api/v1/events": { scope: "events:read", errors: ["401", "403", "422", "429", "503"] },
+      "post /api/v1/events": { scope: "events:write", errors: ["401", "403", "422", "429", "503"] },
+      "patch /api/v1/events/{event}": { scope: "events:write", errors: ["401", "403", "404", "422", "429", "503"] },
+      "get /api/v1/events/{event}/registrations": { scope: "registrations:read", errors: ["401", "403", "404", "422", "429", "503"] },
+      "get /api/v1/invoices": { scope: "invoices:read", errors: ["401", "403", "422", "429", "503"] },
+      "post /api/v1/invoices": { scope: "invoices:write", errors: ["401", "403", "422", "429", "503"] },
+      "post /api/v1/invoices/{invoice}/issue": { scope: "invoices:write", errors: ["401", "403", "404", "422", "429", "503"] },
+      "post /api/v1/invoices/{invoice}/payments": { scope: "payments:write", errors: ["401", "403", "404", "422", "429", "503"] },
+      "get /api/v1/payments": { scope: "payments:read", errors: ["401", "403", "422", "429", "503"] },
+      "get /api/v1/hooks": { scope: "hooks:write", errors: ["401", "403", "429", "503"] },
+      "post /api/v1/hooks": { scope: "hooks:write", errors: ["401", "403", "422", "429", "503"] },
+      "delete /api/v1/hooks/{hook}": { scope: "hooks:write", errors: ["401", "403", "404", "429", "503"] },
+      "get /api/v1/deals": { scope: "deals:read", errors: ["401", "403", "422", "429", "503"] },
+      "post /api/v1/deals": { scope: "deals:write", errors: ["401", "403", "422", "429", "503"] },
+      "patch /api/v1/deals/{deal}": { scope: "deals:write", errors: ["401", "403", "404", "422", "429", "503"] },
+      "get /api/v1/sponsorships": { scope: "sponsorships:read", errors: ["401", "403", "422", "429", "503"] },
+      "get /api/v1/placements": { scope: "placements:read", errors: ["401", "403", "422", "429", "503"] },
+      "get /api/v1/bookings": { scope: "bookings:read", errors: ["401", "403", "422", "429", "503"] }
     }
     const seen: Array<string> = []
     for (const [path, item] of Object.entries(doc.paths)) {

@@ -9,6 +9,7 @@ import type * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Keys, NoRateLimits, type Scope } from "@chamber/core"
+import { DatabaseFailuresSql } from "@chamber/pg-adapter"
 import { Authentication, CurrentKey, serveApi } from "../src/index.ts"
 
 /** Lets every request in as one key holding `scope`: these probes are not about keys. */
@@ -31,6 +32,6 @@ export const serveProbe = <Id extends string, Groups extends HttpApiGroup.Constr
   handlers: Layer.Layer<HttpApiGroup.ToService<Id, Groups>, E, R>
 ) =>
   HttpRouter.serve(serveApi(api, handlers), { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide([Layer.mock(Keys)({ authenticate: () => Effect.succeed(undefined) }), NoRateLimits]),
+    Layer.provide([Layer.mock(Keys)({ authenticate: () => Effect.succeed(undefined) }), NoRateLimits, DatabaseFailuresSql]),
     Layer.provideMerge(NodeHttpServer.layerTest)
   )

@@ -14,6 +14,7 @@ import { HookRepoSql } from "./repos/HookRepoSql.ts"
 import { InvoiceRepoSql } from "./repos/InvoiceRepoSql.ts"
 import { PaymentRepoSql } from "./repos/PaymentRepoSql.ts"
 import { RegistrationRepoSql } from "./repos/RegistrationRepoSql.ts"
+import { DatabaseFailuresSql } from "./repos/DatabaseFailuresSql.ts"
 import { KeyHasherNode, ReadinessSql, TransactorSql } from "./repos/Infrastructure.ts"
 import { MemberRepoSql } from "./repos/MemberRepoSql.ts"
 import { OutboxSql } from "./repos/OutboxSql.ts"
@@ -30,6 +31,7 @@ export {
   ApiKeyRepoSql,
   BookingRepoSql,
   ContactRepoSql,
+  DatabaseFailuresSql,
   DealRepoSql,
   EventRepoSql,
   HookRepoSql,
@@ -68,7 +70,8 @@ const RepositoriesLive = Layer.mergeAll(
   TransactorSql,
   KeyHasherNode,
   WebhookSecretsNode,
-  ReadinessSql
+  ReadinessSql,
+  DatabaseFailuresSql
 )
 
 /** Every core service over the repositories (which stay available too); the importer over them all. */

@@ -3,7 +3,8 @@
  * transactions from different connections never interleave, a rollback undoes only its own
  * writes, and a connection that vanishes inside a transaction leaves nothing behind. A request
  * that makes PGlite throw ends only its own connection (its transaction rolled back); one that
- * stops PGlite fails later requests instead of hanging the process.
+ * stops PGlite fails later requests instead of hanging the process. A request waits for the
+ * database a bounded time while another connection holds it, then is refused (55P03).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -13,6 +14,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlError from "effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { once } from "node:events"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -209,5 +211,52 @@ describe("PgliteWire", () => {
       const c = yield* build(() => wire.connect())
       assert.isTrue(Exit.isFailure(yield* Effect.exit(c`SELECT 1`)))
       assert.deepStrictEqual(rejections, [])
+    }))
+
+  it.live("a request waits at most the wait limit while another connection holds PGlite; refused then, as is every other until it lets go", () =>
+    Effect.gen(function*() {
+      const wire = yield* Effect.acquireRelease(Effect.promise(() => PgliteWire.open(undefined, { waitLimitMs: 1_500 })), (w) => Effect.promise(() => w.close()))
+      const a = yield* build(() => wire.connect())
+      // B prepares its statements, as the product's clients do: a refusal leaves them usable.
+      const b = yield* Layer.build(PgClient.layer({ stream: () => wire.connect(), username: "postgres", database: "postgres", maxConnections: 1 })).pipe(
+        Effect.map((context) => Context.get(context, SqlClient.SqlClient))
+      )
+      yield* a`CREATE TABLE t (v text)`
+      assert.strictEqual(yield* count(b), 0)
+      const holding = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const txA = yield* a.withTransaction(Effect.gen(function*() {
+        yield* a`INSERT INTO t VALUES ('held')`
+        yield* Deferred.succeed(holding, undefined)
+        yield* Deferred.await(release)
+        yield* a`INSERT INTO t VALUES ('still held')`
+      })).pipe(Effect.forkChild)
+      yield* Deferred.await(holding)
+      const refusedAfter = (statement: Effect.Effect<unknown, SqlError.SqlError>) =>
+        Effect.gen(function*() {
+          const started = performance.now()
+          // A statement still waiting after 5 s fails the test; A lets go first, so that everything can end.
+          const error = yield* statement.pipe(
+            Effect.flip,
+            Effect.timeoutOrElse({
+              duration: "5 seconds",
+              orElse: () => Deferred.succeed(release, undefined).pipe(Effect.andThen(Effect.die(new Error("still waiting after 5 s"))))
+            })
+          )
+          assert.strictEqual(error.reason._tag, "LockTimeoutError", error.message)
+          assert.strictEqual((error.reason.cause as { code?: string }).code, "55P03")
+          return performance.now() - started
+        })
+      // B's statement waits its 1.5 s, then is refused without running.
+      assert.isAtLeast(yield* refusedAfter(count(b)), 1_400)
+      // Until A lets go, every other request is refused at once: B's next one, and a new connection's startup.
+      assert.isBelow(yield* refusedAfter(count(b)), 1_000)
+      const c = yield* build(() => wire.connect())
+      assert.isBelow(yield* refusedAfter(c`SELECT 1`), 1_000)
+      // A holds on and commits; then B's prepared statement and C answer, and see both rows.
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(txA)
+      assert.strictEqual(yield* count(b), 2)
+      assert.strictEqual(yield* count(c), 2)
     }))
 })

@@ -89,3 +89,5 @@ export const onDatabase = <A, E, R>(rt: Runtime, build: (config: DatabaseConfig)
   Layer.unwrap(Effect.gen(function*() {
     return build(yield* DatabaseConfigRef)
   })).pipe(Layer.provide(rt.database))
+
+export { type CutAt, FaultProxy, faultProxy, type ProxyMode } from "./proxy.ts"

@@ -53,7 +53,8 @@ export class Events extends Context.Service<Events, {
     const create = Effect.fn("Events.create")(function*(tenantId: number, input: EventCreate) {
       const values = EventResource.defaults({ ...input, slug: slugify(input.title, "event"), event_type: eventType(input.event_type) })
       if (!endsAfterStart(values)) return yield* new EventEndsBeforeStart()
-      return yield* repo.insert(tenantId, values)
+      // The insert and the read of the row it answers commit together: a create that fails did not happen.
+      return yield* tx.withTransaction(repo.insert(tenantId, values))
     })
 
     const update = Effect.fn("Events.update")(function*(tenantId: number, id: number, input: EventUpdate) {

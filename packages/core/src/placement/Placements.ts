@@ -7,6 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { InvalidInput } from "../shared/Errors.ts"
+import { Transactor } from "../shared/Ports.ts"
 import { decodeInput, requireOwn } from "../shared/Input.ts"
 import type { Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
@@ -34,6 +35,7 @@ export class Placements extends Context.Service<Placements, {
   static readonly layer = Layer.effect(Placements, Effect.gen(function*() {
     const repo = yield* PlacementRepo
     const members = yield* MemberRepo
+    const tx = yield* Transactor
 
     const list = Effect.fn("Placements.list")(function*(tenantId: number, query: PlacementListQuery) {
       return yield* repo.listLive(tenantId, utcToday(), parseSort(query.sort, PlacementSortColumns), query.page ?? 1)
@@ -43,7 +45,8 @@ export class Placements extends Context.Service<Placements, {
       const input = yield* decodeInput(PlacementCreate, raw)
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       const ad_kind = input.ad_kind ?? (filled(input.ad_image_url) ? "image" : "text")
-      return yield* repo.insert(tenantId, PlacementResource.defaults({ ...input, ad_kind }))
+      // The insert and the read of the row it answers commit together: a create that fails did not happen.
+      return yield* tx.withTransaction(repo.insert(tenantId, PlacementResource.defaults({ ...input, ad_kind })))
     })
 
     return Placements.of({ list, create })

@@ -6,6 +6,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { InvalidInput } from "../shared/Errors.ts"
+import { Transactor } from "../shared/Ports.ts"
 import { decodeInput, requireOwn } from "../shared/Input.ts"
 import type { Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
@@ -34,6 +35,7 @@ export class Sponsorships extends Context.Service<Sponsorships, {
     const repo = yield* SponsorshipRepo
     const members = yield* MemberRepo
     const events = yield* EventRepo
+    const tx = yield* Transactor
 
     const list = Effect.fn("Sponsorships.list")(function*(tenantId: number, query: SponsorshipListQuery) {
       return yield* repo.listLive(tenantId, utcToday(), parseSort(query.sort, SponsorshipSortColumns), query.page ?? 1)
@@ -43,7 +45,8 @@ export class Sponsorships extends Context.Service<Sponsorships, {
       const input = yield* decodeInput(SponsorshipCreate, raw)
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       yield* requireOwn("event_id", input.event_id, (id) => events.find(tenantId, id))
-      return yield* repo.insert(tenantId, SponsorshipResource.defaults({ ...input, kind: input.kind ?? "tier" }))
+      // The insert and the read of the row it answers commit together: a create that fails did not happen.
+      return yield* tx.withTransaction(repo.insert(tenantId, SponsorshipResource.defaults({ ...input, kind: input.kind ?? "tier" })))
     })
 
     return Sponsorships.of({ list, create })

@@ -1,10 +1,11 @@
 /**
- * Every error JSON (docs/api.md "Errors"), whatever part of the stack answered: an HTTP/1.1
- * request without Host 400 (the connection closes), an unknown path 404, a wrong method 405
- * (with Allow; HEAD is allowed wherever GET is), a body over 1 MiB 413, another content type 415;
- * and the 1 MiB limit itself. Only canonical paths reach the router: it would decode `%` escapes
- * and cut a segment at `;`, so a path with either, or any character an API path never has, is a
- * 404 (docs/api.md "Hostile and odd requests"). A 401 names its scheme (`WWW-Authenticate: Bearer`).
+ * Every error JSON (docs/api.md "Errors"), whatever part of the stack answered: an unknown path
+ * 404, a wrong method 405 (with Allow), a body over 1 MiB 413, another content type 415; and the
+ * 1 MiB limit itself. Only canonical paths reach the router: it would decode `%` escapes and cut
+ * a segment at `;`, so a path with either, or any character an API path never has, is a 404
+ * (docs/api.md "Hostile and odd requests"). A 401 names its scheme (`WWW-Authenticate: Bearer`).
+ * A failure the database's adapter names an outage is a 503 with `Retry-After` (ruling 27), even
+ * where the answer would have been one of the above (a key counted for a 404 is looked up first).
  */
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
@@ -15,6 +16,7 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import type { DatabaseFailures } from "@chamber/core"
 import { statusMessages } from "../shared/HttpErrors.ts"
 import type { Outside } from "./OutsideEndpoints.ts"
 import { lacksHost } from "./RawRequest.ts"
@@ -24,6 +26,11 @@ export const MAX_BODY_BYTES = 1024 * 1024
 
 const errorResponse = (status: number, headers?: Record<string, string>) =>
   HttpServerResponse.jsonUnsafe({ message: statusMessages[status] ?? "Error." }, { status, headers })
+
+/** Seconds a client is asked to wait while the database does not answer: a restart of PostgreSQL takes about that. */
+const RETRY_AFTER_OUTAGE_SECONDS = 2
+
+const outageResponse = () => errorResponse(503, { "retry-after": String(RETRY_AFTER_OUTAGE_SECONDS) })
 
 const isJson = (response: HttpServerResponse.HttpServerResponse) =>
   (response.headers["content-type"] ?? ("contentType" in response.body ? response.body.contentType ?? "" : "")).includes("json")
@@ -79,8 +86,30 @@ const pathOf = (url: string) => {
  * Wraps the router's app: answers every failure itself, so nothing is left unhandled. What is
  * answered before any endpoint is reached passes through `outside` (server/OutsideEndpoints.ts).
  */
-export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, outside: Outside) => {
+export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  outside: Outside,
+  failures: DatabaseFailures["Service"]
+) => {
   const routes = routesOf(api)
+  /** The outage among the cause's failures and defects, if any. */
+  const outageOf = (cause: Cause.Cause<unknown>) => {
+    for (const reason of cause.reasons) {
+      const found = Cause.isDieReason(reason) ? failures.unavailable(reason.defect) : Cause.isFailReason(reason) ? failures.unavailable(reason.error) : undefined
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  /** A failure nothing else explains: 503 for an outage, else 500; either is logged. */
+  const unexplained = (cause: Cause.Cause<unknown>) => {
+    const outage = outageOf(cause)
+    return outage === undefined
+      ? Effect.logError("unhandled request failure", cause).pipe(Effect.as(errorResponse(500)))
+      : Effect.logWarning("the database does not answer", outage.reason).pipe(Effect.as(outageResponse()))
+  }
+  /** What `outside` answers for a request answered before any endpoint, or 503 while the key cannot be looked up. */
+  const counted = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+    Effect.catchCause(outside(request, response), unexplained)
   /**
    * The methods of the endpoints `path` names; as the router does, a literal segment wins over a
    * path id. HEAD is one wherever GET is: the router serves it with the GET route, and Node sends
@@ -118,20 +147,20 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
   return <E, R>(request: HttpServerRequest.HttpServerRequest, app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => {
     if (lacksHost(request)) return outside(request, errorResponse(400, { connection: "close" }))
     const path = pathOf(request.url)
-    if (NOT_CANONICAL.test(path)) return outside(request, errorResponse(404))
+    if (NOT_CANONICAL.test(path)) return counted(request, errorResponse(404))
     // A known path with another method is a 405 even where a path id would match (PATCH /members/search).
     const methods = methodsOf(path)
-    if (methods.length > 0 && !methods.includes(request.method)) return outside(request, wrongMethod(methods))
-    if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return outside(request, errorResponse(413, { connection: "close" }))
+    if (methods.length > 0 && !methods.includes(request.method)) return counted(request, wrongMethod(methods))
+    if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return counted(request, errorResponse(413, { connection: "close" }))
     const after = afterApp(request)
     const recovered = (cause: Cause.Cause<E>) => {
       // A client that went away: nobody to answer and nothing to report.
       if (Cause.hasInterruptsOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
       const failure = Cause.squash(cause)
-      if (routeNotFound(failure)) return outside(request, notFoundOrWrongMethod(request))
+      if (routeNotFound(failure)) return counted(request, notFoundOrWrongMethod(request))
       if (tooLarge(failure)) return Effect.succeed(errorResponse(413, { connection: "close" }))
       if (unreadable(failure)) return Effect.succeed(errorResponse(400, { connection: "close" }))
-      return Effect.logError("unhandled request failure", cause).pipe(Effect.as(errorResponse(500)))
+      return unexplained(cause)
     }
     // One step for the answer either way: the success's own, the failure's once recovered.
     return Effect.matchCauseEffect(app, {

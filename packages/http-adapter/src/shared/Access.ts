@@ -7,7 +7,7 @@
 import * as Context from "effect/Context"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import type { KeyContext, Scope } from "@chamber/core"
-import { Forbidden, TooManyRequests, Unauthenticated, ValidationError } from "./HttpErrors.ts"
+import { Forbidden, TooManyRequests, Unauthenticated, Unavailable, ValidationError } from "./HttpErrors.ts"
 
 /** The access of an endpoint that needs a valid key and no scope. */
 export const AnyValidKey: unique symbol = Symbol("AnyValidKey")
@@ -30,5 +30,5 @@ export const describeAccess = (access: Access): string =>
  */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentKey }>()(
   "chamber/http/Authentication",
-  { error: [Unauthenticated, TooManyRequests, Forbidden, ValidationError], requiredForClient: true }
+  { error: [Unauthenticated, TooManyRequests, Forbidden, ValidationError, Unavailable], requiredForClient: true }
 ) {}

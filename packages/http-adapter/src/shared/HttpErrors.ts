@@ -58,7 +58,8 @@ export const statusMessages: Record<number, string> = {
   405: "Method not allowed.",
   413: "The request body is larger than 1 MiB.",
   415: "Unsupported media type: send the body as application/json.",
-  500: "Server error."
+  500: "Server error.",
+  503: "The database does not answer; try again shortly."
 }
 
 /** Where `error` stands among an endpoint's declared errors (-1: not declared). Endpoints hold JSON codecs of the classes, so they are matched by identifier. */
@@ -73,4 +74,21 @@ export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyReque
 ) {
   readonly _tag = "TooManyRequests" as const
   static readonly body = new TooManyRequests({ message: "Too many requests." })
+}
+
+/**
+ * The database does not answer (ruling 27): restarting, failing over, unreachable, or the embedded
+ * database held past its bounded wait. Answered by the front door (server/JsonErrors.ts) with
+ * `Retry-After`, for every endpoint; declared on the bearer middleware so that every operation
+ * lists it.
+ */
+export class Unavailable extends Schema.Error<Unavailable>("Unavailable")(
+  { message: Schema.String },
+  {
+    httpApiStatus: 503,
+    description: "The database does not answer: nothing was done (unless the connection went during the commit itself, docs/api.md \"Errors\"); " +
+      "`Retry-After` says when to try again"
+  }
+) {
+  readonly _tag = "Unavailable" as const
 }

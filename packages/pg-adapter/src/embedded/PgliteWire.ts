@@ -8,6 +8,13 @@
  * interleave. While the session is inside a transaction only the connection that opened it
  * runs; when a connection goes away inside its transaction, that transaction is rolled back.
  *
+ * A request waits for PGlite at most `waitLimitMs` (5 s by default) while another connection
+ * holds it (its transaction, or one long statement). Past that it is refused without running:
+ * SQLSTATE 55P03 (lock_not_available), the connection ready for its next request, or, for a new
+ * connection's startup, a FATAL error that ends it. From then on, until that connection lets the
+ * database go, every other connection's request is refused at once: a client learns within the
+ * bound that the database does not answer (ruling 27), however many are queued.
+ *
  * Each connection's prepared statements are its own (StatementNames), and are closed when it
  * goes.
  *
@@ -27,18 +34,43 @@ const SSL_REQUEST = 80877103
 const CANCEL_REQUEST = 80877102
 const PROTOCOL_3 = 196608
 
+/**
+ * What a unit is: a request; a new connection's startup packet (refused by ending the connection);
+ * or a cleanup, which runs even though its connection is gone (the rollback of an abandoned
+ * transaction) and is never refused.
+ */
+type UnitKind = "request" | "startup" | "cleanup"
+
 interface Unit {
   readonly conn: WireConnection
   readonly messages: ReadonlyArray<Uint8Array>
   readonly done: () => void
-  /** Runs even though its connection is gone (the rollback of an abandoned transaction). */
-  readonly cleanup?: boolean
+  readonly kind: UnitKind
+  /** When it was queued (performance.now()). */
+  readonly since: number
+}
+
+/** How long a request waits for PGlite while another connection holds it, by default. */
+export const WAIT_LIMIT_MS = 5_000
+
+/** SQLSTATE of a request refused after waiting: lock_not_available, as a lock_timeout gives on PostgreSQL. */
+const LOCK_NOT_AVAILABLE = "55P03"
+
+export interface WireOptions {
+  /** How long a request waits for PGlite while another connection holds it (default WAIT_LIMIT_MS). */
+  readonly waitLimitMs?: number
 }
 
 export class PgliteWire {
   readonly db: PGlite
   private readonly queue: Array<Unit> = []
   private owner: WireConnection | null = null
+  /** The connection whose unit is running. */
+  private current: WireConnection | null = null
+  /** The connection that held PGlite past the wait limit: until it lets go, every other one's request is refused at once. */
+  private holder: WireConnection | null = null
+  private watchdog: ReturnType<typeof setTimeout> | undefined
+  private readonly waitLimitMs: number
   private running = false
   private broken = false
   private closed = false
@@ -46,13 +78,14 @@ export class PgliteWire {
   private readonly connections = new Set<WireConnection>()
   private attached = 0
 
-  private constructor(db: PGlite) {
+  private constructor(db: PGlite, options: WireOptions) {
     this.db = db
+    this.waitLimitMs = options.waitLimitMs ?? WAIT_LIMIT_MS
   }
 
   /** Opens (creating when absent) the database under `dataDir`; in memory when undefined. */
-  static async open(dataDir: string | undefined): Promise<PgliteWire> {
-    return new PgliteWire(await openPglite(dataDir))
+  static async open(dataDir: string | undefined, options: WireOptions = {}): Promise<PgliteWire> {
+    return new PgliteWire(await openPglite(dataDir), options)
   }
 
   /** An in-process connection: the client end of a Duplex pair. */
@@ -78,6 +111,7 @@ export class PgliteWire {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    clearTimeout(this.watchdog)
     for (const c of this.connections) c.destroy()
     if (this.server !== null) await new Promise<void>((r) => this.server!.close(() => r()))
     while (this.running) await new Promise((r) => setTimeout(r, 5))
@@ -99,11 +133,56 @@ export class PgliteWire {
   }
 
   /** @internal */
-  submit(conn: WireConnection, messages: ReadonlyArray<Uint8Array>, cleanup = false): Promise<void> {
+  submit(conn: WireConnection, messages: ReadonlyArray<Uint8Array>, kind: UnitKind = "request"): Promise<void> {
     return new Promise((resolve) => {
-      this.queue.push({ conn, messages, done: resolve, cleanup })
+      const unit: Unit = { conn, messages, done: resolve, kind, since: performance.now() }
+      // While a unit runs it may be the one that lets go (a COMMIT whose answer is out already):
+      // the pump decides once it ends.
+      if (kind !== "cleanup" && this.holder !== null && conn !== this.holder && this.current === null) return this.refuse(unit)
+      this.queue.push(unit)
       void this.pump()
+      this.watch()
     })
+  }
+
+  /** Arms the timer for the oldest unit still waiting, if any. */
+  private watch(): void {
+    if (this.watchdog !== undefined || this.closed) return
+    const oldest = this.queue.find((u) => u.kind !== "cleanup")
+    if (oldest === undefined) return
+    this.watchdog = setTimeout(() => {
+      this.watchdog = undefined
+      this.expire()
+    }, Math.max(0, oldest.since + this.waitLimitMs - performance.now()))
+    // Waiting units never keep the process alive on their own.
+    this.watchdog.unref()
+  }
+
+  /** Once a unit has waited the limit, every unit waiting behind the connection that holds PGlite is refused. */
+  private expire(): void {
+    const now = performance.now()
+    const holder = this.owner ?? this.current
+    const overdue = (u: Unit) => u.kind !== "cleanup" && u.conn !== holder && now - u.since >= this.waitLimitMs
+    if (holder !== null && this.queue.some(overdue)) {
+      this.holder = holder
+      this.refuseWaiting()
+    }
+    this.watch()
+  }
+
+  /** Refuses every waiting unit that is not the holder's. */
+  private refuseWaiting(): void {
+    for (const unit of this.queue.splice(0)) {
+      if (unit.kind === "cleanup" || unit.conn === this.holder) this.queue.push(unit)
+      else this.refuse(unit)
+    }
+  }
+
+  private refuse(unit: Unit): void {
+    const message = `embedded database: another connection has held it for more than ${this.waitLimitMs / 1000} s; try again`
+    if (unit.kind === "startup") unit.conn.fail(message, LOCK_NOT_AVAILABLE)
+    else unit.conn.refuse(message, LOCK_NOT_AVAILABLE, unit.messages)
+    unit.done()
   }
 
   private next(): Unit | undefined {
@@ -117,10 +196,11 @@ export class PgliteWire {
     this.running = true
     try {
       for (let unit = this.next(); unit !== undefined; unit = this.next()) {
-        if (!unit.conn.alive && unit.cleanup !== true) {
+        if (!unit.conn.alive && unit.kind !== "cleanup") {
           unit.done()
           continue
         }
+        this.current = unit.conn
         try {
           if (this.broken) throw new Error("stopped after an earlier failure; restart the process")
           for (const message of unit.messages) {
@@ -131,6 +211,11 @@ export class PgliteWire {
           unit.conn.fail(`embedded database: ${messageOf(error)}`)
           this.owner = null
           await this.recover(error)
+        }
+        this.current = null
+        if (this.holder !== null) {
+          if (this.owner === this.holder) this.refuseWaiting()
+          else this.holder = null
         }
         unit.done()
       }
@@ -162,10 +247,10 @@ export class PgliteWire {
       }
     }
     if (this.owner === conn && !this.closed) {
-      await this.submit(conn, [encodeQuery("ROLLBACK")], true)
+      await this.submit(conn, [encodeQuery("ROLLBACK")], "cleanup")
     }
     const closes = conn.names.closeAll()
-    if (closes !== undefined && !this.closed) await this.submit(conn, [closes], true)
+    if (closes !== undefined && !this.closed) await this.submit(conn, [closes], "cleanup")
   }
 }
 
@@ -198,11 +283,18 @@ class WireConnection {
     this.stream.destroy()
   }
 
-  /** Ends this connection with a FATAL error; nothing more of it runs. */
-  fail(message: string): void {
+  /** Ends this connection with a FATAL error (SQLSTATE `code`); nothing more of it runs. */
+  fail(message: string, code = "XX000"): void {
     if (!this.alive) return
     this.alive = false
-    this.stream.end(frame(0x45, `SFATAL\0VFATAL\0CXX000\0M${message.replaceAll("\0", "")}\0\0`))
+    this.stream.end(frame(0x45, `SFATAL\0VFATAL\0C${code}\0M${message.replaceAll("\0", "")}\0\0`))
+  }
+
+  /** Answers a request of `messages` that never ran: an error (SQLSTATE `code`), then ready for the next, outside any transaction. */
+  refuse(message: string, code: string, messages: ReadonlyArray<Uint8Array>): void {
+    this.names.notRun(messages)
+    this.write(frame(0x45, `SERROR\0VERROR\0C${code}\0M${message.replaceAll("\0", "")}\0\0`))
+    this.write(frame(0x5a, "I"))
   }
 
   private receive(chunk: Buffer): void {
@@ -220,7 +312,7 @@ class WireConnection {
           this.stream.end()
         } else if (code === PROTOCOL_3) {
           this.started = true
-          this.enqueue([message])
+          this.enqueue([message], "startup")
         } else {
           this.stream.destroy()
           return
@@ -251,10 +343,10 @@ class WireConnection {
     return message
   }
 
-  private enqueue(messages: ReadonlyArray<Uint8Array>): void {
+  private enqueue(messages: ReadonlyArray<Uint8Array>, kind: "request" | "startup" = "request"): void {
     // submit does not reject (a failing unit ends its connection); were it to, end the connection
     // rather than leave the rejection unhandled.
-    this.chain = this.chain.then(() => this.wire.submit(this, messages)).catch(() => this.destroy())
+    this.chain = this.chain.then(() => this.wire.submit(this, messages, kind)).catch(() => this.destroy())
   }
 }
 

@@ -45,6 +45,14 @@ export class StatementNames {
     }
   }
 
+  /** Takes back what `scope` noted of messages PGlite never ran: what they parsed is not held, what they closed still is. */
+  notRun(messages: ReadonlyArray<Uint8Array>): void {
+    for (const message of messages) {
+      if (message[0] === PARSE && message[5] !== 0) this.held.delete(nameAt(message, 5))
+      else if (message[0] === CLOSE && message[5] === STATEMENT && message[6] !== 0) this.held.add(nameAt(message, 6))
+    }
+  }
+
   /** Close for each statement still held, then Sync: one unit; undefined when none is held. */
   closeAll(): Uint8Array | undefined {
     if (this.held.size === 0) return undefined
