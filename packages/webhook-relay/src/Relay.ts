@@ -8,14 +8,17 @@
  * delivery as for a batch, so while sends are in flight both wait up to `flushMs` for half a
  * batch's worth (room to claim into, outcomes to write). Stopping waits for the sends in
  * flight (up to `stopTimeoutMs`), records them, and gives back every lease left. A claim or a
- * write that fails is logged and tried again; the relay keeps running.
+ * write that fails is logged once and tried again, and its recovery logged; the relay keeps
+ * running. The outcome of a delivery deleted meanwhile is dropped; one the database refuses is
+ * dropped alone, never holding up the others.
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import * as Semaphore from "effect/Semaphore"
 import { PgClient } from "@effect/sql-pg"
-import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore } from "./DeliveryStore.ts"
+import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore, type OutcomesRefused } from "./DeliveryStore.ts"
+import { makeStreak } from "./Streak.ts"
 import { traced } from "@chamber/core"
 
 /** The channel committed deliveries are announced on (pg-adapter OutboxSql). */
@@ -63,6 +66,8 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
   const halfBatch = Math.max(1, Math.floor(batch / 2))
   // One batch written at a time: stopping gives its leases back only after the last one is written.
   const writing = yield* Semaphore.make(1)
+  const writes = makeStreak("relay: recording outcomes failed; keeping them and trying again", "relay: recording outcomes again")
+  const claims = makeStreak("relay: claiming failed; trying again at each poll", "relay: claiming again")
 
   /**
    * Whether a written batch is a reason to claim again: the last claim left due deliveries for
@@ -71,19 +76,46 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
    */
   let more = true
 
-  // Recorded outcomes free their subscriptions' places. Outcomes that could not be written are
-  // kept (their leases still held, so nothing is sent again meanwhile) for the next try; whether
-  // this batch was written.
-  const flush = writing.withPermit(Effect.suspend(() => {
-    const written = outcomes.splice(0, outcomes.length)
-    if (written.length === 0) return Effect.succeed(true)
-    return store.record(config.relayId, written, config.retryDelayMs).pipe(
-      Effect.andThen(Effect.suspend(() => (more ? Queue.offer(wake, undefined) : Effect.void))),
-      Effect.as(true),
-      Effect.catchDefect((defect) =>
-        Effect.andThen(Effect.sync(() => outcomes.unshift(...written)), Effect.as(Effect.logWarning("relay: recording outcomes failed; trying again", defect), false))
-      )
+  // The outcomes left to try again: those the database did not answer for. Written ones free
+  // their places; those of deliveries gone are dropped; a batch the database refuses is written
+  // one outcome at a time, and an outcome it refuses alone is dropped (its lease then runs out
+  // and the delivery is attempted again).
+  const write = (written: ReadonlyArray<AttemptOutcome>): Effect.Effect<ReadonlyArray<AttemptOutcome>> =>
+    store.record(config.relayId, written, config.retryDelayMs).pipe(
+      Effect.tap(({ vanished }) =>
+        vanished.length === 0 ? Effect.void : Effect.logInfo(
+          `relay: dropped the outcome of ${vanished.length === 1 ? "delivery" : "deliveries"} ${vanished.join(", ")}: no longer exists (its subscription was deleted)`
+        )),
+      Effect.as<ReadonlyArray<AttemptOutcome>>([]),
+      Effect.catchTag("OutcomesRefused", (refusal) => (written.length === 1 ? drop(written[0]!, refusal) : oneByOne(written))),
+      Effect.catchDefect((defect) => Effect.as(writes.failed(defect), written))
     )
+  const drop = (outcome: AttemptOutcome, refusal: OutcomesRefused) =>
+    Effect.as(Effect.logWarning(`relay: dropped the outcome of delivery ${outcome.delivery.id}: ${refusal.message}`), [])
+  const oneByOne = Effect.fnUntraced(function*(written: ReadonlyArray<AttemptOutcome>) {
+    for (let i = 0; i < written.length; i++) {
+      const left = yield* write([written[i]!])
+      // The database stopped answering: the rest waits with it.
+      if (left.length > 0) return [...left, ...written.slice(i + 1)]
+    }
+    return []
+  })
+
+  // Whether everything gathered was written; what was not is kept (its leases still held, so
+  // nothing is sent again meanwhile) for the next try.
+  const flush = writing.withPermit(Effect.suspend(() => {
+    const gathered = outcomes.splice(0, outcomes.length)
+    if (gathered.length === 0) return Effect.succeed(true)
+    return Effect.flatMap(write(gathered), (left) => {
+      if (left.length > 0) {
+        outcomes.unshift(...left)
+        return Effect.succeed(false)
+      }
+      return writes.succeeded.pipe(
+        Effect.andThen(Effect.suspend(() => (more ? Queue.offer(wake, undefined) : Effect.void))),
+        Effect.as(true)
+      )
+    })
   }))
 
   if (config.listen) {
@@ -112,9 +144,8 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
 
   const claim = (limit: number) =>
     store.claim({ relayId: config.relayId, limit, leaseMs: config.leaseMs, perSubscription: config.perSubscription }).pipe(
-      Effect.catchDefect((defect) =>
-        Effect.as(Effect.logWarning("relay: claiming failed; trying again at the next poll", defect), { deliveries: [], capped: false })
-      )
+      Effect.tap(() => claims.succeeded),
+      Effect.catchDefect((defect) => Effect.as(claims.failed(defect), { deliveries: [], capped: false }))
     )
 
   const room = () => Math.min(config.concurrency - inflight.size, batch)

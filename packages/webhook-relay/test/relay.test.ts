@@ -8,21 +8,28 @@
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as SqlClient from "effect/sql/SqlClient"
 import { Hooks, Members, Tenants } from "@chamber/core"
 import { StorageLive } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
 import { Webhook } from "standardwebhooks"
 import { RelayLive, verify } from "../src/index.ts"
-import { type Receiver, startReceiver } from "./receiver.ts"
+import { type Receiver, type ReceiverOptions, startReceiver } from "./receiver.ts"
 
 const storageOn = (rt: ReturnType<typeof runtimes>[number]) =>
   Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) => StorageLive(config))).pipe(Layer.provide(rt.database))
 
 /** A receiver for the test and a relay sending to it (short delays and timeout), both gone with the test's scope. */
-const withRelay = (listen: boolean, retryDelaysMs: ReadonlyArray<number> = [100, 100, 100], timeoutMs = 2_000, concurrency?: number) =>
+const withRelay = (
+  listen: boolean,
+  retryDelaysMs: ReadonlyArray<number> = [100, 100, 100],
+  timeoutMs = 2_000,
+  concurrency?: number,
+  receiverOptions?: ReceiverOptions
+) =>
   Effect.gen(function*() {
-    const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
+    const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver(receiverOptions)), (r) => Effect.promise(() => r.close()))
     yield* Layer.build(RelayLive({ settings: { retryDelaysMs, timeoutMs, allowPrivate: true, retentionMs: 86_400_000 }, listen, ca: receiver.ca, pollMs: 100, ...(concurrency === undefined ? {} : { concurrency }) }))
     return receiver
   })
@@ -44,6 +51,10 @@ const attemptsOf = (tenantId: number) =>
       SELECT a.status, a.error, a.delivery_id::text AS delivery, d.status AS state FROM webhook_attempts a
       JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE a.tenant_id = ${tenantId} ORDER BY a.id`
   }).pipe(Effect.orDie)
+
+/** The relay's log lines, as `LEVEL message`, while `effect` runs. */
+const logged = <A, E, R>(effect: Effect.Effect<A, E, R>, lines: Array<string>) =>
+  effect.pipe(Effect.provide(Logger.layer([Logger.make(({ logLevel, message }) => void lines.push(`${logLevel} ${[message].flat().join(" ")}`))])))
 
 /** Until the relay has recorded `count` attempts of the tenant (it writes them in batches). */
 const recorded = (tenantId: number, count: number) =>
@@ -138,6 +149,47 @@ for (const rt of runtimes()) {
           assert.isAtLeast(slow.requests.length, 1)
           const answered = (yield* attemptsOf(tenant.id)).filter((a) => a.status === null)
           assert.lengthOf(answered, 0, "no slow attempt has ended yet")
+        }))
+
+      it.effect("a subscription deleted while a delivery to it is in flight holds up nothing: another chamber's 8 deliveries all arrive and are recorded", () => {
+        const lines: Array<string> = []
+        return logged(
+          Effect.gen(function*() {
+            // The deleted subscription's receiver answers after 1.5 s; the relay's 4 places per subscription are its default.
+            const receiver = yield* withRelay(listen, [100, 100, 100], 5_000, undefined, { defaultReply: { status: 200, delayMs: 1_500 } })
+            const other = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
+            const gone = yield* subscribed(receiver)
+            yield* (yield* Members).create(gone.tenant.id, { name: "Unsubscribed midway", status: "active" })
+            yield* wait(receiver, 1)
+            yield* (yield* Hooks).delete(gone.tenant.id, gone.hook.id)
+            // The attempt ends, its delivery gone with the subscription.
+            yield* Effect.sleep(2_000)
+            const kept = yield* (yield* Tenants).create({ name: `Relay e2e ${++n}` })
+            yield* (yield* Hooks).create(kept.id, { url: `${other.url}/kept`, events: ["member.created"] })
+            for (let i = 0; i < 8; i++) yield* (yield* Members).create(kept.id, { name: `Kept ${i}`, status: "active" })
+            assert.lengthOf(yield* wait(other, 8, 8_000), 8)
+            const rows = yield* recorded(kept.id, 8)
+            assert.deepStrictEqual(rows.map((r) => r.state), Array(8).fill("succeeded"))
+            yield* Effect.sleep(1_500)
+            assert.deepStrictEqual(lines.filter((l) => /WARN|ERROR|FATAL/.test(l)), [])
+            assert.lengthOf(lines.filter((l) => /no longer exist/.test(l)), 1, lines.join("\n"))
+          }),
+          lines
+        )
+      }, 60_000)
+
+      it.effect("an answer with a NUL byte holds up nothing: its attempt is recorded (the NUL as U+FFFD), and so are the others'", () =>
+        Effect.gen(function*() {
+          const receiver = yield* withRelay(listen)
+          receiver.script({ status: 200, body: Buffer.from("ok\u0000done") })
+          const { tenant } = yield* subscribed(receiver)
+          for (let i = 0; i < 3; i++) yield* (yield* Members).create(tenant.id, { name: `Nul ${i}`, status: "active" })
+          yield* wait(receiver, 3)
+          const rows = yield* recorded(tenant.id, 3)
+          assert.deepStrictEqual(rows.map((r) => r.state), ["succeeded", "succeeded", "succeeded"])
+          const sql = yield* SqlClient.SqlClient
+          const excerpts = yield* sql<{ readonly response_excerpt: string }>`SELECT response_excerpt FROM webhook_attempts WHERE tenant_id = ${tenant.id} ORDER BY id`.pipe(Effect.orDie)
+          assert.include(excerpts.map((r) => r.response_excerpt), "ok\uFFFDdone")
         }))
 
       it.effect("a 429 with Retry-After: 5 puts that retry at least 5 s later", () =>
