@@ -1,8 +1,9 @@
 /**
  * The relay's side of the delivery tables (docs/webhooks.md "Delivery"): claim due deliveries
- * with `FOR UPDATE SKIP LOCKED` and a lease, so many relays share one database and a crashed
- * relay's deliveries are claimed again when its lease runs out; record attempts and settle
- * deliveries in one transaction per batch, counting failed deliveries per subscription atomically.
+ * with `FOR UPDATE SKIP LOCKED` and a short lease that the relay renews while it holds them, so
+ * many relays share one database and a crashed relay's deliveries are claimed again soon after
+ * it stops renewing; record attempts and settle deliveries in one transaction per batch,
+ * counting failed deliveries per subscription atomically.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -103,6 +104,8 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
     outcomes: ReadonlyArray<AttemptOutcome>,
     retryDelayMs: (retryIndex: number, retryAfterSeconds: number | null) => number
   ) => Effect.Effect<Recorded, OutcomesRefused>
+  /** Extends the leases `relayId` still holds among `ids` to `leaseMs` from now. */
+  readonly renew: (relayId: string, ids: ReadonlyArray<number>, leaseMs: number) => Effect.Effect<void>
   /** Gives back every lease of `relayId` (a graceful stop); how many. */
   readonly release: (relayId: string) => Effect.Effect<number>
   /** Deletes up to `batch` settled deliveries (their attempts with them) settled more than `retentionMs` ago; how many. */
@@ -288,6 +291,11 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
     )
   }
 
+  const renew = (relayId: string, ids: ReadonlyArray<number>, leaseMs: number) =>
+    ids.length === 0 ? Effect.void : sql`
+      UPDATE webhook_deliveries SET lease_expires_at = now() + ${leaseMs} * interval '1 millisecond'
+      WHERE id = ANY(${`{${ids.join(",")}}`}::bigint[]) AND leased_by = ${relayId} AND status = 'pending'`.pipe(Effect.asVoid, Effect.orDie)
+
   const release = (relayId: string) =>
     sql`UPDATE webhook_deliveries SET lease_expires_at = NULL, leased_by = NULL
         WHERE leased_by = ${relayId} AND status = 'pending' RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
@@ -299,5 +307,5 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
           ORDER BY settled_at LIMIT ${batch})
         RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
 
-  return DeliveryStore.of({ claim, record, release, prune })
+  return DeliveryStore.of({ claim, record, renew, release, prune })
 }))

@@ -6,10 +6,11 @@
  * most `perSubscription` of one subscription (held by the claim, across relays), so one slow
  * receiver never delays the others. A claim or a write costs the database about as much for one
  * delivery as for a batch, so while sends are in flight both wait up to `flushMs` for half a
- * batch's worth (room to claim into, outcomes to write). Stopping waits for the sends in
- * flight (up to `stopTimeoutMs`), records them, and gives back every lease left. A claim or a
- * write that fails is logged once and tried again, and its recovery logged; the relay keeps
- * running. The outcome of a delivery deleted meanwhile is dropped; one the database refuses is
+ * batch's worth (room to claim into, outcomes to write). A claim's lease is short and renewed
+ * while the relay holds the delivery, so a relay that dies holds nothing for long. Stopping waits
+ * for the sends in flight (up to `stopTimeoutMs`), records them, and gives back every lease left.
+ * A claim, a write or a renewal that fails is logged once and tried again, and its recovery
+ * logged; the relay keeps running. The outcome of a delivery deleted meanwhile is dropped; one the database refuses is
  * dropped alone, never holding up the others.
  */
 import * as Effect from "effect/Effect"
@@ -32,7 +33,7 @@ export interface RelayConfig {
   readonly perSubscription: number
   /** How many to claim in one statement at most. */
   readonly batchSize: number
-  /** How long a claim holds a delivery: longer than a send's timeout. */
+  /** How long a claim holds a delivery unless renewed; renewed every quarter of it while held. */
   readonly leaseMs: number
   /** How often to look for due deliveries without a notification (retries fall due this way). */
   readonly pollMs: number
@@ -60,6 +61,8 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
   const ready = yield* Queue.sliding<void>(1)
   const outcomes: Array<AttemptOutcome> = []
   const inflight = new Set<Fiber.Fiber<void>>()
+  /** Deliveries leased here whose outcome is neither written nor dropped yet: their leases are renewed. */
+  const held = new Set<number>()
   /** Sends whose outcome is not in yet. */
   let sending = 0
   const batch = Math.min(config.batchSize, config.concurrency)
@@ -68,6 +71,7 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
   const writing = yield* Semaphore.make(1)
   const writes = makeStreak("relay: recording outcomes failed; keeping them and trying again", "relay: recording outcomes again")
   const claims = makeStreak("relay: claiming failed; trying again at each poll", "relay: claiming again")
+  const renewals = makeStreak("relay: renewing leases failed; trying again", "relay: renewing leases again")
 
   /**
    * Whether a written batch is a reason to claim again: the last claim left due deliveries for
@@ -76,12 +80,15 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
    */
   let more = true
 
+  const settled = (written: ReadonlyArray<AttemptOutcome>) => Effect.sync(() => written.forEach((o) => held.delete(o.delivery.id)))
+
   // The outcomes left to try again: those the database did not answer for. Written ones free
   // their places; those of deliveries gone are dropped; a batch the database refuses is written
   // one outcome at a time, and an outcome it refuses alone is dropped (its lease then runs out
   // and the delivery is attempted again).
   const write = (written: ReadonlyArray<AttemptOutcome>): Effect.Effect<ReadonlyArray<AttemptOutcome>> =>
     store.record(config.relayId, written, config.retryDelayMs).pipe(
+      Effect.tap(() => settled(written)),
       Effect.tap(({ vanished }) =>
         vanished.length === 0 ? Effect.void : Effect.logInfo(
           `relay: dropped the outcome of ${vanished.length === 1 ? "delivery" : "deliveries"} ${vanished.join(", ")}: no longer exists (its subscription was deleted)`
@@ -91,7 +98,10 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
       Effect.catchDefect((defect) => Effect.as(writes.failed(defect), written))
     )
   const drop = (outcome: AttemptOutcome, refusal: OutcomesRefused) =>
-    Effect.as(Effect.logWarning(`relay: dropped the outcome of delivery ${outcome.delivery.id}: ${refusal.message}`), [])
+    Effect.andThen(
+      settled([outcome]),
+      Effect.as(Effect.logWarning(`relay: dropped the outcome of delivery ${outcome.delivery.id}: ${refusal.message}`), [])
+    )
   const oneByOne = Effect.fnUntraced(function*(written: ReadonlyArray<AttemptOutcome>) {
     for (let i = 0; i < written.length; i++) {
       const left = yield* write([written[i]!])
@@ -101,8 +111,8 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
     return []
   })
 
-  // Whether everything gathered was written; what was not is kept (its leases still held, so
-  // nothing is sent again meanwhile) for the next try.
+  // Whether everything gathered was written; what was not is kept (its leases still renewed, so
+  // nothing is sent again meanwhile while the database answers) for the next try.
   const flush = writing.withPermit(Effect.suspend(() => {
     const gathered = outcomes.splice(0, outcomes.length)
     if (gathered.length === 0) return Effect.succeed(true)
@@ -144,7 +154,7 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
 
   const claim = (limit: number) =>
     store.claim({ relayId: config.relayId, limit, leaseMs: config.leaseMs, perSubscription: config.perSubscription }).pipe(
-      Effect.tap(() => claims.succeeded),
+      Effect.tap((claimed) => Effect.andThen(Effect.sync(() => claimed.deliveries.forEach((d) => held.add(d.id))), claims.succeeded)),
       Effect.catchDefect((defect) => Effect.as(claims.failed(defect), { deliveries: [], capped: false }))
     )
 
@@ -183,6 +193,18 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
     if (!(yield* flush)) yield* Effect.andThen(Effect.sleep(config.pollMs), Queue.offer(ready, undefined))
   }))
 
+  // Every quarter of a lease, the leases of what is held are extended: other relays take a
+  // delivery only once the relay holding it has stopped renewing (died, or lost the database).
+  const renewer = Effect.forever(Effect.andThen(
+    Effect.sleep(Math.max(1, Math.floor(config.leaseMs / 4))),
+    Effect.suspend(() =>
+      held.size === 0 ? Effect.void : store.renew(config.relayId, [...held], config.leaseMs).pipe(
+        Effect.andThen(renewals.succeeded),
+        Effect.catchDefect(renewals.failed)
+      )
+    )
+  ))
+
   // Batches until a short one: the tables never grow past the retention (docs/webhooks.md "Retention").
   const pruneAll: Effect.Effect<void> = Effect.flatMap(store.prune(config.retentionMs, PRUNE_BATCH), (n) => (n === PRUNE_BATCH ? pruneAll : Effect.void))
   const pruner = Effect.forever(Effect.andThen(
@@ -200,6 +222,7 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
   })
 
   yield* Effect.forkScoped(recorder)
+  yield* Effect.forkScoped(renewer)
   yield* Effect.forkScoped(pruner)
   return yield* loop.pipe(Effect.ensuring(stop))
 }, Effect.scoped)

@@ -20,17 +20,23 @@ import { type Receiver, type ReceiverOptions, startReceiver } from "./receiver.t
 const storageOn = (rt: ReturnType<typeof runtimes>[number]) =>
   Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) => StorageLive(config))).pipe(Layer.provide(rt.database))
 
-/** A receiver for the test and a relay sending to it (short delays and timeout), both gone with the test's scope. */
-const withRelay = (
-  listen: boolean,
-  retryDelaysMs: ReadonlyArray<number> = [100, 100, 100],
-  timeoutMs = 2_000,
-  concurrency?: number,
-  receiverOptions?: ReceiverOptions
-) =>
+interface RelaySetup {
+  readonly timeoutMs?: number
+  readonly concurrency?: number
+  readonly leaseMs?: number
+  /** Relays sharing the database (default 1). */
+  readonly relays?: number
+  readonly receiver?: ReceiverOptions
+}
+
+/** A receiver for the test and relays sending to it (delays of 100 ms, a 2 s timeout unless set), all gone with the test's scope. */
+const withRelay = (listen: boolean, o: RelaySetup = {}) =>
   Effect.gen(function*() {
-    const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver(receiverOptions)), (r) => Effect.promise(() => r.close()))
-    yield* Layer.build(RelayLive({ settings: { retryDelaysMs, timeoutMs, allowPrivate: true, retentionMs: 86_400_000 }, listen, ca: receiver.ca, pollMs: 100, ...(concurrency === undefined ? {} : { concurrency }) }))
+    const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver(o.receiver)), (r) => Effect.promise(() => r.close()))
+    const settings = { retryDelaysMs: [100, 100, 100], timeoutMs: o.timeoutMs ?? 2_000, allowPrivate: true, retentionMs: 86_400_000, leaseMs: o.leaseMs }
+    for (let i = 0; i < (o.relays ?? 1); i++) {
+      yield* Layer.build(RelayLive({ settings, listen, ca: receiver.ca, pollMs: 100, ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }) }))
+    }
     return receiver
   })
 
@@ -123,7 +129,7 @@ for (const rt of runtimes()) {
 
       it.effect("a hanging receiver fails after the timeout; a 301 is a failure and is not followed", () =>
         Effect.gen(function*() {
-          const receiver = yield* withRelay(listen, [100, 100, 100], 500)
+          const receiver = yield* withRelay(listen, { timeoutMs: 500 })
           receiver.script({ hang: true }, { redirect: "/elsewhere" }, 200)
           const { tenant } = yield* subscribed(receiver)
           yield* (yield* Members).create(tenant.id, { name: "Slow", status: "active" })
@@ -139,7 +145,7 @@ for (const rt of runtimes()) {
       it.effect("a receiver that hangs holds up no other subscription: the other's deliveries all arrive meanwhile", () =>
         Effect.gen(function*() {
           // 6 sends at once at most: without the per-subscription cap (4) the stuck ones could take them all.
-          const fast = yield* withRelay(listen, [100, 100, 100], 10_000, 6)
+          const fast = yield* withRelay(listen, { timeoutMs: 10_000, concurrency: 6 })
           const slow = yield* Effect.acquireRelease(Effect.promise(() => startReceiver({ defaultReply: { hang: true } })), (r) => Effect.promise(() => r.close()))
           const { tenant } = yield* subscribed(fast)
           yield* (yield* Hooks).create(tenant.id, { url: `${slow.url}/stuck`, events: ["member.created"] })
@@ -156,7 +162,7 @@ for (const rt of runtimes()) {
         return logged(
           Effect.gen(function*() {
             // The deleted subscription's receiver answers after 1.5 s; the relay's 4 places per subscription are its default.
-            const receiver = yield* withRelay(listen, [100, 100, 100], 5_000, undefined, { defaultReply: { status: 200, delayMs: 1_500 } })
+            const receiver = yield* withRelay(listen, { timeoutMs: 5_000, receiver: { defaultReply: { status: 200, delayMs: 1_500 } } })
             const other = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
             const gone = yield* subscribed(receiver)
             yield* (yield* Members).create(gone.tenant.id, { name: "Unsubscribed midway", status: "active" })
@@ -190,6 +196,16 @@ for (const rt of runtimes()) {
           const sql = yield* SqlClient.SqlClient
           const excerpts = yield* sql<{ readonly response_excerpt: string }>`SELECT response_excerpt FROM webhook_attempts WHERE tenant_id = ${tenant.id} ORDER BY id`.pipe(Effect.orDie)
           assert.include(excerpts.map((r) => r.response_excerpt), "ok\uFFFDdone")
+        }))
+
+      it.effect("a send that outlasts its lease is not sent again by another relay: the lease is renewed while it runs", () =>
+        Effect.gen(function*() {
+          const receiver = yield* withRelay(listen, { timeoutMs: 5_000, leaseMs: 1_000, relays: 2, receiver: { defaultReply: { status: 200, delayMs: 3_000 } } })
+          const { tenant } = yield* subscribed(receiver)
+          yield* (yield* Members).create(tenant.id, { name: "Slow to answer", status: "active" })
+          const rows = yield* recorded(tenant.id, 1)
+          assert.deepStrictEqual(rows.map((r) => [r.status, r.state]), [[200, "succeeded"]])
+          assert.lengthOf(receiver.requests, 1)
         }))
 
       it.effect("a 429 with Retry-After: 5 puts that retry at least 5 s later", () =>
