@@ -9,8 +9,8 @@
  * batch's worth (room to claim into, outcomes to write). A claim's lease is short and renewed
  * while the relay holds the delivery, so a relay that dies holds nothing for long. Stopping waits
  * for the sends in flight (up to `stopTimeoutMs`), records them, and gives back every lease left.
- * A claim, a write or a renewal that fails is logged once and tried again, and its recovery
- * logged; the relay keeps running. The outcome of a delivery deleted meanwhile is dropped; one the database refuses is
+ * A claim, a write, a renewal or LISTEN that fails is logged once and tried again, and its
+ * recovery logged; the relay keeps running. The outcome of a delivery deleted meanwhile is dropped; one the database refuses is
  * dropped alone, never holding up the others.
  */
 import * as Effect from "effect/Effect"
@@ -48,6 +48,9 @@ export interface RelayConfig {
   readonly pruneEveryMs: number
 }
 
+/** How long to wait before listening again when LISTEN failed or its connection was lost. */
+export const RELISTEN_MS = 1_000
+
 /** Rows one prune statement deletes at most, so it never holds long locks. */
 export const PRUNE_BATCH = 1_000
 
@@ -72,6 +75,10 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
   const writes = makeStreak("relay: recording outcomes failed; keeping them and trying again", "relay: recording outcomes again")
   const claims = makeStreak("relay: claiming failed; trying again at each poll", "relay: claiming again")
   const renewals = makeStreak("relay: renewing leases failed; trying again", "relay: renewing leases again")
+  const listens = makeStreak(
+    "relay: not listening for notifications (LISTEN failed or its connection was lost); polling until it works again",
+    "relay: listening for notifications again"
+  )
 
   /**
    * Whether a written batch is a reason to claim again: the last claim left due deliveries for
@@ -128,14 +135,21 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
     })
   }))
 
+  // LISTEN on a connection of its own, again whenever that connection is lost (the database
+  // restarted, failed over, or the network dropped); each time it is back, the relay looks at once
+  // for what committed while nothing listened.
   if (config.listen) {
-    yield* Effect.gen(function*() {
-      const pg = yield* PgClient.PgClient
+    const pg = yield* PgClient.PgClient
+    const listening = Effect.scoped(Effect.gen(function*() {
       const notifications = yield* pg.listen(DELIVERIES_CHANNEL)
-      yield* Effect.forkScoped(Effect.forever(Effect.andThen(Queue.take(notifications), Queue.offer(wake, undefined))))
-    }).pipe(
-      Effect.catchCause((cause) => Effect.logWarning("relay: LISTEN unavailable, polling only", cause))
-    )
+      yield* listens.succeeded
+      yield* Queue.offer(wake, undefined)
+      return yield* Effect.forever(Effect.andThen(Queue.take(notifications), Queue.offer(wake, undefined)))
+    }))
+    yield* Effect.forkScoped(Effect.forever(listening.pipe(
+      Effect.catchCause((cause) => listens.failed(cause)),
+      Effect.andThen(Effect.sleep(RELISTEN_MS))
+    )))
   }
 
   const send = (delivery: ClaimedDelivery) =>

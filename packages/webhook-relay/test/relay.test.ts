@@ -177,7 +177,7 @@ for (const rt of runtimes()) {
             const rows = yield* recorded(kept.id, 8)
             assert.deepStrictEqual(rows.map((r) => r.state), Array(8).fill("succeeded"))
             yield* Effect.sleep(1_500)
-            assert.deepStrictEqual(lines.filter((l) => /WARN|ERROR|FATAL/.test(l)), [])
+            assert.deepStrictEqual(lines.filter((l) => /^(Warn|Error|Fatal) /.test(l)), [])
             assert.lengthOf(lines.filter((l) => /no longer exist/.test(l)), 1, lines.join("\n"))
           }),
           lines
