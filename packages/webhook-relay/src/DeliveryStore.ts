@@ -203,7 +203,9 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
   // One statement, so one round trip and one transaction: the attempts, each delivery settled
   // (unless another relay has claimed it since: its attempt is kept, the delivery left alone), and
   // the counts of the subscriptions of the deliveries settled. A delivery deleted meanwhile (with
-  // its subscription) gets no attempt; its id is returned.
+  // its subscription) gets no attempt; its id is returned. One deleted while this statement runs
+  // makes it fail on the attempt's foreign key, refused: the relay then writes the outcomes one by
+  // one, and that one is found gone.
   const record = (
     relayId: string,
     outcomes: ReadonlyArray<AttemptOutcome>,
@@ -232,9 +234,6 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         error: storable(o.error)
       }
     })
-    // The batch's subscriptions are locked first (key share, in id order), as deleting one locks it
-    // before its deliveries: a deletion meanwhile waits for this statement, or this statement for
-    // it and then finds its deliveries gone; the deliveries still there are locked next.
     // Per subscription, in the order its deliveries settled: a success resets the count, a failed
     // delivery adds one; at DEACTIVATE_AT it is inactive, the last failure time kept. The
     // subscriptions whose counts change are locked for update in id order: relays recording at
@@ -245,12 +244,8 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       WITH v AS MATERIALIZED (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS v(n integer, id bigint, tenant bigint, hook bigint, state text,
           attempts integer, next text, attempted_at text, status integer, latency integer, excerpt text, error text)
-      ), subscriptions AS MATERIALIZED (
-        SELECT h.id FROM webhook_subscriptions h WHERE h.id IN (SELECT hook FROM v) ORDER BY h.id FOR KEY SHARE OF h
       ), present AS MATERIALIZED (
-        SELECT d.id FROM webhook_deliveries d
-        WHERE d.id IN (SELECT id FROM v) AND d.hook_id IN (SELECT id FROM subscriptions)
-        ORDER BY d.id FOR NO KEY UPDATE OF d
+        SELECT d.id FROM webhook_deliveries d WHERE d.id IN (SELECT id FROM v)
       ), attempt AS (
         INSERT INTO webhook_attempts (tenant_id, delivery_id, attempted_at, status, latency_ms, response_excerpt, error)
         SELECT v.tenant, v.id, v.attempted_at::timestamptz, v.status, v.latency, v.excerpt, v.error FROM v JOIN present p ON p.id = v.id ORDER BY v.n
@@ -259,7 +254,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         SET status = v.state, attempt_count = v.attempts, lease_expires_at = NULL, leased_by = NULL,
             next_attempt_at = coalesce(v.next::timestamptz, d.next_attempt_at),
             settled_at = CASE WHEN v.state = 'pending' THEN NULL ELSE now() END
-        FROM v WHERE d.id = v.id AND d.leased_by = ${relayId} AND d.id IN (SELECT id FROM present)
+        FROM v WHERE d.id = v.id AND d.leased_by = ${relayId}
         RETURNING d.id
       ), done AS (
         SELECT v.hook, v.n, v.state, v.attempted_at::timestamptz AS at,

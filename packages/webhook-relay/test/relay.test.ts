@@ -184,6 +184,32 @@ for (const rt of runtimes()) {
         )
       }, 60_000)
 
+      it.effect("a subscription whose deletion commits while the relay writes its outcome: that outcome dropped alone, the one written with it kept", () => {
+        const lines: Array<string> = []
+        return logged(
+          Effect.gen(function*() {
+            const receiver = yield* withRelay(listen, { timeoutMs: 5_000, receiver: { defaultReply: { status: 200, delayMs: 1_500 } } })
+            const gone = yield* subscribed(receiver)
+            const kept = yield* (yield* Hooks).create(gone.tenant.id, { url: `${receiver.url}/kept`, events: ["member.created"] })
+            yield* (yield* Members).create(gone.tenant.id, { name: "Two subscriptions", status: "active" })
+            yield* wait(receiver, 2)
+            // Deleted in a transaction still open when both answers are in and their outcomes written.
+            const sql = yield* SqlClient.SqlClient
+            yield* Effect.forkScoped(sql.withTransaction(
+              Effect.andThen(sql`DELETE FROM webhook_subscriptions WHERE id = ${gone.hook.id}`, Effect.sleep(3_000))
+            ).pipe(Effect.orDie))
+            const rows = yield* recorded(gone.tenant.id, 1)
+            assert.deepStrictEqual(rows.map((r) => [r.status, r.state]), [[200, "succeeded"]])
+            const hooks = yield* sql<{ readonly hook_id: string }>`SELECT hook_id::text FROM webhook_deliveries WHERE tenant_id = ${gone.tenant.id}`.pipe(Effect.orDie)
+            assert.deepStrictEqual(hooks.map((h) => Number(h.hook_id)), [kept.id])
+            yield* Effect.sleep(1_000)
+            assert.deepStrictEqual(lines.filter((l) => /^(Warn|Error|Fatal) /.test(l)), [])
+            assert.lengthOf(lines.filter((l) => /no longer exist/.test(l)), 1, lines.join("\n"))
+          }),
+          lines
+        )
+      }, 60_000)
+
       it.effect("an answer with a NUL byte holds up nothing: its attempt is recorded (the NUL as U+FFFD), and so are the others'", () =>
         Effect.gen(function*() {
           const receiver = yield* withRelay(listen)
@@ -200,7 +226,7 @@ for (const rt of runtimes()) {
 
       it.effect("a send that outlasts its lease is not sent again by another relay: the lease is renewed while it runs", () =>
         Effect.gen(function*() {
-          const receiver = yield* withRelay(listen, { timeoutMs: 5_000, leaseMs: 1_000, relays: 2, receiver: { defaultReply: { status: 200, delayMs: 3_000 } } })
+          const receiver = yield* withRelay(listen, { timeoutMs: 10_000, leaseMs: 2_000, relays: 2, receiver: { defaultReply: { status: 200, delayMs: 5_000 } } })
           const { tenant } = yield* subscribed(receiver)
           yield* (yield* Members).create(tenant.id, { name: "Slow to answer", status: "active" })
           const rows = yield* recorded(tenant.id, 1)
