@@ -10,8 +10,8 @@
  * while the relay holds the delivery, so a relay that dies holds nothing for long. Stopping waits
  * for the sends in flight (up to `stopTimeoutMs`), records them, and gives back every lease left.
  * A claim, a write, a renewal or LISTEN that fails is logged once and tried again, and its
- * recovery logged; the relay keeps running. The outcome of a delivery deleted meanwhile is dropped; one the database refuses is
- * dropped alone, never holding up the others.
+ * recovery logged; the relay keeps running. The outcome of a delivery deleted meanwhile is
+ * dropped; one the database refuses is dropped alone, never holding up the others.
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -87,7 +87,8 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
    */
   let more = true
 
-  const settled = (written: ReadonlyArray<AttemptOutcome>) => Effect.sync(() => written.forEach((o) => held.delete(o.delivery.id)))
+  /** Written or dropped: no longer held, so no longer renewed. */
+  const letGo = (done: ReadonlyArray<AttemptOutcome>) => Effect.sync(() => done.forEach((o) => held.delete(o.delivery.id)))
 
   // The outcomes left to try again: those the database did not answer for. Written ones free
   // their places; those of deliveries gone are dropped; a batch the database refuses is written
@@ -95,10 +96,12 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
   // and the delivery is attempted again).
   const write = (written: ReadonlyArray<AttemptOutcome>): Effect.Effect<ReadonlyArray<AttemptOutcome>> =>
     store.record(config.relayId, written, config.retryDelayMs).pipe(
-      Effect.tap(() => settled(written)),
+      Effect.tap(() => letGo(written)),
       Effect.tap(({ vanished }) =>
         vanished.length === 0 ? Effect.void : Effect.logInfo(
-          `relay: dropped the outcome of ${vanished.length === 1 ? "delivery" : "deliveries"} ${vanished.join(", ")}: no longer exists (its subscription was deleted)`
+          vanished.length === 1
+            ? `relay: dropped the outcome of delivery ${vanished[0]}: it no longer exists (its subscription was deleted)`
+            : `relay: dropped the outcomes of deliveries ${vanished.join(", ")}: they no longer exist (their subscriptions were deleted)`
         )),
       Effect.as<ReadonlyArray<AttemptOutcome>>([]),
       Effect.catchTag("OutcomesRefused", (refusal) => (written.length === 1 ? drop(written[0]!, refusal) : oneByOne(written))),
@@ -106,7 +109,7 @@ export const runRelay = traced("Relay.run")(function*(config: RelayConfig, deliv
     )
   const drop = (outcome: AttemptOutcome, refusal: OutcomesRefused) =>
     Effect.andThen(
-      settled([outcome]),
+      letGo([outcome]),
       Effect.as(Effect.logWarning(`relay: dropped the outcome of delivery ${outcome.delivery.id}: ${refusal.message}`), [])
     )
   const oneByOne = Effect.fnUntraced(function*(written: ReadonlyArray<AttemptOutcome>) {
