@@ -1,13 +1,16 @@
 /**
  * The relay's side of the delivery tables (docs/webhooks.md "Delivery"): claim due deliveries
- * with `FOR UPDATE SKIP LOCKED` and a lease, so many relays share one database and a crashed
- * relay's deliveries are claimed again when its lease runs out; record attempts and settle
- * deliveries in one transaction per batch, counting failed deliveries per subscription atomically.
+ * with `FOR UPDATE SKIP LOCKED` and a short lease that the relay renews while it holds them, so
+ * many relays share one database and a crashed relay's deliveries are claimed again soon after
+ * it stops renewing; record attempts and settle deliveries in one transaction per batch,
+ * counting failed deliveries per subscription atomically.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { type EventKind, type OutboxEvent, WebhookSecrets } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
 import { RETRIES_PER_DELIVERY } from "./Schedule.ts"
@@ -57,19 +60,52 @@ export interface Claimed {
 /** Consecutive failed deliveries that deactivate a subscription (spec section 6.2). */
 export const DEACTIVATE_AT = 20
 
+/** What a written batch came to. */
+export interface Recorded {
+  /** The deliveries that no longer exist (their subscription was deleted): their outcomes were dropped. */
+  readonly vanished: ReadonlyArray<number>
+}
+
+/**
+ * The database refused a batch of outcomes as it is (a constraint, a value it cannot store):
+ * writing the same batch again cannot succeed, though its outcomes may, one by one.
+ */
+export class OutcomesRefused extends Schema.TaggedError<OutcomesRefused>()("OutcomesRefused", { reason: Schema.String }) {
+  override get message() {
+    return `The database refused the outcomes: ${this.reason}`
+  }
+}
+
+/** SQLSTATE classes of errors in the statement's data or in the statement itself: the same statement fails again. */
+const REFUSING_CLASSES = ["22", "23", "42"]
+
+/** Whether the database refused the statement for good, rather than being away or busy (connection, deadlock, shutdown). */
+const refused = (error: SqlError): boolean => {
+  const code = (error.reason.cause as { readonly code?: unknown } | undefined)?.code
+  return typeof code === "string" && REFUSING_CLASSES.includes(code.slice(0, 2)) && code !== "42501"
+}
+
+/** Text PostgreSQL can store: a NUL and an unpaired surrogate (which `text` and `jsonb` refuse) become U+FFFD. */
+const storable = (text: string | null): string | null =>
+  text === null ? null : text.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
+
 export class DeliveryStore extends Context.Service<DeliveryStore, {
   readonly claim: (options: ClaimOptions) => Effect.Effect<Claimed>
   /**
    * Records each attempt and settles its delivery: succeeded; pending again after
    * `retryDelayMs(retryIndex, retryAfterSeconds)` while retries remain; else failed, counted
    * against its subscription. A delivery whose lease `relayId` lost meanwhile (another relay
-   * claimed it) keeps its attempt but is not settled here.
+   * claimed it) keeps its attempt but is not settled here. The outcome of a delivery that no
+   * longer exists is dropped and named in `vanished`. Fails with OutcomesRefused when the
+   * database refuses the batch for good; dies when it does not answer.
    */
   readonly record: (
     relayId: string,
     outcomes: ReadonlyArray<AttemptOutcome>,
     retryDelayMs: (retryIndex: number, retryAfterSeconds: number | null) => number
-  ) => Effect.Effect<void>
+  ) => Effect.Effect<Recorded, OutcomesRefused>
+  /** Extends the leases `relayId` still holds among `ids` to `leaseMs` from now. */
+  readonly renew: (relayId: string, ids: ReadonlyArray<number>, leaseMs: number) => Effect.Effect<void>
   /** Gives back every lease of `relayId` (a graceful stop); how many. */
   readonly release: (relayId: string) => Effect.Effect<number>
   /** Deletes up to `batch` settled deliveries (their attempts with them) settled more than `retentionMs` ago; how many. */
@@ -166,13 +202,16 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
 
   // One statement, so one round trip and one transaction: the attempts, each delivery settled
   // (unless another relay has claimed it since: its attempt is kept, the delivery left alone), and
-  // the counts of the subscriptions of the deliveries settled.
+  // the counts of the subscriptions of the deliveries settled. A delivery deleted meanwhile (with
+  // its subscription) gets no attempt; its id is returned. One deleted while this statement runs
+  // makes it fail on the attempt's foreign key, refused: the relay then writes the outcomes one by
+  // one, and that one is found gone.
   const record = (
     relayId: string,
     outcomes: ReadonlyArray<AttemptOutcome>,
     retryDelayMs: (retryIndex: number, retryAfterSeconds: number | null) => number
-  ) => {
-    if (outcomes.length === 0) return Effect.void
+  ): Effect.Effect<Recorded, OutcomesRefused> => {
+    if (outcomes.length === 0) return Effect.succeed({ vanished: [] })
     const batch = outcomes.map((o, n) => {
       const attempts = o.delivery.attemptCount + 1
       // Succeeded, pending again (a retry is left), or failed.
@@ -191,23 +230,25 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         attempted_at: o.attemptedAt.toISOString(),
         status: o.status,
         latency: Math.round(o.latencyMs),
-        excerpt: o.responseExcerpt,
-        error: o.error
+        excerpt: storable(o.responseExcerpt),
+        error: storable(o.error)
       }
     })
     // Per subscription, in the order its deliveries settled: a success resets the count, a failed
     // delivery adds one; at DEACTIVATE_AT it is inactive, the last failure time kept. The
-    // subscriptions are locked in id order first: relays recording at once wait for each other
-    // instead of deadlocking. Only those the batch changes: a success for a subscription without
+    // subscriptions whose counts change are locked for update in id order: relays recording at
+    // once wait for each other instead of deadlocking. Only those the batch changes: a success for a subscription without
     // failures whose last success is less than a second older changes nothing worth a write, so
     // under load its row is written about once a second, not once per batch of every relay.
-    return sql`
+    return sql<{ readonly id: string }>`
       WITH v AS MATERIALIZED (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS v(n integer, id bigint, tenant bigint, hook bigint, state text,
           attempts integer, next text, attempted_at text, status integer, latency integer, excerpt text, error text)
+      ), present AS MATERIALIZED (
+        SELECT d.id FROM webhook_deliveries d WHERE d.id IN (SELECT id FROM v)
       ), attempt AS (
         INSERT INTO webhook_attempts (tenant_id, delivery_id, attempted_at, status, latency_ms, response_excerpt, error)
-        SELECT tenant, id, attempted_at::timestamptz, status, latency, excerpt, error FROM v ORDER BY n
+        SELECT v.tenant, v.id, v.attempted_at::timestamptz, v.status, v.latency, v.excerpt, v.error FROM v JOIN present p ON p.id = v.id ORDER BY v.n
       ), settled AS (
         UPDATE webhook_deliveries d
         SET status = v.state, attempt_count = v.attempts, lease_expires_at = NULL, leased_by = NULL,
@@ -228,16 +269,27 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         SELECT h.id FROM webhook_subscriptions h JOIN counts c ON c.id = h.id
         WHERE c.failures > 0 OR (c.reset AND h.failure_count <> 0) OR h.last_success_at IS NULL OR h.last_success_at < c.success - interval '1 second'
         ORDER BY h.id FOR NO KEY UPDATE OF h
+      ), counted AS (
+        UPDATE webhook_subscriptions h
+        SET failure_count = CASE WHEN c.reset THEN 0 ELSE h.failure_count END + c.failures,
+            active = h.active AND (CASE WHEN c.reset THEN 0 ELSE h.failure_count END + c.failures) < ${DEACTIVATE_AT},
+            last_success_at = coalesce(c.success, h.last_success_at),
+            last_failure_at = coalesce(c.failure, h.last_failure_at),
+            updated_at = now()
+        FROM counts c, locked
+        WHERE h.id = c.id AND locked.id = c.id
       )
-      UPDATE webhook_subscriptions h
-      SET failure_count = CASE WHEN c.reset THEN 0 ELSE h.failure_count END + c.failures,
-          active = h.active AND (CASE WHEN c.reset THEN 0 ELSE h.failure_count END + c.failures) < ${DEACTIVATE_AT},
-          last_success_at = coalesce(c.success, h.last_success_at),
-          last_failure_at = coalesce(c.failure, h.last_failure_at),
-          updated_at = now()
-      FROM counts c, locked
-      WHERE h.id = c.id AND locked.id = c.id`.pipe(Effect.asVoid, Effect.orDie)
+      SELECT v.id::text AS id FROM v LEFT JOIN present p ON p.id = v.id WHERE p.id IS NULL`.pipe(
+      Effect.map((rows): Recorded => ({ vanished: rows.map((r) => Number(r.id)) })),
+      Effect.catchTag("SqlError", (error) =>
+        refused(error) ? Effect.fail(new OutcomesRefused({ reason: (error.reason.cause as Error | undefined)?.message ?? error.message })) : Effect.die(error))
+    )
   }
+
+  const renew = (relayId: string, ids: ReadonlyArray<number>, leaseMs: number) =>
+    ids.length === 0 ? Effect.void : sql`
+      UPDATE webhook_deliveries SET lease_expires_at = now() + ${leaseMs} * interval '1 millisecond'
+      WHERE id = ANY(${`{${ids.join(",")}}`}::bigint[]) AND leased_by = ${relayId} AND status = 'pending'`.pipe(Effect.asVoid, Effect.orDie)
 
   const release = (relayId: string) =>
     sql`UPDATE webhook_deliveries SET lease_expires_at = NULL, leased_by = NULL
@@ -250,5 +302,5 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
           ORDER BY settled_at LIMIT ${batch})
         RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
 
-  return DeliveryStore.of({ claim, record, release, prune })
+  return DeliveryStore.of({ claim, record, renew, release, prune })
 }))

@@ -6,16 +6,20 @@
  * most `perSubscription` of one subscription (held by the claim, across relays), so one slow
  * receiver never delays the others. A claim or a write costs the database about as much for one
  * delivery as for a batch, so while sends are in flight both wait up to `flushMs` for half a
- * batch's worth (room to claim into, outcomes to write). Stopping waits for the sends in
- * flight (up to `stopTimeoutMs`), records them, and gives back every lease left. A claim or a
- * write that fails is logged and tried again; the relay keeps running.
+ * batch's worth (room to claim into, outcomes to write). A claim's lease is short and renewed
+ * while the relay holds the delivery, so a relay that dies holds nothing for long. Stopping waits
+ * for the sends in flight (up to `stopTimeoutMs`), records them, and gives back every lease left.
+ * A claim, a write, a renewal or LISTEN that fails is logged once and tried again, and its
+ * recovery logged; the relay keeps running. The outcome of a delivery deleted meanwhile is
+ * dropped; one the database refuses is dropped alone, never holding up the others.
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import * as Semaphore from "effect/Semaphore"
 import { PgClient } from "@effect/sql-pg"
-import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore } from "./DeliveryStore.ts"
+import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore, type OutcomesRefused } from "./DeliveryStore.ts"
+import { makeStreak } from "./Streak.ts"
 
 /** The channel committed deliveries are announced on (pg-adapter OutboxSql). */
 export const DELIVERIES_CHANNEL = "chamber_deliveries"
@@ -28,7 +32,7 @@ export interface RelayConfig {
   readonly perSubscription: number
   /** How many to claim in one statement at most. */
   readonly batchSize: number
-  /** How long a claim holds a delivery: longer than a send's timeout. */
+  /** How long a claim holds a delivery unless renewed; renewed every quarter of it while held. */
   readonly leaseMs: number
   /** How often to look for due deliveries without a notification (retries fall due this way). */
   readonly pollMs: number
@@ -43,6 +47,9 @@ export interface RelayConfig {
   readonly pruneEveryMs: number
 }
 
+/** How long to wait before listening again when LISTEN failed or its connection was lost. */
+export const RELISTEN_MS = 1_000
+
 /** Rows one prune statement deletes at most, so it never holds long locks. */
 export const PRUNE_BATCH = 1_000
 
@@ -56,12 +63,21 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
   const ready = yield* Queue.sliding<void>(1)
   const outcomes: Array<AttemptOutcome> = []
   const inflight = new Set<Fiber.Fiber<void>>()
+  /** Deliveries leased here whose outcome is neither written nor dropped yet: their leases are renewed. */
+  const held = new Set<number>()
   /** Sends whose outcome is not in yet. */
   let sending = 0
   const batch = Math.min(config.batchSize, config.concurrency)
   const halfBatch = Math.max(1, Math.floor(batch / 2))
   // One batch written at a time: stopping gives its leases back only after the last one is written.
   const writing = yield* Semaphore.make(1)
+  const writes = makeStreak("relay: recording outcomes failed; keeping them and trying again", "relay: recording outcomes again")
+  const claims = makeStreak("relay: claiming failed; trying again at each poll", "relay: claiming again")
+  const renewals = makeStreak("relay: renewing leases failed; trying again", "relay: renewing leases again")
+  const listens = makeStreak(
+    "relay: not listening for notifications (LISTEN failed or its connection was lost); polling until it works again",
+    "relay: listening for notifications again"
+  )
 
   /**
    * Whether a written batch is a reason to claim again: the last claim left due deliveries for
@@ -70,29 +86,72 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
    */
   let more = true
 
-  // Recorded outcomes free their subscriptions' places. Outcomes that could not be written are
-  // kept (their leases still held, so nothing is sent again meanwhile) for the next try; whether
-  // this batch was written.
-  const flush = writing.withPermit(Effect.suspend(() => {
-    const written = outcomes.splice(0, outcomes.length)
-    if (written.length === 0) return Effect.succeed(true)
-    return store.record(config.relayId, written, config.retryDelayMs).pipe(
-      Effect.andThen(Effect.suspend(() => (more ? Queue.offer(wake, undefined) : Effect.void))),
-      Effect.as(true),
-      Effect.catchDefect((defect) =>
-        Effect.andThen(Effect.sync(() => outcomes.unshift(...written)), Effect.as(Effect.logWarning("relay: recording outcomes failed; trying again", defect), false))
-      )
+  /** Written or dropped: no longer held, so no longer renewed. */
+  const letGo = (done: ReadonlyArray<AttemptOutcome>) => Effect.sync(() => done.forEach((o) => held.delete(o.delivery.id)))
+
+  // The outcomes left to try again: those the database did not answer for. Written ones free
+  // their places; those of deliveries gone are dropped; a batch the database refuses is written
+  // one outcome at a time, and an outcome it refuses alone is dropped (its lease then runs out
+  // and the delivery is attempted again).
+  const write = (written: ReadonlyArray<AttemptOutcome>): Effect.Effect<ReadonlyArray<AttemptOutcome>> =>
+    store.record(config.relayId, written, config.retryDelayMs).pipe(
+      Effect.tap(() => letGo(written)),
+      Effect.tap(({ vanished }) =>
+        vanished.length === 0 ? Effect.void : Effect.logInfo(
+          vanished.length === 1
+            ? `relay: dropped the outcome of delivery ${vanished[0]}: it no longer exists (its subscription was deleted)`
+            : `relay: dropped the outcomes of deliveries ${vanished.join(", ")}: they no longer exist (their subscriptions were deleted)`
+        )),
+      Effect.as<ReadonlyArray<AttemptOutcome>>([]),
+      Effect.catchTag("OutcomesRefused", (refusal) => (written.length === 1 ? drop(written[0]!, refusal) : oneByOne(written))),
+      Effect.catchDefect((defect) => Effect.as(writes.failed(defect), written))
     )
+  const drop = (outcome: AttemptOutcome, refusal: OutcomesRefused) =>
+    Effect.andThen(
+      letGo([outcome]),
+      Effect.as(Effect.logWarning(`relay: dropped the outcome of delivery ${outcome.delivery.id}: ${refusal.message}`), [])
+    )
+  const oneByOne = Effect.fnUntraced(function*(written: ReadonlyArray<AttemptOutcome>) {
+    for (let i = 0; i < written.length; i++) {
+      const left = yield* write([written[i]!])
+      // The database stopped answering: the rest waits with it.
+      if (left.length > 0) return [...left, ...written.slice(i + 1)]
+    }
+    return []
+  })
+
+  // Whether everything gathered was written; what was not is kept (its leases still renewed, so
+  // nothing is sent again meanwhile while the database answers) for the next try.
+  const flush = writing.withPermit(Effect.suspend(() => {
+    const gathered = outcomes.splice(0, outcomes.length)
+    if (gathered.length === 0) return Effect.succeed(true)
+    return Effect.flatMap(write(gathered), (left) => {
+      if (left.length > 0) {
+        outcomes.unshift(...left)
+        return Effect.succeed(false)
+      }
+      return writes.succeeded.pipe(
+        Effect.andThen(Effect.suspend(() => (more ? Queue.offer(wake, undefined) : Effect.void))),
+        Effect.as(true)
+      )
+    })
   }))
 
+  // LISTEN on a connection of its own, again whenever that connection is lost (the database
+  // restarted, failed over, or the network dropped); each time it is back, the relay looks at once
+  // for what committed while nothing listened.
   if (config.listen) {
-    yield* Effect.gen(function*() {
-      const pg = yield* PgClient.PgClient
+    const pg = yield* PgClient.PgClient
+    const listening = Effect.scoped(Effect.gen(function*() {
       const notifications = yield* pg.listen(DELIVERIES_CHANNEL)
-      yield* Effect.forkScoped(Effect.forever(Effect.andThen(Queue.take(notifications), Queue.offer(wake, undefined))))
-    }).pipe(
-      Effect.catchCause((cause) => Effect.logWarning("relay: LISTEN unavailable, polling only", cause))
-    )
+      yield* listens.succeeded
+      yield* Queue.offer(wake, undefined)
+      return yield* Effect.forever(Effect.andThen(Queue.take(notifications), Queue.offer(wake, undefined)))
+    }))
+    yield* Effect.forkScoped(Effect.forever(listening.pipe(
+      Effect.catchCause((cause) => listens.failed(cause)),
+      Effect.andThen(Effect.sleep(RELISTEN_MS))
+    )))
   }
 
   const send = (delivery: ClaimedDelivery) =>
@@ -111,9 +170,8 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
 
   const claim = (limit: number) =>
     store.claim({ relayId: config.relayId, limit, leaseMs: config.leaseMs, perSubscription: config.perSubscription }).pipe(
-      Effect.catchDefect((defect) =>
-        Effect.as(Effect.logWarning("relay: claiming failed; trying again at the next poll", defect), { deliveries: [], capped: false })
-      )
+      Effect.tap((claimed) => Effect.andThen(Effect.sync(() => claimed.deliveries.forEach((d) => held.add(d.id))), claims.succeeded)),
+      Effect.catchDefect((defect) => Effect.as(claims.failed(defect), { deliveries: [], capped: false }))
     )
 
   const room = () => Math.min(config.concurrency - inflight.size, batch)
@@ -151,6 +209,18 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
     if (!(yield* flush)) yield* Effect.andThen(Effect.sleep(config.pollMs), Queue.offer(ready, undefined))
   }))
 
+  // Every quarter of a lease, the leases of what is held are extended: other relays take a
+  // delivery only once the relay holding it has stopped renewing (died, or lost the database).
+  const renewer = Effect.forever(Effect.andThen(
+    Effect.sleep(Math.max(1, Math.floor(config.leaseMs / 4))),
+    Effect.suspend(() =>
+      held.size === 0 ? Effect.void : store.renew(config.relayId, [...held], config.leaseMs).pipe(
+        Effect.andThen(renewals.succeeded),
+        Effect.catchDefect(renewals.failed)
+      )
+    )
+  ))
+
   // Batches until a short one: the tables never grow past the retention (docs/webhooks.md "Retention").
   const pruneAll: Effect.Effect<void> = Effect.flatMap(store.prune(config.retentionMs, PRUNE_BATCH), (n) => (n === PRUNE_BATCH ? pruneAll : Effect.void))
   const pruner = Effect.forever(Effect.andThen(
@@ -168,6 +238,7 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
   })
 
   yield* Effect.forkScoped(recorder)
+  yield* Effect.forkScoped(renewer)
   yield* Effect.forkScoped(pruner)
   return yield* loop.pipe(Effect.ensuring(stop))
 }, Effect.scoped)

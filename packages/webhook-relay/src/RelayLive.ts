@@ -13,7 +13,7 @@ import { DeliveryStoreSql } from "./DeliveryStore.ts"
 import { type Deliver, type RelayConfig, runRelay } from "./Relay.ts"
 import { nextAttemptDelay } from "./Schedule.ts"
 import { type ExtraCa, sendEffect } from "./Sender.ts"
-import type { DeliverySettings } from "./Settings.ts"
+import { DEFAULT_LEASE_MS, type DeliverySettings } from "./Settings.ts"
 import { deliveryBody, deliveryHeaders } from "./Signature.ts"
 
 /** One attempt: the body serialized once, so the bytes signed are the bytes sent. */
@@ -51,13 +51,13 @@ export interface RelayOptions {
   readonly ca?: ExtraCa
 }
 
-/** The loop's settings: leases outlast a send's timeout, retries follow CHAMBER_WEBHOOK_RETRY_DELAYS. */
+/** The loop's settings: leases of CHAMBER_WEBHOOK_LEASE (renewed while held), retries following CHAMBER_WEBHOOK_RETRY_DELAYS. */
 export const relayConfig = (options: RelayOptions): RelayConfig => ({
   relayId: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
   concurrency: options.concurrency ?? 64,
   perSubscription: options.perSubscription ?? 4,
   batchSize: 50,
-  leaseMs: options.settings.leaseMs ?? options.settings.timeoutMs + 60_000,
+  leaseMs: options.settings.leaseMs ?? DEFAULT_LEASE_MS,
   pollMs: options.pollMs ?? 1_000,
   flushMs: 10,
   stopTimeoutMs: options.stopTimeoutMs ?? options.settings.timeoutMs + 1_000,

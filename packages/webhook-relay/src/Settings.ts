@@ -1,7 +1,7 @@
 /**
  * The relay's delivery settings from the environment (docs/webhooks.md "Configuration"):
- * CHAMBER_WEBHOOK_RETRY_DELAYS, CHAMBER_WEBHOOK_TIMEOUT, CHAMBER_WEBHOOK_ALLOW_PRIVATE and
- * CHAMBER_WEBHOOK_RETENTION.
+ * CHAMBER_WEBHOOK_RETRY_DELAYS, CHAMBER_WEBHOOK_TIMEOUT, CHAMBER_WEBHOOK_ALLOW_PRIVATE,
+ * CHAMBER_WEBHOOK_RETENTION and CHAMBER_WEBHOOK_LEASE.
  * NODE_EXTRA_CA_CERTS needs nothing here: Node reads it itself.
  */
 import { parseAllowPrivate } from "./Destination.ts"
@@ -16,16 +16,24 @@ export interface DeliverySettings {
   readonly allowPrivate: boolean
   /** Settled deliveries (and their attempts) older than this are pruned, CHAMBER_WEBHOOK_RETENTION. */
   readonly retentionMs: number
-  /** How long a claim holds a delivery, CHAMBER_WEBHOOK_LEASE (default: the timeout + 60 s); a dead relay's deliveries wait this long. */
+  /**
+   * How long a claim holds a delivery unless the relay renews it, CHAMBER_WEBHOOK_LEASE (default
+   * DEFAULT_LEASE_MS): at most this long after a relay dies, others take its deliveries.
+   */
   readonly leaseMs?: number | undefined
 }
 
-/** CHAMBER_WEBHOOK_LEASE: longer than the timeout, or a delivery could be sent twice at once. */
-export const parseLease = (text: string | undefined, timeoutMs: number): number | undefined => {
+/** CHAMBER_WEBHOOK_LEASE's default: a dead relay's deliveries go out again within about 11 s. */
+export const DEFAULT_LEASE_MS = 10_000
+/** The shortest lease: renewed every quarter of it, a renewal must have time to reach the database. */
+export const MIN_LEASE_MS = 1_000
+
+/** CHAMBER_WEBHOOK_LEASE: a duration of at least a second. */
+export const parseLease = (text: string | undefined): number | undefined => {
   if (text === undefined || text.trim() === "") return undefined
   const ms = parseDuration(text)
-  if (ms === undefined || ms <= timeoutMs) {
-    throw new DeliveryConfigError(`CHAMBER_WEBHOOK_LEASE must be a duration longer than CHAMBER_WEBHOOK_TIMEOUT (${timeoutMs} ms), not "${text}".`)
+  if (ms === undefined || ms < MIN_LEASE_MS) {
+    throw new DeliveryConfigError(`CHAMBER_WEBHOOK_LEASE must be a duration of at least 1s, such as 10s, not "${text}".`)
   }
   return ms
 }
@@ -40,13 +48,12 @@ export const parseRetention = (text: string | undefined): number => {
   return ms
 }
 
-/** Reads the three variables, their defaults for unset or empty ones; throws an error naming the variable for a bad value. */
+/** Reads the variables, their defaults for unset or empty ones; throws an error naming the variable for a bad value. */
 export const deliverySettingsFromEnv = (env: Readonly<Record<string, string | undefined>> = process.env): DeliverySettings => {
-  const timeoutMs = parseTimeout(env.CHAMBER_WEBHOOK_TIMEOUT)
-  const leaseMs = parseLease(env.CHAMBER_WEBHOOK_LEASE, timeoutMs)
+  const leaseMs = parseLease(env.CHAMBER_WEBHOOK_LEASE)
   return {
     retryDelaysMs: parseRetryDelays(env.CHAMBER_WEBHOOK_RETRY_DELAYS),
-    timeoutMs,
+    timeoutMs: parseTimeout(env.CHAMBER_WEBHOOK_TIMEOUT),
     allowPrivate: parseAllowPrivate(env.CHAMBER_WEBHOOK_ALLOW_PRIVATE),
     retentionMs: parseRetention(env.CHAMBER_WEBHOOK_RETENTION),
     ...(leaseMs === undefined ? {} : { leaseMs })

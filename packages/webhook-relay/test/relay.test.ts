@@ -8,22 +8,35 @@
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as SqlClient from "effect/sql/SqlClient"
 import { Hooks, Members, Tenants } from "@chamber/core"
 import { StorageLive } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
 import { Webhook } from "standardwebhooks"
 import { RelayLive, verify } from "../src/index.ts"
-import { type Receiver, startReceiver } from "./receiver.ts"
+import { type Receiver, type ReceiverOptions, startReceiver } from "./receiver.ts"
 
 const storageOn = (rt: ReturnType<typeof runtimes>[number]) =>
   Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) => StorageLive(config))).pipe(Layer.provide(rt.database))
 
-/** A receiver for the test and a relay sending to it (short delays and timeout), both gone with the test's scope. */
-const withRelay = (listen: boolean, retryDelaysMs: ReadonlyArray<number> = [100, 100, 100], timeoutMs = 2_000, concurrency?: number) =>
+interface RelaySetup {
+  readonly timeoutMs?: number
+  readonly concurrency?: number
+  readonly leaseMs?: number
+  /** Relays sharing the database (default 1). */
+  readonly relays?: number
+  readonly receiver?: ReceiverOptions
+}
+
+/** A receiver for the test and relays sending to it (delays of 100 ms, a 2 s timeout unless set), all gone with the test's scope. */
+const withRelay = (listen: boolean, o: RelaySetup = {}) =>
   Effect.gen(function*() {
-    const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
-    yield* Layer.build(RelayLive({ settings: { retryDelaysMs, timeoutMs, allowPrivate: true, retentionMs: 86_400_000 }, listen, ca: receiver.ca, pollMs: 100, ...(concurrency === undefined ? {} : { concurrency }) }))
+    const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver(o.receiver)), (r) => Effect.promise(() => r.close()))
+    const settings = { retryDelaysMs: [100, 100, 100], timeoutMs: o.timeoutMs ?? 2_000, allowPrivate: true, retentionMs: 86_400_000, leaseMs: o.leaseMs }
+    for (let i = 0; i < (o.relays ?? 1); i++) {
+      yield* Layer.build(RelayLive({ settings, listen, ca: receiver.ca, pollMs: 100, ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }) }))
+    }
     return receiver
   })
 
@@ -44,6 +57,10 @@ const attemptsOf = (tenantId: number) =>
       SELECT a.status, a.error, a.delivery_id::text AS delivery, d.status AS state FROM webhook_attempts a
       JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE a.tenant_id = ${tenantId} ORDER BY a.id`
   }).pipe(Effect.orDie)
+
+/** The relay's log lines, as `LEVEL message`, while `effect` runs. */
+const logged = <A, E, R>(effect: Effect.Effect<A, E, R>, lines: Array<string>) =>
+  effect.pipe(Effect.provide(Logger.layer([Logger.make(({ logLevel, message }) => void lines.push(`${logLevel} ${[message].flat().join(" ")}`))])))
 
 /** Until the relay has recorded `count` attempts of the tenant (it writes them in batches). */
 const recorded = (tenantId: number, count: number) =>
@@ -112,7 +129,7 @@ for (const rt of runtimes()) {
 
       it.effect("a hanging receiver fails after the timeout; a 301 is a failure and is not followed", () =>
         Effect.gen(function*() {
-          const receiver = yield* withRelay(listen, [100, 100, 100], 500)
+          const receiver = yield* withRelay(listen, { timeoutMs: 500 })
           receiver.script({ hang: true }, { redirect: "/elsewhere" }, 200)
           const { tenant } = yield* subscribed(receiver)
           yield* (yield* Members).create(tenant.id, { name: "Slow", status: "active" })
@@ -128,7 +145,7 @@ for (const rt of runtimes()) {
       it.effect("a receiver that hangs holds up no other subscription: the other's deliveries all arrive meanwhile", () =>
         Effect.gen(function*() {
           // 6 sends at once at most: without the per-subscription cap (4) the stuck ones could take them all.
-          const fast = yield* withRelay(listen, [100, 100, 100], 10_000, 6)
+          const fast = yield* withRelay(listen, { timeoutMs: 10_000, concurrency: 6 })
           const slow = yield* Effect.acquireRelease(Effect.promise(() => startReceiver({ defaultReply: { hang: true } })), (r) => Effect.promise(() => r.close()))
           const { tenant } = yield* subscribed(fast)
           yield* (yield* Hooks).create(tenant.id, { url: `${slow.url}/stuck`, events: ["member.created"] })
@@ -138,6 +155,83 @@ for (const rt of runtimes()) {
           assert.isAtLeast(slow.requests.length, 1)
           const answered = (yield* attemptsOf(tenant.id)).filter((a) => a.status === null)
           assert.lengthOf(answered, 0, "no slow attempt has ended yet")
+        }))
+
+      it.effect("a subscription deleted while a delivery to it is in flight holds up nothing: another chamber's 8 deliveries all arrive and are recorded", () => {
+        const lines: Array<string> = []
+        return logged(
+          Effect.gen(function*() {
+            // The deleted subscription's receiver answers after 1.5 s; the relay's 4 places per subscription are its default.
+            const receiver = yield* withRelay(listen, { timeoutMs: 5_000, receiver: { defaultReply: { status: 200, delayMs: 1_500 } } })
+            const other = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
+            const gone = yield* subscribed(receiver)
+            yield* (yield* Members).create(gone.tenant.id, { name: "Unsubscribed midway", status: "active" })
+            yield* wait(receiver, 1)
+            yield* (yield* Hooks).delete(gone.tenant.id, gone.hook.id)
+            // The attempt ends, its delivery gone with the subscription.
+            yield* Effect.sleep(2_000)
+            const kept = yield* (yield* Tenants).create({ name: `Relay e2e ${++n}` })
+            yield* (yield* Hooks).create(kept.id, { url: `${other.url}/kept`, events: ["member.created"] })
+            for (let i = 0; i < 8; i++) yield* (yield* Members).create(kept.id, { name: `Kept ${i}`, status: "active" })
+            assert.lengthOf(yield* wait(other, 8, 8_000), 8)
+            const rows = yield* recorded(kept.id, 8)
+            assert.deepStrictEqual(rows.map((r) => r.state), Array(8).fill("succeeded"))
+            yield* Effect.sleep(1_500)
+            assert.deepStrictEqual(lines.filter((l) => /^(Warn|Error|Fatal) /.test(l)), [])
+            assert.lengthOf(lines.filter((l) => /no longer exist/.test(l)), 1, lines.join("\n"))
+          }),
+          lines
+        )
+      }, 60_000)
+
+      it.effect("a subscription whose deletion commits while the relay writes its outcome: that outcome dropped alone, the one written with it kept", () => {
+        const lines: Array<string> = []
+        return logged(
+          Effect.gen(function*() {
+            const receiver = yield* withRelay(listen, { timeoutMs: 5_000, receiver: { defaultReply: { status: 200, delayMs: 1_500 } } })
+            const gone = yield* subscribed(receiver)
+            const kept = yield* (yield* Hooks).create(gone.tenant.id, { url: `${receiver.url}/kept`, events: ["member.created"] })
+            yield* (yield* Members).create(gone.tenant.id, { name: "Two subscriptions", status: "active" })
+            yield* wait(receiver, 2)
+            // Deleted in a transaction still open when both answers are in and their outcomes written.
+            const sql = yield* SqlClient.SqlClient
+            yield* Effect.forkScoped(sql.withTransaction(
+              Effect.andThen(sql`DELETE FROM webhook_subscriptions WHERE id = ${gone.hook.id}`, Effect.sleep(3_000))
+            ).pipe(Effect.orDie))
+            const rows = yield* recorded(gone.tenant.id, 1)
+            assert.deepStrictEqual(rows.map((r) => [r.status, r.state]), [[200, "succeeded"]])
+            const hooks = yield* sql<{ readonly hook_id: string }>`SELECT hook_id::text FROM webhook_deliveries WHERE tenant_id = ${gone.tenant.id}`.pipe(Effect.orDie)
+            assert.deepStrictEqual(hooks.map((h) => Number(h.hook_id)), [kept.id])
+            yield* Effect.sleep(1_000)
+            assert.deepStrictEqual(lines.filter((l) => /^(Warn|Error|Fatal) /.test(l)), [])
+            assert.lengthOf(lines.filter((l) => /no longer exist/.test(l)), 1, lines.join("\n"))
+          }),
+          lines
+        )
+      }, 60_000)
+
+      it.effect("an answer with a NUL byte holds up nothing: its attempt is recorded (the NUL as U+FFFD), and so are the others'", () =>
+        Effect.gen(function*() {
+          const receiver = yield* withRelay(listen)
+          receiver.script({ status: 200, body: Buffer.from("ok\u0000done") })
+          const { tenant } = yield* subscribed(receiver)
+          for (let i = 0; i < 3; i++) yield* (yield* Members).create(tenant.id, { name: `Nul ${i}`, status: "active" })
+          yield* wait(receiver, 3)
+          const rows = yield* recorded(tenant.id, 3)
+          assert.deepStrictEqual(rows.map((r) => r.state), ["succeeded", "succeeded", "succeeded"])
+          const sql = yield* SqlClient.SqlClient
+          const excerpts = yield* sql<{ readonly response_excerpt: string }>`SELECT response_excerpt FROM webhook_attempts WHERE tenant_id = ${tenant.id} ORDER BY id`.pipe(Effect.orDie)
+          assert.include(excerpts.map((r) => r.response_excerpt), "ok\uFFFDdone")
+        }))
+
+      it.effect("a send that outlasts its lease is not sent again by another relay: the lease is renewed while it runs", () =>
+        Effect.gen(function*() {
+          const receiver = yield* withRelay(listen, { timeoutMs: 10_000, leaseMs: 2_000, relays: 2, receiver: { defaultReply: { status: 200, delayMs: 5_000 } } })
+          const { tenant } = yield* subscribed(receiver)
+          yield* (yield* Members).create(tenant.id, { name: "Slow to answer", status: "active" })
+          const rows = yield* recorded(tenant.id, 1)
+          assert.deepStrictEqual(rows.map((r) => [r.status, r.state]), [[200, "succeeded"]])
+          assert.lengthOf(receiver.requests, 1)
         }))
 
       it.effect("a 429 with Retry-After: 5 puts that retry at least 5 s later", () =>

@@ -91,6 +91,13 @@ describe("deliverySettingsFromEnv", () => {
     assert.throws(() => deliverySettingsFromEnv({ CHAMBER_WEBHOOK_TIMEOUT: "fast" }), /CHAMBER_WEBHOOK_TIMEOUT/)
     assert.throws(() => deliverySettingsFromEnv({ CHAMBER_WEBHOOK_ALLOW_PRIVATE: "1" }), /CHAMBER_WEBHOOK_ALLOW_PRIVATE/)
   })
+
+  it("CHAMBER_WEBHOOK_LEASE: any duration of a second or more, shorter than the timeout too (the relay renews it while it sends)", () => {
+    assert.strictEqual(deliverySettingsFromEnv({ CHAMBER_WEBHOOK_LEASE: "5s" }).leaseMs, 5_000)
+    assert.strictEqual(deliverySettingsFromEnv({ CHAMBER_WEBHOOK_LEASE: "1s", CHAMBER_WEBHOOK_TIMEOUT: "30s" }).leaseMs, 1_000)
+    assert.throws(() => deliverySettingsFromEnv({ CHAMBER_WEBHOOK_LEASE: "500ms" }), /CHAMBER_WEBHOOK_LEASE must be a duration of at least 1s/)
+    assert.throws(() => deliverySettingsFromEnv({ CHAMBER_WEBHOOK_LEASE: "soon" }), /CHAMBER_WEBHOOK_LEASE/)
+  })
 })
 
 describe("nextAttemptDelay", () => {

@@ -9,11 +9,11 @@ import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { mkdtempSync } from "node:fs"
-import { createConnection, createServer, type Server, type Socket } from "node:net"
 import { join } from "node:path"
 import { Hooks, Keys, Members, RateLimitSnapshots, rateLimitKey, RateLimitStore, Tenants } from "@chamber/core"
 import { type DatabaseConfig, StorageLive } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
+import { tcpProxy } from "@chamber/pg-adapter/testing/tcp-proxy"
 import { RedisRateLimitStore } from "@chamber/redis-adapter"
 import { DataError } from "../../src/tui/AdminData.ts"
 import { adminDataLive } from "../../src/tui/AdminDataLive.ts"
@@ -185,36 +185,4 @@ for (const rt of runtimes()) {
       }
     })
   })
-}
-
-/** A TCP proxy to the database that can go away (every connection cut, the port closed) and come back on the same port. */
-const tcpProxy = async (target: URL) => {
-  const sockets = new Set<Socket>()
-  let server: Server | undefined
-  let port = 0
-  const open = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((client) => {
-        const upstream = createConnection(Number(target.port || 5432), target.hostname)
-        for (const s of [client, upstream]) {
-          sockets.add(s)
-          s.on("close", () => sockets.delete(s))
-          s.on("error", () => undefined)
-        }
-        client.pipe(upstream).pipe(client)
-      })
-      server.listen(port, "127.0.0.1", () => {
-        port = (server!.address() as { port: number }).port
-        resolve()
-      })
-    })
-  const close = () =>
-    new Promise<void>((resolve) => {
-      if (server === undefined) return resolve()
-      server.close(() => resolve())
-      server = undefined
-      for (const s of sockets) s.destroy()
-    })
-  await open()
-  return { get port() { return port }, open, close }
 }
