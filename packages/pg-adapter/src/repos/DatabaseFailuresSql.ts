@@ -4,7 +4,10 @@
  * bounded wait ran out (55P03 lock_not_available, which the embedded database answers when another
  * connection's transaction holds it too long, and 57014 from a statement_timeout); the server is
  * shutting down, crashed or is starting (57P01, 57P02, 57P03), has no connection slot left
- * (53300), or ended an idle connection (57P05). Any other failure is not an outage.
+ * (53300), or ended an idle connection (57P05). A transaction the server aborted to break a
+ * deadlock (40P01) or a serialization conflict (40001) is answered the same way: it was rolled back
+ * whole, so nothing of it is committed and the request again may well succeed. Any other failure is
+ * not an outage.
  */
 import * as Layer from "effect/Layer"
 import * as SqlError from "effect/sql/SqlError"
@@ -12,7 +15,13 @@ import { DatabaseFailures, DatabaseUnavailable } from "@chamber/core"
 
 const OUTAGE_STATES = new Set(["57P01", "57P02", "57P03", "57P05", "53300"])
 
-const OUTAGE_REASONS = new Set<SqlError.SqlErrorReason["_tag"]>(["ConnectionError", "LockTimeoutError", "StatementTimeoutError"])
+const OUTAGE_REASONS = new Set<SqlError.SqlErrorReason["_tag"]>([
+  "ConnectionError",
+  "LockTimeoutError",
+  "StatementTimeoutError",
+  "DeadlockError",
+  "SerializationError"
+])
 
 const sqlStateOf = (reason: SqlError.SqlErrorReason): unknown => (reason.cause as { readonly code?: unknown } | null)?.code
 
