@@ -229,7 +229,7 @@ for (const rt of runtimes()) {
           yield* assertKeptRowsTrue
         }))
 
-      it.effect("a search inside a writing transaction sees that transaction's writes, and none of them once it rolls back", () =>
+      it.effect("a search inside a writing transaction sees that transaction's writes, and keeps nothing of them once it rolls back", () =>
         Effect.gen(function*() {
           const a = yield* tenant("Transaction")
           const members = yield* Members
@@ -244,7 +244,9 @@ for (const rt of runtimes()) {
             return yield* Effect.fail("undo" as const)
           })).pipe(Effect.flip)
           assert.strictEqual(seen, "undo")
+          // Two committed creates take the chamber's version where the rolled-back rename had taken it.
           const second = yield* members.create(a, { name: "Other", status: "active" })
+          yield* members.create(a, { name: "Else", status: "active" })
           assert.deepStrictEqual(yield* names("draft"), [[first.id], 1])
           assert.deepStrictEqual(yield* names("other"), [[second.id], 1])
         }))
@@ -304,13 +306,16 @@ for (const rt of runtimes()) {
           const repo = yield* MemberRepo.pipe(Effect.provide(MemberRepoSql))
           for (const term of ["shop 1", "SHOP 1", "p 14", "shop"]) {
             const expected = yield* wholeOrder(tenantId, { name: term }, `lower(name) COLLATE "C", id`)
-            for (let page = 1; page <= 3; page++) {
-              const got = yield* repo.list(tenantId, { name: term }, undefined, page)
-              assert.deepStrictEqual(
-                [got.rows.map((m) => m.id), got.total],
-                [expected.slice((page - 1) * PER_PAGE, page * PER_PAGE), expected.length],
-                `${term} page ${page}`
-              )
+            // The first read, and one read again (kept), of each page.
+            for (const read of [1, 2]) {
+              for (let page = 1; page <= 3; page++) {
+                const got = yield* repo.list(tenantId, { name: term }, undefined, page)
+                assert.deepStrictEqual(
+                  [got.rows.map((m) => m.id), got.total],
+                  [expected.slice((page - 1) * PER_PAGE, page * PER_PAGE), expected.length],
+                  `${term} page ${page} read ${read}`
+                )
+              }
             }
           }
         }).pipe(Effect.orDie))

@@ -2,8 +2,8 @@
  * A page of members (docs/api.md "Lists, paging, sorting") read from what migration 0011 keeps
  * beside them: the list, whole or by status, counts from `member_counts` (`countedPage`); a
  * search by name alone finds its matches in `member_names`, one narrow row a member, through
- * the trigram index when there is one, counts them and orders them there, and reads only the
- * page's members. `lower(name) LIKE lower(pattern)` is how ILIKE compares, so the matches are
+ * the trigram index when there is one, counts them and orders them there, keeps them while the
+ * chamber's members stay as they were (`FoundMembers`), and reads only the page's members. `lower(name) LIKE lower(pattern)` is how ILIKE compares, so the matches are
  * those of `name ILIKE pattern`, and `name_key, id` is the order `lower(name) COLLATE "C", id`.
  */
 import * as Effect from "effect/Effect"
@@ -12,6 +12,7 @@ import type * as Statement from "effect/sql/Statement"
 import { type Member, MemberResource, type MemberSort, type MemberStatus, type Page, PER_PAGE, pageOffset } from "@chamber/core"
 import { likeEscape } from "./rows.ts"
 import { countedPage, type Order, orderBy, orderSql } from "./PageSql.ts"
+import { type FoundMembers, MANY, MAX_IDS, SEEN } from "./FoundMembers.ts"
 import { envelopeColumns } from "./ResourceSql.ts"
 
 /** The members order on the members table, `m`. */
@@ -24,7 +25,7 @@ const namesOrder = (sort: MemberSort | undefined): Order =>
 
 const MEMBER = envelopeColumns(MemberResource, "m")
 const COLUMNS = MEMBER.select
-/** A member read after one leading column, the total. */
+/** A member read after one leading column (a total, a version). */
 const toMember = MEMBER.at(1)
 
 /** The chamber's members, all of them or of one status, by the kept counts. */
@@ -52,13 +53,28 @@ export const countedMembers = (
   })
 }
 
+/** Reads of a search again when a write moved the chamber's version between two of its statements. */
+const REREADS = 3
+
 /**
- * Members whose name contains `text`, case-insensitively: their ids found in `member_names`
- * (through the trigram index), counted and ordered there, one page of them taken, and only those
- * members read. Only a page past the end needs a second statement, the count.
+ * The chamber's members version, as text; none inside a transaction that has written (what it
+ * sees is not yet anyone else's, and may yet be rolled back), so nothing read there is kept.
+ */
+const versionOf = (sql: SqlClient.SqlClient, tenantId: number) =>
+  sql`CASE WHEN pg_current_xact_id_if_assigned() IS NULL
+    THEN (SELECT coalesce(sum(c.changes), 0) FROM member_counts c WHERE c.tenant_id = ${tenantId})::text END`
+
+/**
+ * Members whose name contains `text`, case-insensitively. The first read of a search reads its
+ * matches (`matchesPage`) and marks it seen. The next finds every match in `member_names`
+ * (through the trigram index), counts them and keeps their ids in order with the version
+ * (`FoundMembers`); from then on a page is its slice of ids, read by id with the version beside,
+ * and used only when the version has not moved. A search of more matches than are kept, or one
+ * inside a writing transaction, reads its matches every time.
  */
 export const membersNamed = (
   sql: SqlClient.SqlClient,
+  found: FoundMembers,
   tenantId: number,
   text: string,
   sort: MemberSort | undefined,
@@ -66,6 +82,52 @@ export const membersNamed = (
 ): Effect.Effect<Page<Member>> =>
   Effect.gen(function*() {
     const matching = sql`s.tenant_id = ${tenantId} AND s.name_key LIKE lower(${"%" + likeEscape(text) + "%"})`
+    const order = orderSql(namesOrder(sort))
+    const key = `${tenantId}\u0000${order}\u0000${text}`
+    const offset = pageOffset(page)
+    const entry = found.get(key)
+    if (entry === undefined) found.set(key, SEEN)
+    if (entry === undefined || entry === MANY) return yield* matchesPage(sql, tenantId, matching, sort, page)
+    let kept = entry
+    for (let read = 1; read <= REREADS; read++) {
+      const fresh = kept === SEEN
+      if (kept === SEEN) {
+        const [row] = yield* sql<{ readonly version: string | null; readonly total_count: bigint | number; readonly ids: string | null }>`
+          WITH matches AS MATERIALIZED (SELECT s.member_id, s.name_key, s.created_at FROM member_names s WHERE ${matching}),
+          counted AS (SELECT count(*) AS total_count FROM matches)
+          SELECT ${versionOf(sql, tenantId)} AS version, counted.total_count,
+            (SELECT string_agg(s.member_id::text, ',' ORDER BY ${sql.literal(order)}) FROM matches s WHERE counted.total_count <= ${MAX_IDS}) AS ids
+          FROM counted`
+        if (Number(row!.total_count) > MAX_IDS) found.set(key, MANY)
+        if (row!.version === null || Number(row!.total_count) > MAX_IDS) break
+        kept = { version: row!.version, ids: row!.ids === null ? [] : row!.ids.split(",").map(Number) }
+        found.set(key, kept)
+      }
+      const ids = kept.ids.slice(offset, offset + PER_PAGE)
+      if (ids.length === 0) {
+        if (fresh) return { rows: [], total: kept.ids.length }
+        const [now] = yield* sql<{ readonly version: string | null }>`SELECT ${versionOf(sql, tenantId)} AS version`
+        if (now!.version === kept.version) return { rows: [], total: kept.ids.length }
+      } else {
+        const rows = yield* sql`
+          SELECT ${versionOf(sql, tenantId)} AS version, ${sql.literal(COLUMNS)}
+          FROM members m WHERE m.tenant_id = ${tenantId} AND m.id = ANY(${`{${ids.join(",")}}`}::int8[])
+          ORDER BY ${sql.literal(orderSql(memberOrder(sort)))}`.values
+        if (rows.length === ids.length && rows[0]![0] === kept.version) return { rows: rows.map(toMember), total: kept.ids.length }
+      }
+      kept = SEEN
+      found.set(key, SEEN)
+    }
+    return yield* matchesPage(sql, tenantId, matching, sort, page)
+  }).pipe(Effect.orDie)
+
+/**
+ * A page of a name search read from its matches: their ids in order with their count (a window
+ * over the narrow rows), then the page's members. Only a page past the end needs a second
+ * statement, the count.
+ */
+const matchesPage = (sql: SqlClient.SqlClient, tenantId: number, matching: Statement.Fragment, sort: MemberSort | undefined, page: number) =>
+  Effect.gen(function*() {
     const rows = yield* sql`
       SELECT listed.total_count, ${sql.literal(COLUMNS)}
       FROM (SELECT s.member_id, count(*) OVER () AS total_count FROM member_names s WHERE ${matching}
@@ -75,4 +137,4 @@ export const membersNamed = (
     if (rows.length > 0) return { rows: rows.map(toMember), total: Number(rows[0]![0]) }
     const counted = yield* sql<{ readonly n: bigint }>`SELECT count(*) AS n FROM member_names s WHERE ${matching}`
     return { rows: [], total: Number(counted[0]!.n) }
-  }).pipe(Effect.orDie)
+  })
