@@ -3,12 +3,27 @@ import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Keys, MemberRepo, Members, Outbox, Tenants } from "@chamber/core"
+import * as Tracer from "effect/Tracer"
+import { Invoices, Keys, MemberRepo, Members, Outbox, Tenants } from "@chamber/core"
 import { StorageLive } from "../src/index.ts"
 import { onDatabase, runtimes } from "./harness.ts"
 
 
 const member = (name: string, extra: Record<string, unknown> = {}) => ({ name, status: "active" as const, ...extra })
+
+/** A tracer that keeps the text of every SQL statement span it makes. */
+const statementRecorder = () => {
+  const spans: Array<Tracer.NativeSpan> = []
+  const tracer = Tracer.make({
+    span(options) {
+      const span = new Tracer.NativeSpan(options)
+      if (options.kind === "client") spans.push(span)
+      return span
+    }
+  })
+  const texts = () => spans.map((span) => String(span.attributes.get("db.query.text")).replace(/\s+/g, " ").trim())
+  return { tracer, texts }
+}
 
 for (const rt of runtimes()) {
   describe(`repositories on ${rt.name}`, () => {
@@ -81,6 +96,67 @@ for (const rt of runtimes()) {
           assert.strictEqual(result, "boom")
           assert.strictEqual((yield* outbox.list(a)).length, 0)
           assert.strictEqual((yield* (yield* MemberRepo).list(a, {}, undefined, 1)).total, 0)
+        }))
+
+      it.effect("an invoice created or issued in a failed transaction leaves nothing: no draft, no lines, no event, its number given back", () =>
+        Effect.gen(function*() {
+          const { a } = yield* twoTenants
+          const sql = yield* SqlClient.SqlClient
+          const invoices = yield* Invoices
+          const outbox = yield* Outbox
+          const billed = yield* (yield* Members).create(a, member("Billed Co"))
+          const input = { member_id: billed.id, lines: [{ description: "Dues", unit: 45_000, quantity: 1 }, { description: "Gala", unit: 2_500, quantity: 2 }] }
+          const lines = sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM invoice_lines WHERE tenant_id = ${a}`.pipe(
+            Effect.map((rows) => rows[0]!.n),
+            Effect.orDie
+          )
+          const undone = yield* sql.withTransaction(invoices.create(a, input).pipe(Effect.andThen(Effect.fail("undo" as const)))).pipe(Effect.flip)
+          assert.strictEqual(undone, "undo")
+          assert.strictEqual((yield* invoices.list(a, {})).total, 0)
+          assert.strictEqual(yield* lines, 0)
+          const draft = yield* invoices.create(a, input)
+          assert.deepStrictEqual([draft.attributes.total_cents, yield* lines], [50_000, 2])
+          yield* sql.withTransaction(invoices.issue(a, draft.id).pipe(Effect.andThen(Effect.fail("undo" as const)))).pipe(Effect.flip)
+          const after = yield* invoices.get(a, draft.id)
+          assert.deepStrictEqual([after.attributes.status, after.attributes.number], ["draft", null])
+          assert.strictEqual((yield* outbox.list(a, { type: "invoice.issued" })).length, 0)
+          const issued = yield* invoices.issue(a, draft.id)
+          assert.deepStrictEqual([issued.attributes.status, issued.attributes.number], ["open", "INV-000001"])
+          assert.strictEqual((yield* outbox.list(a, { type: "invoice.issued" })).length, 1)
+        }))
+
+      it.effect("an embedder's tracer gets a span for every statement: key lookup, reads, inserts, locked reads, updates, outbox rows", () =>
+        Effect.gen(function*() {
+          const { a } = yield* twoTenants
+          const tenants = yield* Tenants
+          const keys = yield* Keys
+          const members = yield* Members
+          const invoices = yield* Invoices
+          yield* tenants.addUser(a, "traced@example.com", "chamber_admin")
+          const minted = yield* keys.mint({ tenant: a, asEmail: "traced@example.com", name: "Traced", scopes: "all" })
+          const { texts, tracer } = statementRecorder()
+          yield* Effect.gen(function*() {
+            assert.strictEqual((yield* keys.authenticate(minted.key))?.tenantId, a)
+            const m = yield* members.create(a, member("Traced Co"))
+            yield* members.update(a, m.id, { city: "Springfield" })
+            const draft = yield* invoices.create(a, { member_id: m.id, lines: [{ description: "Dues", unit: 100, quantity: 1 }] })
+            yield* invoices.issue(a, draft.id)
+          }).pipe(Effect.provideService(Tracer.Tracer, tracer))
+          const seen = texts()
+          for (
+            const statement of [
+              /FROM api_keys k JOIN tenants t/,
+              /^INSERT INTO members /,
+              /^WITH e AS \( INSERT INTO outbox_events/,
+              /FROM members m WHERE m\.tenant_id = \$1 AND m\.id = \$2 FOR UPDATE$/,
+              /^UPDATE members SET/,
+              /^INSERT INTO invoices /,
+              /^INSERT INTO invoice_lines /,
+              /^INSERT INTO invoice_sequences /,
+              /FROM invoices i WHERE i\.tenant_id = \$1 AND i\.id = \$2$/,
+              /^UPDATE invoices SET/
+            ]
+          ) assert.isTrue(seen.some((text) => statement.test(text)), `no span for ${statement}: ${seen.join("\n")}`)
         }))
 
       it.effect("member.updated only when a PATCH changed something", () =>

@@ -3,7 +3,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type ApiKey, ApiKeyRepo, type Scope } from "@chamber/core"
-import { directStatements } from "./DirectStatements.ts"
 import { type Int8, iso } from "./rows.ts"
 
 interface KeyRow {
@@ -40,22 +39,17 @@ const toKey = (r: KeyRow): ApiKey => ({
 
 export const ApiKeyRepoSql = Layer.effect(ApiKeyRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const run = directStatements(sql)
 
   return ApiKeyRepo.of({
     insert: (k) =>
       sql<KeyRow>`INSERT INTO api_keys (tenant_id, name, prefix, key_hash, scopes, daily_limit, created_by)
           VALUES (${k.tenant_id}, ${k.name}, ${k.prefix}, ${k.key_hash}, ${JSON.stringify(k.scopes)}::jsonb, ${k.daily_limit}, ${k.created_by})
           RETURNING ${sql.literal(KEY_COLUMNS)}`.pipe(Effect.map((rows) => toKey(rows[0]!)), Effect.orDie),
-    // Every request's, so through the direct path (DirectStatements.ts).
     findActiveByHash: (hash) =>
-      run.rows<KeyContextRow>(
-        `SELECT k.id, k.tenant_id, k.name, k.prefix, k.scopes, k.daily_limit,
+      sql<KeyContextRow>`SELECT k.id, k.tenant_id, k.name, k.prefix, k.scopes, k.daily_limit,
                 t.public_id AS chamber_id, t.name AS chamber_name, t.website AS chamber_website
          FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-         WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-        [hash]
-      ).pipe(
+         WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(
         Effect.map((rows) => {
           const r = rows[0]
           if (r === undefined) return undefined

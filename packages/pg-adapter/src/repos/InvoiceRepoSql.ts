@@ -5,8 +5,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { InvoiceRepo, InvoiceResource, type InvoiceSort } from "@chamber/core"
 import { randomBytes } from "node:crypto"
-import { directStatements } from "./DirectStatements.ts"
-import { orderBy, parametersOf, resourceTable } from "./ResourceSql.ts"
+import { orderBy, resourceTable } from "./ResourceSql.ts"
 
 /** Newest issued first by default; drafts, never issued, after the issued ones. */
 const order = orderBy<InvoiceSort["column"]>("i", { issued_at: "i.issued_at", created_at: "i.created_at" }, "issued_at", ["issued_at"])
@@ -15,7 +14,6 @@ const orderOf = (sort: InvoiceSort | undefined) => order(sort ?? { column: "issu
 export const InvoiceRepoSql = Layer.effect(InvoiceRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const invoices = resourceTable(sql, InvoiceResource, "invoices", "i")
-  const run = directStatements(sql)
   return InvoiceRepo.of({
     find: invoices.find,
     findForUpdate: invoices.findForUpdate,
@@ -26,18 +24,12 @@ export const InvoiceRepoSql = Layer.effect(InvoiceRepo, Effect.gen(function*() {
       Effect.gen(function*() {
         const invoice = yield* invoices.insert(tenantId, values, { pay_token: randomBytes(24).toString("base64url") })
         const rows = lines.map((line, position): Record<string, unknown> => ({ tenant_id: tenantId, invoice_id: invoice.id, position, ...line }))
-        if (Arr.isReadonlyArrayNonEmpty(rows)) {
-          const insert = () => sql`INSERT INTO invoice_lines ${sql.insert(rows)}`
-          yield* run.shaped(`lines ${rows.length} ${Object.keys(rows[0]).join(",")}`, insert, rows.flatMap(parametersOf)).pipe(Effect.orDie)
-        }
+        if (Arr.isReadonlyArrayNonEmpty(rows)) yield* sql`INSERT INTO invoice_lines ${sql.insert(rows)}`.pipe(Effect.orDie)
         return invoice
       }),
     nextNumber: (tenantId) =>
-      run.rows<{ readonly last_number: bigint | string | number }>(
-        `INSERT INTO invoice_sequences (tenant_id, last_number) VALUES ($1, 1)
+      sql<{ readonly last_number: bigint | string | number }>`INSERT INTO invoice_sequences (tenant_id, last_number) VALUES (${tenantId}, 1)
          ON CONFLICT (tenant_id) DO UPDATE SET last_number = invoice_sequences.last_number + 1
-         RETURNING last_number`,
-        [tenantId]
-      ).pipe(Effect.map((rows) => Number(rows[0]!.last_number)), Effect.orDie)
+         RETURNING last_number`.pipe(Effect.map((rows) => Number(rows[0]!.last_number)), Effect.orDie)
   })
 }))

@@ -6,7 +6,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type EventKind, newEventId, Outbox, type OutboxEvent } from "@chamber/core"
-import { directStatements } from "./DirectStatements.ts"
 import type { Int8 } from "./rows.ts"
 
 interface EventRow {
@@ -27,16 +26,14 @@ const toEvent = (r: EventRow): OutboxEvent => ({
 
 export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const run = directStatements(sql)
   return Outbox.of({
     // The event and one delivery per active subscription of its tenant listing its kind, at this
     // moment and in the caller's transaction (ruling 19): one statement.
     append: (tenantId, type, data) =>
-      run.rows<EventRow>(
-        `
+      sql<EventRow>`
         WITH e AS (
           INSERT INTO outbox_events (event_id, tenant_id, type, payload)
-          VALUES ($1, $2, $3, $4::jsonb) RETURNING *
+          VALUES (${newEventId()}, ${tenantId}, ${type}, ${JSON.stringify(data)}::jsonb) RETURNING *
         ), d AS (
           INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id)
           SELECT e.tenant_id, e.id, s.id FROM e
@@ -44,9 +41,7 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
           RETURNING 1
         )
         -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.
-        SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`,
-        [newEventId(), tenantId, type, JSON.stringify(data)]
-      ).pipe(
+        SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`.pipe(
         Effect.map((rows) => toEvent(rows[0]!)),
         Effect.orDie
       ),

@@ -6,9 +6,8 @@
  */
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
-import * as Statement from "effect/sql/Statement"
+import type * as Statement from "effect/sql/Statement"
 import type { Fields, Resource, StoredStruct } from "@chamber/core"
-import { directStatements } from "./DirectStatements.ts"
 import { listPage, type Order } from "./PageSql.ts"
 
 export { listPage, type Order, orderBy } from "./PageSql.ts"
@@ -136,17 +135,6 @@ export const columnValues = <D extends Fields>(resource: Resource<string, D>, va
 }
 
 /**
- * A record's values as the parameters of `sql.insert` / `sql.update`: in its key order,
- * `undefined` as NULL. A SQL fragment among them (`sql.json(...)`) would change the statement's
- * text from one call to the next, which the texts kept by `textOf` cannot follow: refused.
- */
-export const parametersOf = (record: Record<string, unknown>): Array<unknown> =>
-  Object.entries(record).map(([key, value]) => {
-    if (Statement.isFragment(value)) throw new Error(`parametersOf: ${key} is a SQL fragment, not a value`)
-    return value === undefined ? null : value
-  })
-
-/**
  * The statements every resource's repository has, over its table (`members m`): find one, find
  * one locked with every stored field, insert, update, and a page. A repository adds only what
  * is its own (filters, slugs, subscriptions).
@@ -157,13 +145,11 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
   const stored = selectList(resource, alias, { stored: true })
   const toOne = columns.at(0)
   const storedOf = toStored(resource)
-  const from = `${table} ${alias}`
-  const run = directStatements(sql)
-  const findText = `SELECT ${columns.select} FROM ${from} WHERE ${alias}.tenant_id = $1 AND ${alias}.id = $2`
-  const lockText = `SELECT ${stored} FROM ${from} WHERE ${alias}.tenant_id = $1 AND ${alias}.id = $2 FOR UPDATE`
+  const from = sql.literal(`${table} ${alias}`)
+  const self = sql.literal(alias)
 
   const find = (tenantId: number, id: number) =>
-    run.values(findText, [tenantId, id]).pipe(
+    sql`SELECT ${sql.literal(columns.select)} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id}`.values.pipe(
       Effect.map((rows) => (rows[0] === undefined ? undefined : toOne(rows[0]))),
       Effect.orDie
     )
@@ -173,24 +159,22 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
   return {
     find,
     findForUpdate: (tenantId: number, id: number) =>
-      run.rows<Row>(lockText, [tenantId, id]).pipe(
+      sql<Row>`SELECT ${sql.literal(stored)} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id} FOR UPDATE`.pipe(
         Effect.map((rows) => (rows[0] === undefined ? undefined : storedOf(rows[0]))),
         Effect.orDie
       ),
     /** `internal`: columns of the table that are no field of the resource (a contact's subscription). */
     insert: (tenantId: number, values: Partial<Record<keyof D, unknown>>, internal: Record<string, unknown> = {}) => {
       const record = { tenant_id: tenantId, ...columnValues(resource, values), ...internal }
-      const insert = () => sql<{ readonly id: bigint }>`INSERT INTO ${sql.literal(table)} ${sql.insert(record)} RETURNING id`
-      return run.shaped(`insert ${Object.keys(record).join(",")}`, insert, parametersOf(record)).pipe(Effect.orDie, Effect.flatMap(written(tenantId)))
+      return sql<{ readonly id: bigint }>`INSERT INTO ${sql.literal(table)} ${sql.insert(record)} RETURNING id`.pipe(Effect.orDie, Effect.flatMap(written(tenantId)))
     },
     update: (tenantId: number, id: number, changes: Partial<Record<keyof D, unknown>>) => {
       const record = { ...columnValues(resource, changes), updated_at: new Date() }
-      const update = () => sql<{ readonly id: bigint }>`UPDATE ${sql.literal(table)} SET ${sql.update(record)} WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`
-      return run.shaped(`update ${Object.keys(record).join(",")}`, update, [...parametersOf(record), tenantId, id]).pipe(
+      return sql<{ readonly id: bigint }>`UPDATE ${sql.literal(table)} SET ${sql.update(record)} WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
         Effect.orDie,
         Effect.flatMap(written(tenantId))
       )
     },
-    page: (where: Statement.Fragment, order: Order, page: number) => listPage(sql, { columns, from, alias, where, order, page })
+    page: (where: Statement.Fragment, order: Order, page: number) => listPage(sql, { columns, from: `${table} ${alias}`, alias, where, order, page })
   }
 }

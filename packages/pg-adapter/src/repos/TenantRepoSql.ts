@@ -3,7 +3,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type CustomFieldDefinition, type CustomFieldResource, type Role, Tenant, TenantRepo, type User } from "@chamber/core"
-import { directStatements } from "./DirectStatements.ts"
 import type { Int8 } from "./rows.ts"
 
 interface TenantRow {
@@ -49,14 +48,13 @@ const first = <R, A>(to: (row: R) => A) => (rows: ReadonlyArray<R>) => (rows[0] 
 
 export const TenantRepoSql = Layer.effect(TenantRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const run = directStatements(sql)
 
   return TenantRepo.of({
     insert: (t) => sql<TenantRow>`INSERT INTO tenants ${sql.insert({ ...t })} RETURNING *`.pipe(Effect.map((rows) => toTenant(rows[0]!)), Effect.orDie),
     list: sql<TenantRow>`SELECT * FROM tenants ORDER BY id`.pipe(Effect.map((rows) => rows.map(toTenant)), Effect.orDie),
     find: (ref) => {
       const byId = typeof ref === "number" || /^\d{1,15}$/.test(ref)
-      return (byId ? run.rows<TenantRow>("SELECT * FROM tenants WHERE id = $1", [Number(ref)]) : run.rows<TenantRow>("SELECT * FROM tenants WHERE public_id = $1", [ref]))
+      return (byId ? sql<TenantRow>`SELECT * FROM tenants WHERE id = ${Number(ref)}` : sql<TenantRow>`SELECT * FROM tenants WHERE public_id = ${ref}`)
         .pipe(Effect.map(first(toTenant)), Effect.orDie)
     },
     isEmpty: sql<{ readonly empty: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM tenants) AS empty`.pipe(
