@@ -139,7 +139,7 @@ describe("the contract", () => {
       "post /api/v1/invoices/{invoice}/payments": { scope: "payments:write", errors: ["401", "403", "404", "422", "429"] },
       "get /api/v1/payments": { scope: "payments:read", errors: ["401", "403", "422", "429"] },
       "get /api/v1/hooks": { scope: "hooks:write", errors: ["401", "403", "429"] },
-      "post /api/v1/hooks": { scope: "hooks:write", errors: ["401", "403", "422", "429"] },
+      "post /api/v1/hooks": { scope: "hooks:write", errors: ["401", "403", "422", "429", "503"] },
       "delete /api/v1/hooks/{hook}": { scope: "hooks:write", errors: ["401", "403", "404", "429"] },
       "get /api/v1/deals": { scope: "deals:read", errors: ["401", "403", "422", "429"] },
       "post /api/v1/deals": { scope: "deals:write", errors: ["401", "403", "422", "429"] },
