@@ -22,12 +22,12 @@ export class SecretKeyMismatch extends Schema.TaggedError<SecretKeyMismatch>()("
   keySet: Schema.Boolean
 }) {
   override get message() {
-    const n = this.subscriptions.length
-    const which = `${n} webhook subscription${n === 1 ? "" : "s"} (${listed(this.subscriptions)})`
+    const which = `the secret${this.subscriptions.length === 1 ? " of subscription" : "s of subscriptions"} ${listed(this.subscriptions)}`
     return this.keySet
-      ? `CHAMBER_SECRET_KEY does not decrypt the stored webhook secrets of ${which}: they were encrypted with another key. ` +
-        `Set CHAMBER_SECRET_KEY to the key that encrypted them; to change keys, see docs/webhooks.md "Rotating CHAMBER_SECRET_KEY".`
-      : `The webhook secrets of ${which} are stored encrypted, but CHAMBER_SECRET_KEY is not set. Set it to the key that encrypted them.`
+      ? `CHAMBER_SECRET_KEY does not decrypt the stored webhook secrets: they were encrypted with another key (${which}). ` +
+        `Set CHAMBER_SECRET_KEY to the key that encrypted them (while changing keys, set that one as CHAMBER_SECRET_KEY_PREVIOUS: ` +
+        `docs/webhooks.md "Rotating CHAMBER_SECRET_KEY").`
+      : `Webhook secrets are stored encrypted (${which}), but CHAMBER_SECRET_KEY is not set. Set it to the key that encrypted them.`
   }
 }
 
