@@ -14,7 +14,7 @@ export const secretsRekey = (opts: { readonly json?: boolean }) =>
       [
         `Re-encrypted ${secrets(r.rekeyed)} with CHAMBER_SECRET_KEY; ${r.unchanged} already were.`,
         ...(r.damaged.length === 0 ? [] : [
-          `Damaged, left as they are: subscription${r.damaged.length === 1 ? "" : "s"} ${r.damaged.join(", ")} ` +
+          `Damaged, marked so: subscription${r.damaged.length === 1 ? "" : "s"} ${r.damaged.join(", ")} ` +
           "(the key that encrypted them does not decrypt them; delete them, and their owners can subscribe again for a new secret)."
         ])
       ].join("\n")

@@ -5,6 +5,8 @@
  * that sealed it (`v2:` + the key's id + `:` + base64 of iv, tag and ciphertext), so one sealed
  * with a key this process lacks is told apart from a damaged one; `v1:` (the form before key ids)
  * is still read. CHAMBER_SECRET_KEY_PREVIOUS opens (never seals) secrets during a key rotation.
+ * A secret found damaged when the keys changed is kept as `damaged:` + its stored form: damaged
+ * under any key, as its own key is gone.
  */
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
@@ -56,6 +58,9 @@ const decrypt = (key: KeyObject, base64: string): string | undefined => {
   }
 }
 
+/** The prefix of a secret that rekey found damaged. */
+export const DAMAGED = "damaged:"
+
 const unreadable = (reason: SecretUnreadableReason) => Result.fail(new WebhookSecretUnreadable({ reason }))
 
 /** Seals with `keys.current` (or `current`, a key's text), opens with it or `keys.previous`. */
@@ -76,6 +81,7 @@ export const webhookSecrets = (keys: SecretKeys | string | undefined) => {
     },
     open: (stored) => {
       if (stored.startsWith("plain:")) return Result.succeed(stored.slice("plain:".length))
+      if (stored.startsWith(DAMAGED)) return unreadable("damaged")
       const v2 = /^v2:([0-9a-f]{8}):(.*)$/s.exec(stored)
       const v1 = stored.startsWith("v1:") ? stored.slice(3) : undefined
       if (v2 === null && v1 === undefined) return unreadable("damaged")

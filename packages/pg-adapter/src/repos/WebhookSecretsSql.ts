@@ -8,7 +8,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { WebhookSecrets } from "@chamber/core"
-import { isSealedWith, secretKeysConfig, webhookSecrets } from "./WebhookSecretsNode.ts"
+import { DAMAGED, isSealedWith, secretKeysConfig, webhookSecrets } from "./WebhookSecretsNode.ts"
 
 const listed = (ids: ReadonlyArray<number>) => ids.length <= 10 ? ids.join(", ") : `${ids.slice(0, 10).join(", ")} and ${ids.length - 10} more`
 
@@ -104,7 +104,8 @@ const REKEY_BATCH = 1_000
  * Every stored secret that CHAMBER_SECRET_KEY or CHAMBER_SECRET_KEY_PREVIOUS opens, encrypted
  * under CHAMBER_SECRET_KEY, in one transaction (the rows locked meanwhile, so a subscription
  * posted at the same moment waits). Nothing changes when a secret is sealed with neither key.
- * Damaged secrets are left as they are and named.
+ * A damaged secret is marked so (its stored form kept after `damaged:`) and named: once the old
+ * key is gone it would otherwise read as one of another key, and stop every start.
  */
 export const rekeyStoredSecrets = Effect.gen(function*() {
   const keys = yield* Effect.orDie(secretKeysConfig)
@@ -116,9 +117,12 @@ export const rekeyStoredSecrets = Effect.gen(function*() {
     const rows = yield* sql<Row>`SELECT id, secret FROM webhook_subscriptions ORDER BY id FOR UPDATE`
     const survey = surveySecrets(secrets, rows)
     if (survey.foreign.length > 0) return yield* new SecretKeyMismatch({ subscriptions: survey.foreign, keySet: true })
+    const damaged = new Set(survey.damaged)
     const changed = rows.flatMap((r) => {
-      const secret = survey.opened.get(Number(r.id))
-      return secret === undefined || isSealedWith(r.secret, current) ? [] : [{ id: Number(r.id), secret: secrets.seal(secret) }]
+      const id = Number(r.id)
+      if (damaged.has(id)) return r.secret.startsWith(DAMAGED) ? [] : [{ id, secret: DAMAGED + r.secret }]
+      const secret = survey.opened.get(id)
+      return secret === undefined || isSealedWith(r.secret, current) ? [] : [{ id, secret: secrets.seal(secret) }]
     })
     for (let i = 0; i < changed.length; i += REKEY_BATCH) {
       yield* sql`
@@ -126,6 +130,7 @@ export const rekeyStoredSecrets = Effect.gen(function*() {
         FROM jsonb_to_recordset(${JSON.stringify(changed.slice(i, i + REKEY_BATCH))}::jsonb) AS v(id bigint, secret text)
         WHERE s.id = v.id`
     }
-    return { rekeyed: changed.length, unchanged: survey.opened.size - changed.length, damaged: survey.damaged }
+    const rekeyed = changed.length - changed.filter((c) => damaged.has(c.id)).length
+    return { rekeyed, unchanged: survey.opened.size - rekeyed, damaged: survey.damaged }
   })).pipe(Effect.catchTag("SqlError", Effect.die))
 })
