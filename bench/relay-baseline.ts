@@ -8,6 +8,7 @@
  * LISTEN chamber_deliveries, else it looks every second. Prints `BENCH_RELAY_READY`; SIGTERM
  * stops it after its current batch.
  */
+import * as Result from "effect/Result"
 import pg from "pg"
 import { webhookSecrets } from "../packages/pg-adapter/src/repos/WebhookSecretsNode.ts"
 import { makeSender } from "../packages/webhook-relay/src/Sender.ts"
@@ -86,7 +87,7 @@ const batch = async (): Promise<number> => {
     const results = await Promise.all(rows.map((r) => {
       const event = { id: r.event_id, tenant_id: Number(r.tenant_id), type: r.type, created_at: r.created_at, data: r.payload }
       const body = deliveryBody(event)
-      return sender.send({ url: r.url, headers: deliveryHeaders(event, secrets.open(r.secret), body, new Date()), body, timeoutMs })
+      return sender.send({ url: r.url, headers: deliveryHeaders(event, Result.getOrThrow(secrets.open(r.secret)), body, new Date()), body, timeoutMs })
     }))
     const delivered = rows.filter((_, i) => results[i]!.ok).map((r) => r.id)
     if (delivered.length > 0) await db.query({ name: "delivered", text: DELIVERED, values: [delivered] })

@@ -179,6 +179,16 @@ export const program = () => {
     .addHelpText("after", example("chamber deliveries replay 812 813", "chamber deliveries replay --hook 3 --failed --since 2026-11-22T00:00:00Z"))
     .action(webhooks("deliveriesReplay"))
 
+  const secrets = chamber.command("secrets").description("webhook signing secrets at rest (CHAMBER_SECRET_KEY)")
+    .addHelpText("after", example("CHAMBER_SECRET_KEY_PREVIOUS=\"$OLD_KEY\" CHAMBER_SECRET_KEY=\"$NEW_KEY\" chamber secrets rekey"))
+  json(secrets.command("rekey").description(
+    "re-encrypt every stored webhook secret with CHAMBER_SECRET_KEY, reading each with it or CHAMBER_SECRET_KEY_PREVIOUS (one transaction)"
+  ))
+    .addHelpText("after", example("CHAMBER_SECRET_KEY_PREVIOUS=\"$OLD_KEY\" CHAMBER_SECRET_KEY=\"$NEW_KEY\" chamber secrets rekey --json"))
+    .action(async (options: unknown) => {
+      await (await import("./commands/secrets.ts")).secretsRekey(options as { json?: boolean })
+    })
+
   json(chamber.command("tui").description("the admin dashboard: keys, subscriptions and their health, deliveries, replay (docs/admin.md)"))
     .option("--tenant <id>", "the chamber to open (chm_...); else choose one")
     .addHelpText("after", example("chamber tui", `chamber tui --tenant ${CHAMBER}`))

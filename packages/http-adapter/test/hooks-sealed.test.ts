@@ -1,11 +1,13 @@
 /**
  * With CHAMBER_SECRET_KEY set, webhook secrets are encrypted at rest and the API still answers
- * the same secret when a URL is posted again (docs/webhooks.md "Secrets"). The key is set before
- * the server is built, for this file's process only.
+ * the same secret when a URL is posted again (docs/webhooks.md "Secrets"); a stored secret the
+ * server cannot decrypt makes that re-post a 503 that changes nothing, never a 500. The key is set
+ * before the server is built, for this file's process only.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import { webhookSecrets } from "@chamber/pg-adapter"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, serverOn } from "./fixture.ts"
 
@@ -21,9 +23,36 @@ for (const rt of runtimes()) {
           const created = (yield* call("POST", "/api/v1/hooks", { key, body })).body
           const sql = yield* SqlClient.SqlClient
           const rows = yield* sql<{ readonly secret: string }>`SELECT secret FROM webhook_subscriptions WHERE tenant_id = ${tenant.id}`.pipe(Effect.orDie)
-          assert.match(rows[0]!.secret, /^v1:/)
+          assert.match(rows[0]!.secret, /^v2:[0-9a-f]{8}:/)
           assert.notInclude(rows[0]!.secret, created.secret.slice(6))
           assert.strictEqual((yield* call("POST", "/api/v1/hooks", { key, body })).body.secret, created.secret)
+        }))
+
+      it.effect("a re-posted URL whose stored secret is damaged or sealed with another key: 503 saying why, nothing changed; other subscriptions unaffected", () =>
+        Effect.gen(function*() {
+          const { key } = yield* chamberWithKey("hooks:write")
+          const post = (path: string, events: ReadonlyArray<string>) => call("POST", "/api/v1/hooks", { key, body: { url: `https://hooks.example.com/${path}`, events } })
+          const damaged = (yield* post("damaged", ["member.created"])).body
+          const foreign = (yield* post("foreign", ["member.created"])).body
+          const fine = (yield* post("fine", ["member.created"])).body
+          const sql = yield* SqlClient.SqlClient
+          // The last byte of the ciphertext flipped; the other one sealed under a key this server lacks.
+          yield* sql`UPDATE webhook_subscriptions SET secret = overlay(secret placing (CASE WHEN right(secret, 2) = 'AA' THEN 'BA' ELSE 'AA' END) from length(secret) - 1)
+            WHERE id = ${damaged.id}`.pipe(Effect.orDie)
+          yield* sql`UPDATE webhook_subscriptions SET secret = ${webhookSecrets("another operator's key").seal(foreign.secret)} WHERE id = ${foreign.id}`.pipe(Effect.orDie)
+          for (const [hook, path, why] of [[damaged, "damaged", /damaged/], [foreign, "foreign", /encrypted with another key than CHAMBER_SECRET_KEY/]] as const) {
+            const again = yield* post(path, ["contact.created"])
+            assert.strictEqual(again.status, 503, JSON.stringify(again.body))
+            assert.deepStrictEqual(Object.keys(again.body), ["message"])
+            assert.match(again.body.message, /^This webhook subscription's signing secret cannot be read: /)
+            assert.match(again.body.message, why)
+            const [row] = yield* sql<{ readonly events: ReadonlyArray<string> }>`SELECT events FROM webhook_subscriptions WHERE id = ${hook.id}`.pipe(Effect.orDie)
+            assert.deepStrictEqual(row!.events, ["member.created"], "nothing changed")
+          }
+          const list = yield* call("GET", "/api/v1/hooks", { key })
+          assert.strictEqual(list.status, 200)
+          assert.lengthOf(list.body.data, 3)
+          assert.strictEqual((yield* post("fine", ["deal.approved"])).body.secret, fine.secret)
         }))
     })
   })

@@ -48,7 +48,8 @@ export {
   TransactorSql,
   WebhookSecretsNode
 }
-export { SecretKeyMismatch, webhookSecrets } from "./repos/WebhookSecretsNode.ts"
+export { isSealedWith, type SecretKeys, secretKeyId, webhookSecrets } from "./repos/WebhookSecretsNode.ts"
+export { checkStoredSecrets, NoSecretKey, rekeyStoredSecrets, SecretKeyMismatch, surveySecrets } from "./repos/WebhookSecretsSql.ts"
 
 /** Every repository and infrastructure port over the SQL client. */
 const RepositoriesLive = Layer.mergeAll(

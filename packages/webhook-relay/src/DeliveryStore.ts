@@ -8,10 +8,11 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { type EventKind, type OutboxEvent, WebhookSecrets } from "@chamber/core"
+import { type EventKind, type OutboxEvent, WebhookSecrets, type WebhookSecretUnreadable } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
 import { RETRIES_PER_DELIVERY } from "./Schedule.ts"
 
@@ -21,7 +22,8 @@ export interface ClaimedDelivery {
   readonly tenantId: number
   readonly hookId: number
   readonly url: string
-  readonly secret: string
+  /** The subscription's secret, or why this relay cannot decrypt it (that delivery alone fails). */
+  readonly secret: Result.Result<string, WebhookSecretUnreadable>
   /** Attempts made before this one. */
   readonly attemptCount: number
   readonly event: OutboxEvent

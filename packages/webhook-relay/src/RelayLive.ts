@@ -6,8 +6,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
+import type { WebhookSecretUnreadable } from "@chamber/core"
 import type { AttemptOutcome, ClaimedDelivery } from "./DeliveryStore.ts"
 import { DeliveryStoreSql } from "./DeliveryStore.ts"
 import { type Deliver, type RelayConfig, runRelay } from "./Relay.ts"
@@ -16,14 +18,18 @@ import { type ExtraCa, sendEffect } from "./Sender.ts"
 import { DEFAULT_LEASE_MS, type DeliverySettings } from "./Settings.ts"
 import { deliveryBody, deliveryHeaders } from "./Signature.ts"
 
-/** One attempt: the body serialized once, so the bytes signed are the bytes sent. */
+/**
+ * One attempt: the body serialized once, so the bytes signed are the bytes sent. A delivery
+ * whose secret this relay cannot decrypt is not sent: its attempt fails with the reason.
+ */
 export const deliverWith = (settings: DeliverySettings, ca?: ExtraCa): Deliver => (delivery: ClaimedDelivery) =>
   Effect.suspend(() => {
     const attemptedAt = new Date()
+    if (Result.isFailure(delivery.secret)) return Effect.succeed(unsigned(delivery, attemptedAt, delivery.secret.failure))
     const body = deliveryBody(delivery.event)
     return sendEffect({
       url: delivery.url,
-      headers: deliveryHeaders(delivery.event, delivery.secret, body, attemptedAt),
+      headers: deliveryHeaders(delivery.event, delivery.secret.success, body, attemptedAt),
       body,
       timeoutMs: settings.timeoutMs,
       allowPrivate: settings.allowPrivate,
@@ -39,6 +45,17 @@ export const deliverWith = (settings: DeliverySettings, ca?: ExtraCa): Deliver =
       retryAfterSeconds: r.retryAfterSeconds
     })))
   })
+
+const unsigned = (delivery: ClaimedDelivery, attemptedAt: Date, why: WebhookSecretUnreadable): AttemptOutcome => ({
+  delivery,
+  attemptedAt,
+  ok: false,
+  status: null,
+  latencyMs: 0,
+  responseExcerpt: null,
+  error: `Not sent: ${why.message}`,
+  retryAfterSeconds: null
+})
 
 export interface RelayOptions {
   readonly settings: DeliverySettings

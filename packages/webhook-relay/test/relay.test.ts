@@ -3,15 +3,16 @@
  * the relay claims its delivery and POSTs it to a real HTTPS receiver on 127.0.0.1 (a certificate
  * made at test time); both signatures verify (Standard Webhooks with its own npm library); the body
  * carries the resource as GET returns it; retries keep one delivery id; timeouts, redirects and
- * Retry-After are honoured; every attempt is recorded.
+ * Retry-After are honoured; every attempt is recorded; a subscription whose secret the relay
+ * cannot decrypt fails its own deliveries only.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Hooks, Members, Tenants } from "@chamber/core"
-import { StorageLive } from "@chamber/pg-adapter"
+import { Hooks, Members, Tenants, WebhookSecrets } from "@chamber/core"
+import { StorageLive, webhookSecrets } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
 import { Webhook } from "standardwebhooks"
 import { RelayLive, verify } from "../src/index.ts"
@@ -243,6 +244,51 @@ for (const rt of runtimes()) {
           const [first, second] = yield* wait(receiver, 2, 20_000)
           assert.isAtLeast(second!.receivedAt.getTime() - first!.receivedAt.getTime(), 5_000)
         }), 30_000)
+
+      it.effect("a secret the relay cannot decrypt (damaged, or sealed with another key) fails that subscription's deliveries with the reason; the others arrive, and every claim succeeds", () =>
+        Effect.gen(function*() {
+          const logs: Array<string> = []
+          const relayKey = webhookSecrets("the relay's key")
+          const receiver = yield* withRelay(listen).pipe(
+            Effect.provideService(WebhookSecrets, relayKey),
+            Effect.provide(Logger.layer([Logger.map(Logger.formatSimple, (line) => void logs.push(String(line)))]))
+          )
+          const { tenant, hook: good } = yield* subscribed(receiver)
+          const goodPath = `/hooks/${n}`
+          const hooks = yield* Hooks
+          const damaged = yield* Effect.orDie(hooks.create(tenant.id, { url: `${receiver.url}/damaged`, events: ["member.created"] }))
+          const foreign = yield* Effect.orDie(hooks.create(tenant.id, { url: `${receiver.url}/foreign`, events: ["member.created"] }))
+          const sealed = relayKey.seal(damaged.secret)
+          const flipped = Buffer.from(sealed.slice(sealed.lastIndexOf(":") + 1), "base64").map((b, i, all) => (i === all.length - 1 ? b ^ 1 : b))
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE webhook_subscriptions SET secret = ${sealed.slice(0, sealed.lastIndexOf(":") + 1) + Buffer.from(flipped).toString("base64")}
+            WHERE id = ${damaged.id}`.pipe(Effect.orDie)
+          yield* sql`UPDATE webhook_subscriptions SET secret = ${webhookSecrets("another key").seal(foreign.secret)} WHERE id = ${foreign.id}`.pipe(Effect.orDie)
+          for (const name of ["First", "Second"]) yield* (yield* Members).create(tenant.id, { name, status: "active" })
+
+          const arrived = yield* wait(receiver, 2)
+          assert.deepStrictEqual(arrived.map((r) => r.path), [goodPath, goodPath])
+          assert.isTrue(arrived.every((r) => verify(good.secret, r.body.toString("utf8"), String(r.headers["x-cc-signature"]))))
+          // Each delivery of the two others: its attempt and 3 retries (100 ms apart) recorded, then failed.
+          const settled = () =>
+            sql<{ readonly hook_id: string; readonly status: string; readonly errors: ReadonlyArray<string | null> }>`
+              SELECT d.hook_id::text, d.status, (SELECT jsonb_agg(a.error ORDER BY a.id) FROM webhook_attempts a WHERE a.delivery_id = d.id) AS errors
+              FROM webhook_deliveries d WHERE d.hook_id IN (${damaged.id}, ${foreign.id}) ORDER BY d.id`.pipe(Effect.orDie)
+          let rows = yield* settled()
+          for (let i = 0; i < 300 && !(rows.length === 4 && rows.every((r) => r.status === "failed")); i++) {
+            yield* Effect.sleep(50)
+            rows = yield* settled()
+          }
+          const byHook = (a: number, b: number) => a - b
+          assert.deepStrictEqual(rows.map((r) => Number(r.hook_id)).sort(byHook), [damaged.id, damaged.id, foreign.id, foreign.id].sort(byHook))
+          for (const r of rows) {
+            assert.deepStrictEqual([r.status, r.errors.length], ["failed", 4])
+            const why = Number(r.hook_id) === damaged.id ? /^Not sent: .*it is damaged/ : /^Not sent: .*encrypted with another key than CHAMBER_SECRET_KEY/
+            for (const error of r.errors) assert.match(error ?? "", why)
+          }
+          assert.isFalse(receiver.requests.some((r) => r.path !== goodPath), "nothing is sent unsigned")
+          assert.deepStrictEqual(logs.filter((l) => /claiming failed/.test(l)), [])
+        }), 60_000)
     })
   })
 }

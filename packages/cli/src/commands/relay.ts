@@ -1,7 +1,8 @@
 /**
  * `chamber relay` (docs/cli.md "Serving"): a webhook relay alone, for running several beside the
  * servers. Stops gracefully on SIGINT/SIGTERM: sends in flight finish (within
- * CHAMBER_SHUTDOWN_TIMEOUT) and the deliveries it holds are given back.
+ * CHAMBER_SHUTDOWN_TIMEOUT) and the deliveries it holds are given back. Like serve, it does not
+ * start when the stored webhook secrets are encrypted with a key it lacks.
  */
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
@@ -14,6 +15,7 @@ import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
 import { parseDuration } from "../Durations.ts"
 import { dim, fail, printError } from "../Output.ts"
 import { causeError } from "../Run.ts"
+import { storedSecretsChecked } from "../StoredSecrets.ts"
 
 export const relay = (opts: { readonly json?: boolean }) => {
   const json = opts.json === true
@@ -36,7 +38,7 @@ export const relay = (opts: { readonly json?: boolean }) => {
       pid: process.pid,
       listen
     }))
-  ).pipe(Layer.provide(StorageLive(config)))
+  ).pipe(Layer.provide(storedSecretsChecked((text, _message, fields) => say(text, fields))), Layer.provide(StorageLive(config)))
   return Layer.launch(app).pipe(
     NodeRuntime.runMain({
       disableErrorReporting: true,

@@ -21,6 +21,7 @@ import { knownChamber, seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
 import { parseDuration } from "../Durations.ts"
 import { linesLogger, stdoutLines } from "../LogLines.ts"
+import { storedSecretsChecked } from "../StoredSecrets.ts"
 import { describeStore, rateLimitsLayer, rateLimitSettingsFromEnv } from "../RateLimits.ts"
 import { bold, dim, errorMessage, fail, printError } from "../Output.ts"
 import { causeError } from "../Run.ts"
@@ -159,9 +160,11 @@ export const serve = (opts: ServeOptions) => {
   const relay = opts.relay === false
     ? Layer.empty
     : RelayLive({ settings, listen: config._tag === "Postgres", stopTimeoutMs: Duration.toMillis(shutdownTimeout) })
+  // Stored webhook secrets this process cannot decrypt stop it before it listens (docs/webhooks.md "Secrets").
   const app = Layer.mergeAll(HttpLive, relay, Layer.effectDiscard(announce)).pipe(
     Layer.provide(listener),
     Layer.provide(rateLimitsLayer(limits)),
+    Layer.provide(storedSecretsChecked(tell)),
     Layer.provide(StorageLive(config, { exclusive: true }))
   )
   return Layer.launch(app).pipe(

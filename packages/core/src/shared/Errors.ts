@@ -25,7 +25,13 @@ export interface BusinessRuleKind {
   readonly message: string
 }
 
-export type DomainError = NotFoundKind | InvalidKind | BusinessRuleKind
+/** A request the server cannot answer for a fault of its own that its operator must mend: a 503 `{message}`. */
+export interface UnavailableKind {
+  readonly kind: "Unavailable"
+  readonly message: string
+}
+
+export type DomainError = NotFoundKind | InvalidKind | BusinessRuleKind | UnavailableKind
 
 /** Administrative input (tenants, people, keys) that breaks a rule, by field. */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {

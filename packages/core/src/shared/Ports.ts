@@ -1,6 +1,8 @@
 /** Infrastructure ports every service may need. */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Result from "effect/Result"
+import type { WebhookSecretUnreadable } from "../webhook/HookErrors.ts"
 
 /** Runs an effect in one database transaction: all of its writes commit together or none do. */
 export class Transactor extends Context.Service<Transactor, {
@@ -19,10 +21,11 @@ export class Readiness extends Context.Service<Readiness, {
 
 /**
  * Webhook signing secrets (ruling 23): a new one is `whsec_` + 32 random bytes in base64; stored
- * sealed (encrypted when CHAMBER_SECRET_KEY is set) and opened again for the relay to sign.
+ * sealed (encrypted when CHAMBER_SECRET_KEY is set) and opened again for the relay to sign, or
+ * found unreadable (the server lacks the key that sealed it, or the stored form is damaged).
  */
 export class WebhookSecrets extends Context.Service<WebhookSecrets, {
   readonly generate: () => string
   readonly seal: (secret: string) => string
-  readonly open: (stored: string) => string
+  readonly open: (stored: string) => Result.Result<string, WebhookSecretUnreadable>
 }>()("chamber/WebhookSecrets") {}

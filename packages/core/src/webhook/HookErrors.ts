@@ -7,3 +7,28 @@ export class HookNotFound extends Schema.TaggedError<HookNotFound>()("HookNotFou
     return `No webhook subscription ${this.id} in this chamber.`
   }
 }
+
+/** Why the server's keys do not open a stored signing secret (docs/webhooks.md "Secrets"). */
+export const SecretUnreadableReasons = ["no-key", "other-key", "damaged", "undecryptable"] as const
+export type SecretUnreadableReason = typeof SecretUnreadableReasons[number]
+
+const REASONS: Record<SecretUnreadableReason, string> = {
+  "no-key": "it is encrypted, but CHAMBER_SECRET_KEY is not set",
+  "other-key": "it is encrypted with another key than CHAMBER_SECRET_KEY (or CHAMBER_SECRET_KEY_PREVIOUS)",
+  "damaged": "it is damaged: the key that encrypted it does not decrypt it",
+  "undecryptable": "CHAMBER_SECRET_KEY (or CHAMBER_SECRET_KEY_PREVIOUS) does not decrypt it: it was encrypted with another key, or is damaged"
+}
+
+/**
+ * A subscription's stored signing secret that this server cannot decrypt: it can neither show
+ * it nor sign with it until its operator restores the key (a 503, nothing changed).
+ */
+export class WebhookSecretUnreadable extends Schema.TaggedError<WebhookSecretUnreadable>()("WebhookSecretUnreadable", {
+  reason: Schema.Literals(SecretUnreadableReasons)
+}) {
+  readonly kind = "Unavailable" as const
+  override get message() {
+    return `This webhook subscription's signing secret cannot be read: ${REASONS[this.reason]}. ` +
+      "Its operator must restore the key; or delete the subscription and post its URL again for a new secret."
+  }
+}

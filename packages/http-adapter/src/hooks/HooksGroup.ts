@@ -6,7 +6,7 @@ import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Hook, HookCreate, HookWithSecret } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
-import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
+import { NotFoundError, ServiceUnavailable, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
 import { RowId } from "../shared/Params.ts"
 
@@ -23,14 +23,15 @@ export class HooksGroup extends HttpApiGroup.make("hooks")
     HttpApiEndpoint.post("create", "/", {
       payload: HookCreate,
       success: HookWithSecret.pipe(HttpApiSchema.status(201)),
-      error: ValidationError
+      error: [ValidationError, ServiceUnavailable]
     }).pipe(operation({
       access: "hooks:write",
       summary: "Subscribe a URL to events",
       description:
         "`url`: https only, at most 500 characters; `events`: at least one event kind. Answers 201 with the subscription and " +
         "its signing `secret`. A URL the chamber already subscribed is updated in place: its event list replaced, active " +
-        "again, its failure count reset, and its existing secret returned."
+        "again, its failure count reset, and its existing secret returned. A 503 when the server cannot decrypt that stored " +
+        "secret (its operator's key is wrong, or the secret is damaged): nothing is changed."
     })),
     HttpApiEndpoint.delete("delete", "/:hook", {
       params: { hook: RowId },

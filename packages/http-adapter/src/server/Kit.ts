@@ -10,15 +10,16 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { type DomainError, type KeyContext, type Page, pageMeta, readablePage } from "@chamber/core"
 import { CurrentKey } from "../shared/Access.ts"
 import { jsonText } from "./EndpointRoute.ts"
-import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
+import { BusinessRuleError, NotFoundError, ServiceUnavailable, ValidationError } from "../shared/HttpErrors.ts"
 
 /** The contract error each kind of domain error becomes. */
 export type HttpErrorOf<E> =
   | (E extends { readonly kind: "NotFound" } ? NotFoundError : never)
   | (E extends { readonly kind: "Invalid" } ? ValidationError : never)
   | (E extends { readonly kind: "BusinessRule" } ? BusinessRuleError : never)
+  | (E extends { readonly kind: "Unavailable" } ? ServiceUnavailable : never)
 
-export const toHttpError = (error: DomainError): NotFoundError | ValidationError | BusinessRuleError => {
+export const toHttpError = (error: DomainError): NotFoundError | ValidationError | BusinessRuleError | ServiceUnavailable => {
   switch (error.kind) {
     case "NotFound":
       return NotFoundError.body
@@ -26,6 +27,8 @@ export const toHttpError = (error: DomainError): NotFoundError | ValidationError
       return ValidationError.of(error.errors)
     case "BusinessRule":
       return new BusinessRuleError({ message: error.message })
+    case "Unavailable":
+      return new ServiceUnavailable({ message: error.message })
   }
 }
 

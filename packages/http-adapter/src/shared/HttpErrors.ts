@@ -50,6 +50,14 @@ export class BusinessRuleError extends Schema.Error<BusinessRuleError>("Business
   readonly _tag = "BusinessRuleError" as const
 }
 
+/** A request the server cannot answer for a fault of its own that its operator must mend; nothing was changed. */
+export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(
+  { message: Schema.String },
+  { httpApiStatus: 503, description: "The server cannot answer this request until its operator mends its configuration; the message says why. Nothing was changed." }
+) {
+  readonly _tag = "ServiceUnavailable" as const
+}
+
 /** Plain messages for statuses answered outside an endpoint. */
 export const statusMessages: Record<number, string> = {
   400: "Bad request.",
