@@ -9,8 +9,7 @@
  * 2. idle RSS: after that start, after a restart on the same data, and of `serve` on PostgreSQL
  *    (the run's database; bar <= 120 MB);
  * 3. RSS of the restarted embedded server under a little load (BENCH_EMBEDDED_CONNECTIONS
- *    connections for BENCH_EMBEDDED_LOAD seconds on the members page and /me);
- * 4. per-statement latency, PGlite against PostgreSQL (embedded-statements.ts).
+ *    connections for BENCH_EMBEDDED_LOAD seconds on the members page and /me).
  */
 import autocannon from "autocannon"
 import { CHAMBER_NODE_FLAGS, type SectionContext } from "./shared.ts"
@@ -19,14 +18,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { benchStatements, p, type StatementRow } from "./embedded-statements.ts"
 import { procStatus, spawnNode, stopChild } from "./processes.ts"
 
 const STARTS = Math.max(1, Number(process.env.BENCH_EMBEDDED_STARTS ?? 3))
 const IDLE_SECONDS = Number(process.env.BENCH_EMBEDDED_IDLE ?? 5)
 const LOAD_SECONDS = Number(process.env.BENCH_EMBEDDED_LOAD ?? 10)
 const LOAD_CONNECTIONS = Number(process.env.BENCH_EMBEDDED_CONNECTIONS ?? 4)
-const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
 export const EMBEDDED_BAR = { coldStartMs: 5_000, postgresIdleRssMb: 120 }
 
 const BIN = fileURLToPath(new URL("../packages/cli/src/bin.ts", import.meta.url))
@@ -205,21 +202,9 @@ const idle = async (serving: Serving) => {
   return { base, readyMs, rss: rss(serving), hwm: procStatus(serving.child.pid!, "VmHWM") }
 }
 
-const statementTable = (rows: ReadonlyArray<StatementRow>, log: (line: string) => void) => {
-  const cell = (values: ReadonlyArray<number> | undefined) => (values === undefined || values.length === 0 ? "-" : `${p(values, 50).toFixed(3)} / ${p(values, 99).toFixed(2)}`)
-  const ratio = (a: ReadonlyArray<number> | undefined, b: ReadonlyArray<number> | undefined) =>
-    a === undefined || b === undefined || a.length === 0 || b.length === 0 ? "-" : `${(p(a, 50) / p(b, 50)).toFixed(1)}x`
-  const widths = [30, 18, 18, 8, 18, 18, 8]
-  const line = (cells: ReadonlyArray<string>) => log(cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "))
-  line(["operation (p50 / p99 ms)", "PostgreSQL", "PGlite", "ratio", "engine: PG", "engine: PGlite", "ratio"])
-  for (const r of rows) {
-    line([r.name, cell(r.postgres), cell(r.pglite), ratio(r.pglite, r.postgres), cell(r.enginePostgres), cell(r.enginePglite), ratio(r.enginePglite, r.enginePostgres)])
-  }
-}
-
 export const benchEmbedded = async (ctx: EmbeddedBenchContext): Promise<void> => {
   const { log } = ctx
-  log(`\n[${ctx.elapsed()}] embedded database (PGlite): ${STARTS} cold starts, idle ${IDLE_SECONDS} s, load ${LOAD_CONNECTIONS} connections x ${LOAD_SECONDS} s, ${MEMBERS} members for the statements`)
+  log(`\n[${ctx.elapsed()}] embedded database (PGlite): ${STARTS} cold starts, idle ${IDLE_SECONDS} s, load ${LOAD_CONNECTIONS} connections x ${LOAD_SECONDS} s`)
   log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`)
   const dirs: Array<string> = []
   try {
@@ -269,15 +254,6 @@ export const benchEmbedded = async (ctx: EmbeddedBenchContext): Promise<void> =>
         `p50 ${f(underLoad.p50, 1)} ms, p99 ${f(underLoad.p99, 1)} ms, non-2xx/errors ${underLoad.bad}; ` +
         `RSS peak ${f(underLoad.peakRss)} MB, ${f(underLoad.rssAfter)} MB 3 s after`
     )
-
-    // 4. Statements.
-    log(`\n[${ctx.elapsed()}] per-statement latency: ${MEMBERS} members seeded in each database`)
-    const statements = await benchStatements(ctx.dbUrl, MEMBERS)
-    log(`seeding ${MEMBERS} members (8 at a time, each create one transaction): PGlite ${f(statements.seedMs.pglite)} ms, PostgreSQL ${f(statements.seedMs.postgres)} ms`)
-    log("one operation at a time; product = the core call (repository, driver; PGlite through PgliteWire); engine = its statements prepared and")
-    log("executed alone (PGlite: execProtocolRaw; PostgreSQL: a bare socket); ratio = PGlite p50 / PostgreSQL p50\n")
-    statementTable(statements.rows, log)
-    if (statements.note !== undefined) log(statements.note)
 
     log("")
     log(

@@ -8,8 +8,7 @@
  * alternating the two chambers: page 1, a page near the end (last_page - 1), name searches (a
  * typical word, a term matching a handful, a new term each request), a page in the middle and
  * the other orders. Each case prints p50 for both sizes and the ratio, PASS when it is at most
- * 2x. BENCH_EXPLAIN=1 also prints EXPLAIN (ANALYZE, BUFFERS) of the statements each
- * large-chamber case runs, captured from the product's own repository.
+ * 2x (a verdict for page 1, a page near the end and two searches; the others are shown).
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { CHAMBER_NODE_FLAGS, type SectionContext } from "./shared.ts"
@@ -19,8 +18,7 @@ import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import * as Statement from "effect/sql/Statement"
-import { Keys, Members, slugify, Tenants } from "../packages/core/src/index.ts"
+import { Keys, slugify, Tenants } from "../packages/core/src/index.ts"
 import { type DatabaseConfig, StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { collectLines, newOutput, spawnNode, stopChild } from "./processes.ts"
 import { memberInputs } from "./seed-data.ts"
@@ -32,7 +30,6 @@ const MIN_REQUESTS = Number(process.env.BENCH_LARGE_REQUESTS ?? 7)
 const CASE_SECONDS = Number(process.env.BENCH_LARGE_SECONDS ?? 5)
 const MAX_REQUESTS = 40
 const WARMUP_ROUNDS = 3
-const EXPLAIN = process.env.BENCH_EXPLAIN === "1"
 const DATABASES = (process.env.BENCH_LARGE_DATABASES ?? "postgres,pglite").split(",").map((s) => s.trim())
 const BAR = 2
 const BATCH = 5_000
@@ -56,8 +53,6 @@ interface Case {
   readonly path: string
   /** The page asked: 1, last_page - 1, or last_page / 2. */
   readonly at: "first" | "end" | "middle"
-  /** The core call the case makes, for EXPLAIN. */
-  readonly core: (members: Members["Service"], tenantId: number, page: number) => Effect.Effect<unknown, unknown>
   /** Searches never read before: each request (both chambers alike) searches the next of these terms instead. */
   readonly fresh?: ReadonlyArray<string>
 }
@@ -79,23 +74,12 @@ const handfulTerm = (names: ReadonlyArray<string>) => {
 }
 
 const cases = (handful: string): ReadonlyArray<Case> => {
-  const list = (name: string, query: string, at: Case["at"], promised: boolean): Case => {
-    const params = new URLSearchParams(query)
-    return {
-      name,
-      promised,
-      path: `members?${query}`,
-      at,
-      core: (members, tenantId, page) =>
-        members.list(tenantId, { status: (params.get("status") ?? undefined) as never, sort: params.get("sort") ?? undefined, page })
-    }
-  }
+  const list = (name: string, query: string, at: Case["at"], promised: boolean): Case => ({ name, promised, path: `members?${query}`, at })
   const search = (name: string, term: string, at: Case["at"], promised: boolean): Case => ({
     name,
     promised,
     path: `members/search?name=${encodeURIComponent(term)}`,
-    at,
-    core: (members, tenantId, page) => members.search(tenantId, { name: term, page })
+    at
   })
   // Five-letter pieces of the trades the bench's names carry: each matches a few percent of the members.
   const pieces = [...new Set(TRADES.flatMap((trade) => Array.from({ length: trade.length - 4 }, (_, i) => trade.slice(i, i + 5))))]
@@ -158,40 +142,6 @@ const makeChamber = (size: number) =>
     const names = yield* insertMembers(tenant.id, size)
     const key = yield* keys.mint({ tenant: tenant.id, asEmail: "admin@large.example", name: "Large bench", scopes: "read", dailyLimit: 2_000_000_000 })
     return { chamber: { size, tenantId: tenant.id, key: key.key } satisfies Chamber, names }
-  })
-
-// ---------------------------------------------------------------------------------------------
-// EXPLAIN: the statements a core call runs, captured as the product compiles them, then explained.
-
-const captured = (effect: Effect.Effect<unknown, unknown>) =>
-  Effect.gen(function*() {
-    const statements: Array<readonly [string, ReadonlyArray<unknown>]> = []
-    const record: Statement.Transformer = (statement) =>
-      Effect.sync(() => {
-        statements.push(statement.compile())
-        return statement
-      })
-    yield* effect.pipe(Effect.provideService(Statement.CurrentTransformer, record))
-    return statements
-  })
-
-/**
- * A search is explained as read three times (the product reads a search's matches the first
- * time, keeps their ids the second, reads kept ids from then on); a search of new terms, once.
- */
-const explain = (members: Members["Service"], tenantId: number, page: number, c: Case, log: (line: string) => void) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const reads = c.path.startsWith("members/search") && c.fresh === undefined ? 3 : 1
-    for (let read = 1; read <= reads; read++) {
-      if (reads > 1) log(`  -- read ${read} of this search`)
-      for (const [text, params] of yield* captured(c.core(members, tenantId, page))) {
-        const plan = yield* sql.unsafe<{ readonly "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)
-        log(`  -- ${text.replace(/\s+/g, " ").slice(0, 400)}`)
-        log(`  -- params: ${JSON.stringify(params.map((p) => (typeof p === "string" && p.length > 80 ? `${p.slice(0, 80)}…` : p)))}`)
-        for (const row of plan) log(`  ${row["QUERY PLAN"]}`)
-      }
-    }
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -333,20 +283,6 @@ const runOn = async (label: string, config: DatabaseConfig, serverEnv: Record<st
     log(`[${elapsed()}] chamber serve on ${server.base}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`)
     log(`  ${"case".padEnd(44)}${`${SMALL} ms`.padStart(9)}${`${BIG} ms`.padStart(10)}${"ratio".padStart(8)}`)
     timed = await timeCases(server.base, [seeded.small, seeded.big], list, log)
-    if (EXPLAIN) {
-      const pages = await Promise.all(list.map((c) => pageOf(server.base, c, seeded.big)))
-      await server.stop()
-      log(`\nEXPLAIN (ANALYZE, BUFFERS) on ${label}, chamber of ${BIG}:`)
-      await Effect.runPromise(
-        Effect.gen(function*() {
-          const members = yield* Members
-          for (const [i, c] of list.entries()) {
-            log(`\n${c.name} (page ${pages[i]}):`)
-            yield* explain(members, seeded.big.tenantId, pages[i]!, c, log)
-          }
-        }).pipe(Effect.provide(Layer.fresh(storage)), Effect.orDie)
-      )
-    }
   } finally {
     await server.stop()
   }

@@ -65,33 +65,3 @@ export const cpuSeconds = (pid: number): number => {
     return NaN
   }
 }
-
-/** What V8's GC trace (`--trace-gc-nvp`) says of a process: bytes allocated and promoted, the collections and their pauses. */
-export interface GcTally {
-  allocated: number
-  promoted: number
-  scavenges: number
-  full: number
-  pauseMs: number
-  /** The longest single pause. */
-  maxPauseMs: number
-}
-
-export const newGcTally = (): GcTally => ({ allocated: 0, promoted: 0, scavenges: 0, full: 0, pauseMs: 0, maxPauseMs: 0 })
-
-/**
- * Adds one `--trace-gc-nvp` line (bytes allocated since the last collection, bytes this one
- * promoted, a scavenge `gc=s` or a full collection, its pause) to `tally`; false for any other line.
- */
-export const countGcLine = (line: string, tally: GcTally): boolean => {
-  const allocated = line.match(/ allocated=(\d+)/)?.[1]
-  if (allocated === undefined) return false
-  tally.allocated += Number(allocated)
-  tally.promoted += Number(line.match(/ promoted=(\d+)/)?.[1] ?? 0)
-  const pause = Number(line.match(/pause=([\d.]+)/)?.[1] ?? 0)
-  tally.pauseMs += pause
-  tally.maxPauseMs = Math.max(tally.maxPauseMs, pause)
-  if (/ gc=s /.test(line)) tally.scavenges++
-  else tally.full++
-  return true
-}

@@ -43,8 +43,6 @@ export interface RelayBenchContext {
   readonly db: pg.Client
   readonly log: (line: string) => void
   readonly elapsed: () => string
-  /** Node options for our relay processes (the CPU profiler), by name. */
-  readonly nodeArgs: (name: string) => ReadonlyArray<string>
 }
 
 type Name = "ours" | "baseline"
@@ -117,7 +115,7 @@ export const benchRelay = async (ctx: RelayBenchContext): Promise<void> => {
     const start = (name: Name, i: number) =>
       new Promise<ReturnType<typeof spawnNode>>((resolve, reject) => {
         const args = name === "ours"
-          ? [...CHAMBER_NODE_FLAGS, ...ctx.nodeArgs(`relay${i}`), here("../packages/cli/src/bin.ts"), "relay", "--json"]
+          ? [...CHAMBER_NODE_FLAGS, here("../packages/cli/src/bin.ts"), "relay", "--json"]
           : [here("./relay-baseline.ts")]
         const child = spawnNode(args, env(name))
         const ready = name === "ours" ? /Webhook relay running/ : /^BENCH_RELAY_READY$/

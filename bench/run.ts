@@ -30,14 +30,12 @@
  *
  * Knobs (env): DATABASE_URL, BENCH_MEMBERS (1000), BENCH_CONNECTIONS (32), BENCH_DURATION (10 s),
  * BENCH_ROUNDS (2), BENCH_WARMUP (4 s), BENCH_POOL_SIZE (10), BENCH_ONLY=members,me,members-post,
- * invoices,relay (a comma-separated selection), BENCH_PROFILE=1 (run our server, and our relays,
- * under --cpu-prof, profiles written to bench/profiles/ when they exit; summarise them with
- * bench/profile-summary.ts; BENCH_PROFILE=all profiles the baseline server too); the relay's own
- * BENCH_RELAY_* knobs are in relay.ts and bench/README.md.
+ * invoices,relay (a comma-separated selection); the relay's own BENCH_RELAY_* knobs are in
+ * relay.ts and bench/README.md.
  */
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdirSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { cpus } from "node:os"
 import { isDeepStrictEqual } from "node:util"
 import { fileURLToPath } from "node:url"
@@ -60,8 +58,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2))
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)
-const PROFILE = process.env.BENCH_PROFILE === "1" || process.env.BENCH_PROFILE === "all"
-const PROFILE_BASELINE = process.env.BENCH_PROFILE === "all"
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
 /** Issue 12's bars (against the baseline) and issue 10's (the limiter against none), "Verdicts" in README.md. */
 const BAR = { throughput: 0.9, p99: 1.2, peakRss: 1.5, single: 0.8, accessLogCost: 0.05, writes: 0.8, limiterInProcess: 0.05, limiterRedis: 0.15 }
@@ -686,18 +682,7 @@ const main = async () => {
   db = new pg.Client({ connectionString: dbUrl })
   await db.connect()
   if (ENDPOINTS.length > 0) await benchHttp(db)
-  if (RELAY) {
-    const profiles = here("./profiles")
-    if (PROFILE) mkdirSync(profiles, { recursive: true })
-    await benchRelay({
-      dbUrl,
-      db,
-      log,
-      elapsed,
-      nodeArgs: (name) => (PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profiles}`, `--cpu-prof-name=ours-${name}.${dbName}.${Date.now()}.cpuprofile`] : [])
-    })
-    if (PROFILE) log(`relay CPU profiles, one per process and round: ${profiles}/ours-relay*.${dbName}.*.cpuprofile`)
-  }
+  if (RELAY) await benchRelay({ dbUrl, db, log, elapsed })
   // Large tenants (large.ts): only when asked for, BENCH_ONLY=large.
   if (ONLY.includes("large")) await benchLarge({ dbUrl, log, elapsed })
   // The embedded database (embedded.ts): only when asked for, BENCH_ONLY=embedded.
@@ -737,21 +722,15 @@ const benchHttp = async (db: pg.Client) => {
   await tracer.close()
   tracer = undefined
 
-  let profileDir: string | undefined
-  if (PROFILE) {
-    profileDir = here("./profiles")
-    mkdirSync(profileDir, { recursive: true })
-  }
   const accessLog = accessLogFile(dbName)
-  const profiled = (name: string) => profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.${dbName}.cpuprofile`]
   const limiters = ENDPOINTS.some((e) => e.withLimiters)
   // Ours as shipped: the in-process rate limiter and the access log, one JSON line per request
   // appended to a file. The others each leave one of them out, or count in Redis.
   const logged = { BENCH_ACCESS_LOG: accessLog }
   const [ours, noLog, baseline, noLimit, withRedis] = await Promise.all([
-    startServer("ours", "./our-server.ts", { nodeArgs: profiled("ours"), env: logged }),
+    startServer("ours", "./our-server.ts", { env: logged }),
     startServer("ours-nolog", "./our-server.ts"),
-    startServer("baseline", "./baseline-server.ts", { nodeArgs: PROFILE_BASELINE ? profiled("baseline") : [] }),
+    startServer("baseline", "./baseline-server.ts"),
     ...(limiters
       ? [
         startServer("ours-nolimit", "./our-server.ts", { env: { ...logged, BENCH_RATE_LIMITS: "off" } }),
@@ -855,10 +834,6 @@ const benchHttp = async (db: pg.Client) => {
     if (server.output.lines === 0) continue
     log(`\nnote: the ${server.name} server printed ${server.output.lines} log line(s) during the bench (e.g. requests cut off when autocannon closes its connections at the end of a run); first lines:`)
     for (const line of server.output.first.slice(0, 4)) log(`  | ${line.slice(0, 160)}`)
-  }
-  if (profileDir !== undefined) {
-    log(`CPU profiles (written when the servers exit): ${profileDir}/{ours${PROFILE_BASELINE ? ",baseline" : ""}}.${dbName}.cpuprofile`)
-    log(`summarise with: node bench/profile-summary.ts ${profileDir}/ours.${dbName}.cpuprofile`)
   }
   // Idle from here on: not left running beside whatever the bench measures next.
   await Promise.all(servers.map((server) => stopChild(server.child)))
