@@ -36,9 +36,12 @@ export const newOutput = (): Output => ({ lines: 0, first: [] })
 
 /** Feeds a child's stream into `output` line by line; `onLine` may claim a line (returns true) so it is not counted. */
 export const collectLines = (stream: NodeJS.ReadableStream, output: Output, onLine: (line: string) => boolean = () => false) => {
+  let partial = ""
   stream.setEncoding("utf8")
   stream.on("data", (chunk: string) => {
-    for (const line of chunk.split("\n")) {
+    const lines = (partial + chunk).split("\n")
+    partial = lines.pop()!
+    for (const line of lines) {
       if (line.trim() === "" || onLine(line)) continue
       output.lines++
       if (output.first.length < 8) output.first.push(line)

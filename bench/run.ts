@@ -29,7 +29,7 @@ import pg from "pg"
 import { Keys, Members, Tenants } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { children, collectLines, cpuSeconds, newOutput, type Output, procStatus, spawnNode, stopChild } from "./processes.ts"
-import { accessLogFile, CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
+import { accessLogFile, CHAMBER_NODE_FLAGS, f, LISTENING, percentile, POOL_SIZE } from "./shared.ts"
 import { invoiceBodies, memberBodies, memberInputs, paymentBodies } from "./seed-data.ts"
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
 import { benchRelay } from "./relay.ts"
@@ -50,7 +50,6 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 const log = (line: string) => console.log(line)
 const started = Date.now()
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
-const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a")
 
 // ---------------------------------------------------------------------------------------------
 // The database: a fresh one, dropped at the end whatever happens.
@@ -363,8 +362,6 @@ interface Measured {
   readonly cpuMs: number
   readonly peakRssMb: number
   readonly bad: number
-  /** Per step of a flow: p50 and p99 of its 2xx responses. */
-  readonly steps: ReadonlyArray<{ readonly p50: number; readonly p99: number }>
 }
 
 type OnResponse = (client: any, status: number, time: number) => void
@@ -378,16 +375,10 @@ const fire = (base: string, endpoint: Endpoint, world: World, seconds: number, o
     if (onResponse !== undefined) instance.on("response", (client: unknown, status: number, _bytes: number, time: number) => onResponse(client, status, time))
   })
 
-const percentile = (values: ReadonlyArray<number>) => {
-  const sorted = Float64Array.from(values).sort()
-  return (p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!)
-}
-
 /** One server's rounds on one endpoint. */
 class Tally {
   /** Per unit: a request's latency, or a flow's (the sum of its steps'). */
   readonly latencies: Array<number> = []
-  readonly stepLatencies: Array<Array<number>>
   ok = 0
   bad = 0
   seconds = 0
@@ -399,7 +390,6 @@ class Tally {
   constructor(server: Server, endpoint: Endpoint) {
     this.server = server
     this.endpoint = endpoint
-    this.stepLatencies = endpoint.steps.map(() => [])
   }
 
   async round(world: World, seconds: number) {
@@ -412,7 +402,6 @@ class Tally {
       const good = status >= 200 && status < 300
       // With pipelining 1, the iterator still points at the request this response answers.
       const step = last === 0 ? 0 : (client.requestIterator.currentRequestIndex as number)
-      if (good) this.stepLatencies[step]!.push(time)
       let flow = flows.get(client)
       if (step === 0 || flow === undefined) flows.set(client, flow = { sum: 0, ok: true })
       flow.sum += time
@@ -448,11 +437,7 @@ class Tally {
       p99: pct(99),
       cpuMs: this.ok > 0 ? (this.cpu * 1000) / this.ok : NaN,
       peakRssMb: this.peakRssMb,
-      bad: this.bad,
-      steps: this.stepLatencies.map((l) => {
-        const p = percentile(l)
-        return { p50: p(50), p99: p(99) }
-      })
+      bad: this.bad
     }
   }
 }
@@ -482,10 +467,6 @@ const printTable = (endpoint: Endpoint, rows: Rows) => {
   log(`\n${endpoint.name}`)
   log(cells(["server", `${unit}s/s`, "p50 ms", "p99 ms", `CPU ms/${unit}`, "peak RSS MB", "non-2xx/err"]))
   for (const [name, m] of rows) log(cells([name, f(m.rps), f(m.p50), f(m.p99), f(m.cpuMs, 3), f(m.peakRssMb), String(m.bad)]))
-  if (flow) {
-    log(`  per step, p50 / p99 ms of its 2xx responses:`)
-    endpoint.steps.forEach((step, i) => log(`    ${step.padEnd(38)}${rows.map(([name, m]) => `${name} ${f(m.steps[i]!.p50)} / ${f(m.steps[i]!.p99)}`).join("   ")}`))
-  }
   const get = (name: string) => rows.find(([n]) => n === name)?.[1]
   for (const other of ["baseline", "ours-nolog", "ours-nolimit", "before"]) {
     const [a, b] = [get("ours")!, get(other)]
