@@ -18,7 +18,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { Keys, slugify, Tenants } from "../packages/core/src/index.ts"
 import { type DatabaseConfig, StorageLive } from "../packages/pg-adapter/src/index.ts"
-import { collectLines, newOutput, spawnNode, stopChild } from "./processes.ts"
+import { startNode, stopChild } from "./processes.ts"
 import { memberInputs } from "./seed-data.ts"
 import { CHAMBER_NODE_FLAGS, f, percentile, type SectionContext } from "./shared.ts"
 
@@ -121,38 +121,19 @@ const makeChamber = (size: number) =>
 // ---------------------------------------------------------------------------------------------
 // The server and the timing.
 
-interface Served {
-  readonly base: string
-  readonly stop: () => Promise<void>
-}
-
 /** `chamber serve` on a free port, no relay, logging warnings only, rate limits far away. */
-const serve = (env: Record<string, string>) =>
-  new Promise<Served>((resolve, reject) => {
-    const { REDIS_URL: _redis, ...rest } = process.env
-    const child = spawnNode([...CHAMBER_NODE_FLAGS, bin, "serve", "--port", "0", "--no-relay"], {
-      ...rest,
-      ...env,
-      LOG_LEVEL: "warn",
-      NO_COLOR: "1",
-      CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
-      NODE_ENV: "production"
-    })
-    const output = newOutput()
-    collectLines(child.stderr!, output)
-    const timer = setTimeout(() => reject(new Error("chamber serve did not start within 120 s")), 120_000)
-    collectLines(child.stdout!, output, (line) => {
-      const match = line.match(/Chamber Data API on (http:\/\/[^ ]+)\/api\/v1/)
-      if (match === null) return false
-      clearTimeout(timer)
-      resolve({ base: match[1]!, stop: () => stopChild(child) })
-      return true
-    })
-    child.once("exit", (code, signal) => {
-      clearTimeout(timer)
-      reject(new Error(`chamber serve exited (code ${code}, signal ${signal})\n${output.first.join("\n")}`))
-    })
-  })
+const serve = async (env: Record<string, string>) => {
+  const { REDIS_URL: _redis, ...rest } = process.env
+  const { child, match } = await startNode("chamber serve", [...CHAMBER_NODE_FLAGS, bin, "serve", "--port", "0", "--no-relay"], {
+    ...rest,
+    ...env,
+    LOG_LEVEL: "warn",
+    NO_COLOR: "1",
+    CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
+    NODE_ENV: "production"
+  }, /Chamber Data API on (http:\/\/[^ ]+)\/api\/v1/, 120_000)
+  return { base: match[1]!, stop: () => stopChild(child) }
+}
 
 const get = async (base: string, path: string, key: string) => {
   const started = performance.now()

@@ -15,6 +15,28 @@ export const spawnNode = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): 
   return child
 }
 
+/** Spawns `node <args>` and resolves once a line of its stdout matches `ready`: the child, the match, its other output. */
+export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000) =>
+  new Promise<{ readonly child: ChildProcess; readonly match: RegExpMatchArray; readonly output: Output }>((resolve, reject) => {
+    const child = spawnNode(args, env)
+    const output = newOutput()
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs / 1000} s`)), timeoutMs)
+    let started = false
+    collectLines(child.stderr!, output)
+    collectLines(child.stdout!, output, (line) => {
+      const match = started ? null : line.match(ready)
+      if (match === null) return false
+      started = true
+      clearTimeout(timer)
+      resolve({ child, match, output })
+      return true
+    })
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer)
+      reject(new Error(`${name} exited early (code ${code}, signal ${signal})\n${output.first.join("\n")}`))
+    })
+  })
+
 export const stopChild = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve()

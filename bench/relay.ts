@@ -19,7 +19,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import type pg from "pg"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { verify, verifyStandard } from "../packages/webhook-relay/src/index.ts"
-import { collectLines, cpuSeconds, newOutput, type Output, procStatus, spawnNode, stopChild } from "./processes.ts"
+import { cpuSeconds, type Output, procStatus, startNode, stopChild } from "./processes.ts"
 import { startBenchReceiver } from "./relay-receiver.ts"
 import { commitEvents, meanFanout, type PlannedEvent, planEvents, seedHistory, setupChamber } from "./relay-work.ts"
 import { CHAMBER_NODE_FLAGS, f, percentile, type SectionContext, sleep } from "./shared.ts"
@@ -75,32 +75,16 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
         `transaction over ${SECONDS} s; ${history.deliveries} settled deliveries of history; ${ROUNDS} rounds each`
     )
 
-    const outputs: Record<Name, Output> = { ours: newOutput(), baseline: newOutput() }
-    const start = (name: Name) =>
-      new Promise<ReturnType<typeof spawnNode>>((resolve, reject) => {
-        const bin = fileURLToPath(new URL(name === "ours" ? "../packages/cli/src/bin.ts" : "./relay-baseline.ts", import.meta.url))
-        const child = spawnNode(name === "ours" ? [...CHAMBER_NODE_FLAGS, bin, "relay", "--json"] : [bin], {
-          ...process.env,
-          DATABASE_URL: ctx.dbUrl,
-          CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true",
-          NODE_EXTRA_CA_CERTS: caFile,
-          NODE_ENV: "production",
-          NO_COLOR: "1"
-        })
-        const ready = name === "ours" ? /Webhook relay running/ : /^BENCH_RELAY_READY$/
-        const timer = setTimeout(() => reject(new Error(`${name} relay did not start within 60 s`)), 60_000)
-        collectLines(child.stderr!, outputs[name])
-        collectLines(child.stdout!, outputs[name], (line) => {
-          if (!ready.test(line)) return false
-          clearTimeout(timer)
-          resolve(child)
-          return true
-        })
-        child.once("exit", (code, signal) => {
-          clearTimeout(timer)
-          reject(new Error(`${name} relay exited early (code ${code}, signal ${signal})\n${outputs[name].first.join("\n")}`))
-        })
-      })
+    const outputs: Record<Name, Array<Output>> = { ours: [], baseline: [] }
+    const start = async (name: Name) => {
+      const bin = fileURLToPath(new URL(name === "ours" ? "../packages/cli/src/bin.ts" : "./relay-baseline.ts", import.meta.url))
+      const env = { ...process.env, DATABASE_URL: ctx.dbUrl, CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true", NODE_EXTRA_CA_CERTS: caFile, NODE_ENV: "production", NO_COLOR: "1" }
+      const { child, output } = name === "ours"
+        ? await startNode("our relay", [...CHAMBER_NODE_FLAGS, bin, "relay", "--json"], env, /Webhook relay running/)
+        : await startNode("the baseline relay", [bin], env, /^BENCH_RELAY_READY$/)
+      outputs[name].push(output)
+      return child
+    }
 
     /** Back to the history alone, subscriptions as new, dead rows vacuumed, pages flushed: no round pays for another. */
     const reset = async (name: Name) => {
@@ -126,7 +110,7 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
         const states = (await db.query(
           `SELECT status, attempt_count, count(*)::int AS n FROM webhook_deliveries WHERE status <> 'succeeded' GROUP BY 1, 2 ORDER BY 1, 2`
         )).rows.map((r) => `${r.n} ${r.status} after ${r.attempt_count} attempts`)
-        const printed = [...outputs.ours.first, ...outputs.baseline.first].map((line) => `\n  | ${line.slice(0, 300)}`).join("")
+        const printed = [...outputs.ours, ...outputs.baseline].flatMap((o) => o.first).map((line) => `\n  | ${line.slice(0, 300)}`).join("")
         throw new Error(`${error.message}; not delivered: ${states.join(", ") || "none"}${printed}`)
       })
 
@@ -221,7 +205,7 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
   }
 }
 
-const report = (log: (line: string) => void, rounds: ReadonlyArray<Round>, outputs: Record<Name, Output>) => {
+const report = (log: (line: string) => void, rounds: ReadonlyArray<Round>, outputs: Record<Name, ReadonlyArray<Output>>) => {
   const measure = (name: Name) => {
     const mine = rounds.filter((r) => r.name === name)
     const p = percentile(mine.flatMap((r) => r.latencies))
@@ -251,8 +235,7 @@ const report = (log: (line: string) => void, rounds: ReadonlyArray<Round>, outpu
       (clean ? "; every delivery received once, signatures valid, none left pending" : " -- a round had problems (above): the run does not count")
   )
   for (const name of ["ours", "baseline"] as const) {
-    if (outputs[name].lines === 0) continue
-    log(`\nnote: the ${name} relays printed ${outputs[name].lines} line(s):`)
-    for (const line of outputs[name].first.slice(0, 4)) log(`  | ${line.slice(0, 160)}`)
+    const lines = outputs[name].flatMap((o) => o.first)
+    if (lines.length > 0) log(`\nnote: the ${name} relays printed, e.g.:\n${lines.slice(0, 4).map((line) => `  | ${line.slice(0, 160)}`).join("\n")}`)
   }
 }

@@ -28,7 +28,7 @@ import * as Effect from "effect/Effect"
 import pg from "pg"
 import { Keys, Members, Tenants } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
-import { children, collectLines, cpuSeconds, newOutput, type Output, procStatus, spawnNode, stopChild } from "./processes.ts"
+import { children, cpuSeconds, type Output, procStatus, startNode, stopChild } from "./processes.ts"
 import { accessLogFile, CHAMBER_NODE_FLAGS, f, LISTENING, percentile, POOL_SIZE } from "./shared.ts"
 import { invoiceBodies, memberBodies, memberInputs, paymentBodies } from "./seed-data.ts"
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
@@ -119,33 +119,18 @@ interface Server {
   readonly output: Output
 }
 
-const startServer = (name: string, file: string, env: Record<string, string> = {}, databaseUrl = dbUrl) =>
-  new Promise<Server>((resolve, reject) => {
-    const ours = file.endsWith("our-server.ts")
-    const child = spawnNode([...(ours ? CHAMBER_NODE_FLAGS : []), file], {
-      ...process.env,
-      ...env,
-      DATABASE_URL: databaseUrl,
-      BENCH_POOL_SIZE: String(POOL_SIZE),
-      // Far above the spec's 120 a minute: the limiter runs in full but never shapes the measurement.
-      CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
-      NODE_ENV: "production"
-    })
-    const output = newOutput()
-    collectLines(child.stderr!, output)
-    const timer = setTimeout(() => reject(new Error(`${name} server did not start within 60 s`)), 60_000)
-    collectLines(child.stdout!, output, (line) => {
-      const match = line.match(new RegExp(`^${LISTENING} (\\d+)`))
-      if (match === null) return false
-      clearTimeout(timer)
-      resolve({ name, child, base: `http://127.0.0.1:${match[1]}`, output })
-      return true
-    })
-    child.once("exit", (code, signal) => {
-      clearTimeout(timer)
-      reject(new Error(`${name} server exited early (code ${code}, signal ${signal})\n${output.first.join("\n")}`))
-    })
-  })
+const startServer = async (name: string, file: string, env: Record<string, string> = {}, databaseUrl = dbUrl): Promise<Server> => {
+  const { child, match, output } = await startNode(name, [...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), file], {
+    ...process.env,
+    ...env,
+    DATABASE_URL: databaseUrl,
+    BENCH_POOL_SIZE: String(POOL_SIZE),
+    // Far above the spec's 120 a minute: the limiter runs in full but never shapes the measurement.
+    CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
+    NODE_ENV: "production"
+  }, new RegExp(`^${LISTENING} (\\d+)`))
+  return { name, child, base: `http://127.0.0.1:${match[1]}`, output }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Both servers do the same work: answers, statements and outbox rows compared.
