@@ -78,8 +78,7 @@ const jsonLine = (options: Logger.Options<unknown>): string | LaterLine => plain
 
 /**
  * At most one write every this many milliseconds: a quiet process's lines go out on the next turn
- * of the event loop, a busy one's are gathered for up to this long (bench/README.md "The access
- * log's writes").
+ * of the event loop, a busy one's are gathered for up to this long.
  */
 export const WRITE_INTERVAL_MS = 10
 
