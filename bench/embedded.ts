@@ -1,137 +1,85 @@
 /**
- * `pnpm bench`'s embedded database section (BENCH_ONLY=embedded; bench/README.md "Embedded
- * database (PGlite)"): what PGlite costs next to PostgreSQL, with `chamber serve` run as an
- * operator runs it (`node packages/cli/src/bin.ts serve`, a child process of its own).
+ * `pnpm bench`'s embedded database section (BENCH_ONLY=embedded): `chamber serve` on PGlite as an
+ * operator runs it (`node packages/cli/src/bin.ts serve`, a child process of its own), beside
+ * `chamber serve` on PostgreSQL.
  *
  * 1. cold start: `serve --demo-if-empty` on an empty data directory, from the spawn to the first
  *    200 of GET /api/v1/me with the key it prints; BENCH_EMBEDDED_STARTS runs, the median against
- *    the bar (<= 5 s), each broken down by the server's own debug lines (LOG_LEVEL=debug);
- * 2. idle RSS: after that start, after a restart on the same data, and of `serve` on PostgreSQL
- *    (the run's database; bar <= 120 MB);
- * 3. RSS of the restarted embedded server under a little load (BENCH_EMBEDDED_CONNECTIONS
- *    connections for BENCH_EMBEDDED_LOAD seconds on the members page and /me);
- * 4. per-statement latency, PGlite against PostgreSQL (embedded-statements.ts).
+ *    the bar (<= 5 s); then its RSS after BENCH_EMBEDDED_IDLE seconds idle;
+ * 2. a restart on that data: until it listens, its idle RSS, then its RSS under a little load
+ *    (BENCH_EMBEDDED_CONNECTIONS connections for BENCH_EMBEDDED_LOAD seconds, members page and /me);
+ * 3. `serve` on PostgreSQL (the bench's database): its idle RSS against the bar (<= 120 MB).
  */
 import autocannon from "autocannon"
-import { CHAMBER_NODE_FLAGS, type SectionContext } from "./shared.ts"
-import type { ChildProcess } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { benchStatements, p, type StatementRow } from "./embedded-statements.ts"
-import { procStatus, spawnNode, stopChild } from "./processes.ts"
+import { collectLines, newOutput, procStatus, spawnNode, stopChild } from "./processes.ts"
+import { CHAMBER_NODE_FLAGS, f, percentile, type SectionContext, sleep } from "./shared.ts"
 
 const STARTS = Math.max(1, Number(process.env.BENCH_EMBEDDED_STARTS ?? 3))
 const IDLE_SECONDS = Number(process.env.BENCH_EMBEDDED_IDLE ?? 5)
 const LOAD_SECONDS = Number(process.env.BENCH_EMBEDDED_LOAD ?? 10)
 const LOAD_CONNECTIONS = Number(process.env.BENCH_EMBEDDED_CONNECTIONS ?? 4)
-const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
-export const EMBEDDED_BAR = { coldStartMs: 5_000, postgresIdleRssMb: 120 }
+const BAR = { coldStartMs: 5_000, postgresIdleRssMb: 120 }
 
 const BIN = fileURLToPath(new URL("../packages/cli/src/bin.ts", import.meta.url))
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const f = (n: number | undefined, digits = 0) => (n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : "-")
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted.length === 0 ? NaN : sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
-}
 
-export type EmbeddedBenchContext = SectionContext
-
-/**
- * One `chamber serve` child: its JSON log lines, each at its own timestamp (ms since the spawn).
- * Not when they arrive: the server writes to a pipe, and while PGlite works its lines wait.
- */
-interface Serving {
-  readonly child: ChildProcess
-  readonly started: number
-  readonly startedAt: number
-  readonly seen: Map<string, { readonly at: number; readonly annotations: Record<string, unknown> }>
-  readonly other: Array<string>
-}
-
-const serve = (args: ReadonlyArray<string>, env: Record<string, string>): Serving => {
+/** One `chamber serve` child: where it listens, and the demo key it printed, if any. */
+const serve = (args: ReadonlyArray<string>, env: Record<string, string>) => {
   const started = performance.now()
-  const startedAt = Date.now()
   const child = spawnNode([...CHAMBER_NODE_FLAGS, BIN, "serve", "--port", "0", ...args], {
     ...process.env,
     REDIS_URL: "",
     LOG_FORMAT: "json",
-    LOG_LEVEL: "debug",
+    LOG_LEVEL: "info",
     NO_COLOR: "1",
     CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
     ...env
   })
-  const serving: Serving = { child, started, startedAt, seen: new Map(), other: [] }
-  let partial = ""
-  child.stdout!.setEncoding("utf8")
-  child.stdout!.on("data", (chunk: string) => {
-    const lines = (partial + chunk).split("\n")
-    partial = lines.pop()!
-    for (const line of lines) {
-      if (line.startsWith(`{"message":"request"`)) continue
-      try {
-        const entry = JSON.parse(line) as { message: string; timestamp: string; annotations?: Record<string, unknown> }
-        const key = entry.message.startsWith("Chamber Data API on") ? "listening" : entry.message
-        if (!serving.seen.has(key)) serving.seen.set(key, { at: Date.parse(entry.timestamp) - startedAt, annotations: entry.annotations ?? {} })
-      } catch {
-        if (line.trim() !== "") serving.other.push(line)
-      }
+  const output = newOutput()
+  let base: string | undefined
+  let key: string | undefined
+  let listeningMs = NaN
+  collectLines(child.stderr!, output, (line) => line.startsWith("Creating the demo chamber"))
+  collectLines(child.stdout!, output, (line) => {
+    let entry: { message: string; annotations?: Record<string, unknown> }
+    try {
+      entry = JSON.parse(line)
+    } catch {
+      return false
     }
+    if (entry.message.startsWith("Chamber Data API on")) {
+      base = String(entry.annotations?.docs).replace(/\/docs$/, "")
+      listeningMs = performance.now() - started
+    }
+    if (entry.message === "Demo chamber created") key = String(entry.annotations?.key)
+    return true
   })
-  child.stderr!.setEncoding("utf8")
-  child.stderr!.on("data", (chunk: string) => {
-    for (const line of chunk.split("\n")) if (line.trim() !== "" && !line.startsWith("Creating the demo chamber")) serving.other.push(line)
-  })
-  return serving
-}
-
-const waitFor = async (serving: Serving, message: string, timeoutMs = 120_000) => {
-  const until = performance.now() + timeoutMs
-  while (!serving.seen.has(message)) {
-    if (serving.child.exitCode !== null) throw new Error(`chamber serve exited (${serving.child.exitCode}): ${serving.other.slice(0, 4).join(" | ")}`)
-    if (performance.now() > until) throw new Error(`chamber serve did not log "${message}" within ${timeoutMs / 1000} s`)
-    await sleep(5)
+  const until = async <A>(what: string, value: () => A | undefined): Promise<A> => {
+    for (const deadline = performance.now() + 120_000; value() === undefined; await sleep(5)) {
+      if (child.exitCode !== null) throw new Error(`chamber serve exited (${child.exitCode}): ${output.first.slice(0, 4).join(" | ")}`)
+      if (performance.now() > deadline) throw new Error(`chamber serve: no ${what} within 120 s`)
+    }
+    return value()!
   }
-  return serving.seen.get(message)!
+  return {
+    child,
+    started,
+    base: () => until("listening line", () => base),
+    key: () => until("demo key", () => key),
+    listeningMs: () => listeningMs,
+    rss: () => procStatus(child.pid!, "VmRSS"),
+    stop: () => stopChild(child)
+  }
 }
 
-const baseOf = async (serving: Serving) => {
-  const listening = await waitFor(serving, "listening")
-  return String(listening.annotations.docs).replace(/\/docs$/, "")
-}
-
-const rss = (serving: Serving) => procStatus(serving.child.pid!, "VmRSS")
-
-/** User + system CPU seconds of a process and of the children it has waited for (its initdb). */
-const cpuWithChildren = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
-  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / 100
-}
-
-interface ColdStart {
-  readonly dir: string
-  readonly key: string
-  readonly firstOkMs: number
-  readonly cpuSeconds: number
-  readonly openedAt: number
-  readonly openMs: number
-  readonly migrateMs: number
-  readonly migratedAt: number
-  readonly demoAt: number
-  readonly rssIdle: number
-  readonly hwm: number
-}
-
-/** `serve --demo-if-empty` on an empty data directory until GET /api/v1/me answers 200 with its key. */
-const coldStart = async (): Promise<ColdStart> => {
-  const dir = mkdtempSync(join(tmpdir(), "chamber-embedded-cold-"))
+/** `serve --demo-if-empty` on an empty data directory until GET /api/v1/me answers 200 with its key; then idle. */
+const coldStart = async (dir: string) => {
   const serving = serve(["--demo-if-empty"], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dir, "data") })
   try {
-    const base = await baseOf(serving)
-    const demo = await waitFor(serving, "Demo chamber created")
-    const key = String(demo.annotations.key)
+    const [base, key] = [await serving.base(), await serving.key()]
     for (;;) {
       const response = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } }).catch(() => undefined)
       await response?.arrayBuffer()
@@ -139,41 +87,17 @@ const coldStart = async (): Promise<ColdStart> => {
       await sleep(10)
     }
     const firstOkMs = performance.now() - serving.started
-    const cpu = cpuWithChildren(serving.child.pid!)
     await sleep(IDLE_SECONDS * 1000)
-    const opened = serving.seen.get("embedded database open")
-    const migrated = serving.seen.get("migrations applied")
-    return {
-      dir,
-      key,
-      firstOkMs,
-      cpuSeconds: cpu,
-      openedAt: opened?.at ?? NaN,
-      openMs: Number(opened?.annotations.ms ?? NaN),
-      migrateMs: Number(migrated?.annotations.ms ?? NaN),
-      migratedAt: migrated?.at ?? NaN,
-      demoAt: demo.at,
-      rssIdle: rss(serving),
-      hwm: procStatus(serving.child.pid!, "VmHWM")
-    }
+    return { key, firstOkMs, rss: serving.rss() }
   } finally {
-    await stopChild(serving.child)
+    await serving.stop()
   }
 }
 
-interface Load {
-  readonly rps: number
-  readonly p50: number
-  readonly p99: number
-  readonly bad: number
-  readonly peakRss: number
-  readonly rssAfter: number
-}
-
-/** A little load on a running server: the members page and /me, sampling its RSS. */
-const load = async (serving: Serving, base: string, key: string): Promise<Load> => {
-  let peakRss = rss(serving)
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rss(serving))), 100)
+/** A little load on a running server, the members page and /me in turn, its RSS sampled. */
+const load = async (serving: ReturnType<typeof serve>, base: string, key: string) => {
+  let peakRss = serving.rss()
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, serving.rss())), 100)
   const result = await new Promise<any>((resolve, reject) =>
     autocannon(
       {
@@ -186,108 +110,56 @@ const load = async (serving: Serving, base: string, key: string): Promise<Load> 
       (error: unknown, r: unknown) => (error ? reject(error) : resolve(r))
     )
   ).finally(() => clearInterval(sampler))
-  await sleep(3_000)
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    bad: result.non2xx + result.errors + result.timeouts,
-    peakRss,
-    rssAfter: rss(serving)
-  }
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad: result.non2xx + result.errors + result.timeouts, peakRss }
 }
 
-/** `serve` until it listens, then idle; its RSS. */
-const idle = async (serving: Serving) => {
-  const base = await baseOf(serving)
-  const readyMs = performance.now() - serving.started
+/** `serve` until it listens, then idle: its RSS. */
+const idle = async (serving: ReturnType<typeof serve>) => {
+  const base = await serving.base()
   await sleep(IDLE_SECONDS * 1000)
-  return { base, readyMs, rss: rss(serving), hwm: procStatus(serving.child.pid!, "VmHWM") }
+  return { base, listeningMs: serving.listeningMs(), rss: serving.rss() }
 }
 
-const statementTable = (rows: ReadonlyArray<StatementRow>, log: (line: string) => void) => {
-  const cell = (values: ReadonlyArray<number> | undefined) => (values === undefined || values.length === 0 ? "-" : `${p(values, 50).toFixed(3)} / ${p(values, 99).toFixed(2)}`)
-  const ratio = (a: ReadonlyArray<number> | undefined, b: ReadonlyArray<number> | undefined) =>
-    a === undefined || b === undefined || a.length === 0 || b.length === 0 ? "-" : `${(p(a, 50) / p(b, 50)).toFixed(1)}x`
-  const widths = [30, 18, 18, 8, 18, 18, 8]
-  const line = (cells: ReadonlyArray<string>) => log(cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "))
-  line(["operation (p50 / p99 ms)", "PostgreSQL", "PGlite", "ratio", "engine: PG", "engine: PGlite", "ratio"])
-  for (const r of rows) {
-    line([r.name, cell(r.postgres), cell(r.pglite), ratio(r.pglite, r.postgres), cell(r.enginePostgres), cell(r.enginePglite), ratio(r.enginePglite, r.enginePostgres)])
-  }
-}
-
-export const benchEmbedded = async (ctx: EmbeddedBenchContext): Promise<void> => {
+export const benchEmbedded = async (ctx: SectionContext): Promise<void> => {
   const { log } = ctx
-  log(`\n[${ctx.elapsed()}] embedded database (PGlite): ${STARTS} cold starts, idle ${IDLE_SECONDS} s, load ${LOAD_CONNECTIONS} connections x ${LOAD_SECONDS} s, ${MEMBERS} members for the statements`)
-  log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`)
+  log(`\n[${ctx.elapsed()}] embedded database: ${STARTS} cold starts, idle ${IDLE_SECONDS} s, load ${LOAD_CONNECTIONS} connections x ${LOAD_SECONDS} s`)
   const dirs: Array<string> = []
   try {
-    // 1. Cold starts.
-    const starts: Array<ColdStart> = []
+    const starts: Array<Awaited<ReturnType<typeof coldStart>>> = []
     for (let i = 0; i < STARTS; i++) {
-      const start = await coldStart()
-      dirs.push(start.dir)
-      starts.push(start)
-      log(`[${ctx.elapsed()}] cold start ${i + 1}: first 200 after ${f(start.firstOkMs)} ms`)
+      dirs.push(mkdtempSync(join(tmpdir(), "chamber-embedded-")))
+      starts.push(await coldStart(dirs[i]!))
+      log(`[${ctx.elapsed()}] cold start ${i + 1}: first 200 after ${f(starts[i]!.firstOkMs, 0)} ms, then ${f(starts[i]!.rss, 0)} MB idle`)
     }
-    log("\ncold start to the first 200, `serve --demo-if-empty` on an empty data directory (ms since the spawn; CPU = user+sys of the server")
-    log("and of its initdb child, if any; modules = until the database starts opening; PGlite open includes waiting for initdb)")
-    log("run   modules  PGlite open  migrations  demo+listen  first 200  first 200 at   CPU s   RSS idle MB   VmHWM MB")
-    starts.forEach((s, i) => {
-      const modules = s.openedAt - s.openMs
-      log(
-        `${String(i + 1).padEnd(4)}  ${f(modules).padStart(7)}  ${f(s.openMs).padStart(11)}  ${f(s.migrateMs).padStart(10)}  ${f(s.demoAt - s.migratedAt).padStart(11)}  ` +
-          `${f(s.firstOkMs - s.demoAt).padStart(9)}  ${f(s.firstOkMs).padStart(12)}  ${f(s.cpuSeconds, 2).padStart(6)}  ${f(s.rssIdle).padStart(12)}  ${f(s.hwm).padStart(9)}`
-      )
-    })
-    const coldMs = median(starts.map((s) => s.firstOkMs))
+    const coldMs = percentile(starts.map((s) => s.firstOkMs))(50)
 
-    // 2 and 3. A restart on the last cold start's data, idle, then under load.
-    const last = starts[starts.length - 1]!
-    const restarted = serve([], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(last.dir, "data"), LOG_LEVEL: "info" })
-    let restartIdle, underLoad
+    const restarted = serve([], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dirs[dirs.length - 1]!, "data") })
+    let restart, underLoad
     try {
-      restartIdle = await idle(restarted)
-      underLoad = await load(restarted, restartIdle.base, last.key)
+      restart = await idle(restarted)
+      underLoad = await load(restarted, restart.base, starts[starts.length - 1]!.key)
     } finally {
-      await stopChild(restarted.child)
+      await restarted.stop()
     }
-    const onPostgres = serve([], { DATABASE_URL: ctx.dbUrl, LOG_LEVEL: "info" })
-    let postgresIdle
+    const onPostgres = serve([], { DATABASE_URL: ctx.dbUrl })
+    let postgres
     try {
-      postgresIdle = await idle(onPostgres)
+      postgres = await idle(onPostgres)
     } finally {
-      await stopChild(onPostgres.child)
+      await onPostgres.stop()
     }
-    log(`\nidle RSS of \`chamber serve\` (VmRSS after ${IDLE_SECONDS} s idle; the relay runs in it)`)
-    log(`  embedded, after the cold start (demo chamber created): ${f(median(starts.map((s) => s.rssIdle)))} MB (median; VmHWM ${f(median(starts.map((s) => s.hwm)))} MB)`)
-    log(`  embedded, restarted on that data: ${f(restartIdle.rss)} MB (VmHWM ${f(restartIdle.hwm)} MB; listening after ${f(restartIdle.readyMs)} ms)`)
-    log(`  PostgreSQL: ${f(postgresIdle.rss)} MB (VmHWM ${f(postgresIdle.hwm)} MB; listening after ${f(postgresIdle.readyMs)} ms)`)
+
+    log(`\n${cpus().length} CPUs, load average ${loadavg().map((l) => f(l)).join(" ")}; RSS = VmRSS, idle = after ${IDLE_SECONDS} s without requests (the relay runs in the process)`)
+    log(`  embedded, cold start (demo chamber made): first 200 after ${f(coldMs, 0)} ms (median of ${STARTS}), idle ${f(percentile(starts.map((s) => s.rss))(50), 0)} MB`)
+    log(`  embedded, restarted on that data: listening after ${f(restart.listeningMs, 0)} ms, idle ${f(restart.rss, 0)} MB`)
     log(
-      `\nembedded under load (${LOAD_CONNECTIONS} connections, ${LOAD_SECONDS} s, members page 1 and /me): ${f(underLoad.rps)} req/s, ` +
-        `p50 ${f(underLoad.p50, 1)} ms, p99 ${f(underLoad.p99, 1)} ms, non-2xx/errors ${underLoad.bad}; ` +
-        `RSS peak ${f(underLoad.peakRss)} MB, ${f(underLoad.rssAfter)} MB 3 s after`
+      `  embedded under load (${LOAD_CONNECTIONS} connections, members page and /me): ${f(underLoad.rps, 0)} req/s, p50 ${f(underLoad.p50)} ms, ` +
+        `p99 ${f(underLoad.p99)} ms, non-2xx/errors ${underLoad.bad}, peak ${f(underLoad.peakRss, 0)} MB`
     )
-
-    // 4. Statements.
-    log(`\n[${ctx.elapsed()}] per-statement latency: ${MEMBERS} members seeded in each database`)
-    const statements = await benchStatements(ctx.dbUrl, MEMBERS)
-    log(`seeding ${MEMBERS} members (8 at a time, each create one transaction): PGlite ${f(statements.seedMs.pglite)} ms, PostgreSQL ${f(statements.seedMs.postgres)} ms`)
-    log("one operation at a time; product = the core call (repository, driver; PGlite through PgliteWire); engine = its statements prepared and")
-    log("executed alone (PGlite: execProtocolRaw; PostgreSQL: a bare socket); ratio = PGlite p50 / PostgreSQL p50\n")
-    statementTable(statements.rows, log)
-    if (statements.note !== undefined) log(statements.note)
-
+    log(`  PostgreSQL: listening after ${f(postgres.listeningMs, 0)} ms, idle ${f(postgres.rss, 0)} MB`)
     log("")
-    log(
-      `${coldMs <= EMBEDDED_BAR.coldStartMs ? "PASS" : "FAIL"}: cold start to the first 200 on an empty embedded database ${f(coldMs)} ms ` +
-        `(median of ${STARTS}; bar <= ${EMBEDDED_BAR.coldStartMs} ms)`
-    )
-    log(
-      `${postgresIdle.rss <= EMBEDDED_BAR.postgresIdleRssMb ? "PASS" : "FAIL"}: idle RSS of \`chamber serve\` on PostgreSQL ${f(postgresIdle.rss)} MB ` +
-        `(bar <= ${EMBEDDED_BAR.postgresIdleRssMb} MB)`
-    )
+    log(`${coldMs <= BAR.coldStartMs ? "PASS" : "FAIL"}: cold start to the first 200 on an empty embedded database ${f(coldMs, 0)} ms (bar <= ${BAR.coldStartMs} ms)`)
+    log(`${postgres.rss <= BAR.postgresIdleRssMb ? "PASS" : "FAIL"}: idle RSS of \`chamber serve\` on PostgreSQL ${f(postgres.rss, 0)} MB (bar <= ${BAR.postgresIdleRssMb} MB)`)
   } finally {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
   }

@@ -1,7 +1,14 @@
 /**
- * OUR server for the bench: the product's HttpLive over StorageLive (PostgreSQL at DATABASE_URL,
+ * Our server for the bench: the product's HttpLive over StorageLive (PostgreSQL at DATABASE_URL,
  * pool of BENCH_POOL_SIZE, DATABASE_PIPELINE statements a connection) on a free port of 127.0.0.1.
  * Prints `BENCH_LISTENING <port>`.
+ *
+ * BENCH_ACCESS_LOG=<file>: the access log on, one JSON line a request appended to the file by
+ * `chamber serve`'s own logger, written as Node writes a standard output redirected to a file
+ * (synchronously, by the main thread); otherwise logging below warn is off.
+ * BENCH_RATE_LIMITS=off: no rate limiter; otherwise the in-process one, as `chamber serve`
+ * without REDIS_URL. The bench raises the limit far above its load: the limiter runs in full,
+ * admitting everything.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -10,7 +17,6 @@ import * as References from "effect/References"
 import { openSync, writeSync } from "node:fs"
 import * as HttpServer from "effect/http/HttpServer"
 import { NoRateLimits, SavedRateLimitStore } from "../packages/core/src/index.ts"
-import { RedisRateLimitStore } from "../packages/redis-adapter/src/index.ts"
 import { pipelineFromEnv, StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { HttpLive, NodeServerLive, RateLimitPerMinute } from "../packages/http-adapter/src/index.ts"
 import { lineWriter, linesLogger } from "../packages/cli/src/LogLines.ts"
@@ -21,41 +27,20 @@ const NodeRuntime = await importFromPackage("http-adapter", "@effect/platform-no
 const url = process.env.DATABASE_URL
 if (url === undefined || url === "") throw new Error("our-server: DATABASE_URL is required")
 
-/**
- * BENCH_ACCESS_LOG=<file>: the access log on, one JSON line per request appended to the file by
- * `chamber serve`'s own logger (as an operator's `LOG_FORMAT=json chamber serve > file` would);
- * otherwise logging below warn is off.
- */
-const toFile = (path: string) => {
-  // Written as Node writes a standard output redirected to a file: synchronously, by the main thread.
-  const fd = openSync(path, "a")
-  return Logger.layer([linesLogger("json", lineWriter((chunk) => void writeSync(fd, chunk)))])
-}
 const accessLog = process.env.BENCH_ACCESS_LOG || undefined
-const Logging = accessLog === undefined ? Layer.succeed(References.MinimumLogLevel)("Warn") : toFile(accessLog)
-
-/**
- * BENCH_RATE_LIMITS: `memory` (default, as `chamber serve` without REDIS_URL), `redis` (REDIS_URL)
- * or `off` (no limiter). The bench's load is far above the spec's 120 a minute per key, so the
- * limit is raised: the limiter runs in full, admitting everything.
- */
-const rateLimitMode = process.env.BENCH_RATE_LIMITS ?? "memory"
-const rateLimits = rateLimitMode === "off"
-  ? NoRateLimits
-  : rateLimitMode === "redis"
-  ? RedisRateLimitStore({ url: process.env.REDIS_URL || "redis://127.0.0.1:6379", failOpen: false })
-  : SavedRateLimitStore
+const Logging = accessLog === undefined
+  ? Layer.succeed(References.MinimumLogLevel)("Warn")
+  : Logger.layer([linesLogger("json", lineWriter(((fd) => (chunk: string) => void writeSync(fd, chunk))(openSync(accessLog, "a"))))])
 
 const App = HttpLive.pipe(
   Layer.provideMerge(NodeServerLive({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" })),
-  Layer.provide([rateLimits, Layer.succeed(RateLimitPerMinute)(1_000_000_000)]),
+  Layer.provide([process.env.BENCH_RATE_LIMITS === "off" ? NoRateLimits : SavedRateLimitStore, Layer.succeed(RateLimitPerMinute)(1_000_000_000)]),
   Layer.provide(StorageLive({ _tag: "Postgres", url, maxConnections: POOL_SIZE, pipeline: pipelineFromEnv() })),
   Layer.provide(Logging)
 )
 
 Effect.gen(function*() {
   const server = yield* HttpServer.HttpServer
-  const address = server.address as { readonly port: number }
-  console.log(`${LISTENING} ${address.port}`)
+  console.log(`${LISTENING} ${(server.address as { readonly port: number }).port}`)
   return yield* Effect.never
 }).pipe(Effect.provide(App), NodeRuntime.runMain)

@@ -15,6 +15,28 @@ export const spawnNode = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): 
   return child
 }
 
+/** Spawns `node <args>` and resolves once a line of its stdout matches `ready`: the child, the match, its other output. */
+export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000) =>
+  new Promise<{ readonly child: ChildProcess; readonly match: RegExpMatchArray; readonly output: Output }>((resolve, reject) => {
+    const child = spawnNode(args, env)
+    const output = newOutput()
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs / 1000} s`)), timeoutMs)
+    let started = false
+    collectLines(child.stderr!, output)
+    collectLines(child.stdout!, output, (line) => {
+      const match = started ? null : line.match(ready)
+      if (match === null) return false
+      started = true
+      clearTimeout(timer)
+      resolve({ child, match, output })
+      return true
+    })
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer)
+      reject(new Error(`${name} exited early (code ${code}, signal ${signal})\n${output.first.join("\n")}`))
+    })
+  })
+
 export const stopChild = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve()
@@ -36,9 +58,12 @@ export const newOutput = (): Output => ({ lines: 0, first: [] })
 
 /** Feeds a child's stream into `output` line by line; `onLine` may claim a line (returns true) so it is not counted. */
 export const collectLines = (stream: NodeJS.ReadableStream, output: Output, onLine: (line: string) => boolean = () => false) => {
+  let partial = ""
   stream.setEncoding("utf8")
   stream.on("data", (chunk: string) => {
-    for (const line of chunk.split("\n")) {
+    const lines = (partial + chunk).split("\n")
+    partial = lines.pop()!
+    for (const line of lines) {
       if (line.trim() === "" || onLine(line)) continue
       output.lines++
       if (output.first.length < 8) output.first.push(line)
@@ -64,34 +89,4 @@ export const cpuSeconds = (pid: number): number => {
   } catch {
     return NaN
   }
-}
-
-/** What V8's GC trace (`--trace-gc-nvp`) says of a process: bytes allocated and promoted, the collections and their pauses. */
-export interface GcTally {
-  allocated: number
-  promoted: number
-  scavenges: number
-  full: number
-  pauseMs: number
-  /** The longest single pause. */
-  maxPauseMs: number
-}
-
-export const newGcTally = (): GcTally => ({ allocated: 0, promoted: 0, scavenges: 0, full: 0, pauseMs: 0, maxPauseMs: 0 })
-
-/**
- * Adds one `--trace-gc-nvp` line (bytes allocated since the last collection, bytes this one
- * promoted, a scavenge `gc=s` or a full collection, its pause) to `tally`; false for any other line.
- */
-export const countGcLine = (line: string, tally: GcTally): boolean => {
-  const allocated = line.match(/ allocated=(\d+)/)?.[1]
-  if (allocated === undefined) return false
-  tally.allocated += Number(allocated)
-  tally.promoted += Number(line.match(/ promoted=(\d+)/)?.[1] ?? 0)
-  const pause = Number(line.match(/pause=([\d.]+)/)?.[1] ?? 0)
-  tally.pauseMs += pause
-  tally.maxPauseMs = Math.max(tally.maxPauseMs, pause)
-  if (/ gc=s /.test(line)) tally.scavenges++
-  else tally.full++
-  return true
 }

@@ -10,10 +10,8 @@
  */
 import * as Result from "effect/Result"
 import pg from "pg"
-import { webhookSecrets } from "../packages/pg-adapter/src/repos/WebhookSecretsNode.ts"
-import { makeSender } from "../packages/webhook-relay/src/Sender.ts"
-import { deliveryBody, deliveryHeaders } from "../packages/webhook-relay/src/Signature.ts"
-import { parseTimeout } from "../packages/webhook-relay/src/Schedule.ts"
+import { webhookSecrets } from "../packages/pg-adapter/src/index.ts"
+import { deliveryBody, deliveryHeaders, makeSender, parseTimeout } from "../packages/webhook-relay/src/index.ts"
 
 const url = process.env.DATABASE_URL
 if (url === undefined || url === "") throw new Error("relay-baseline: DATABASE_URL is required")
@@ -71,14 +69,12 @@ const idle = () =>
   })
 
 let stopping = false
-process.on("SIGTERM", () => {
-  stopping = true
-  wake?.()
-})
-process.on("SIGINT", () => {
-  stopping = true
-  wake?.()
-})
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    stopping = true
+    wake?.()
+  })
+}
 
 const batch = async (): Promise<number> => {
   await db.query({ name: "begin", text: "BEGIN" })

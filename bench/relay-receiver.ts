@@ -1,8 +1,8 @@
 /**
  * The relay bench's webhook receiver: HTTPS on 127.0.0.1 with a self-signed certificate made at
  * start (the relay tests' certificate maker), answering every POST 200 "ok" once its body has
- * arrived. It keeps each request (path, headers, raw body) and the moment its body ended, on the
- * bench process's clock (`performance.now()`), so that commit-to-receipt is measured on one clock.
+ * arrived. It keeps each request and the moment its body ended on the bench process's clock
+ * (`performance.now()`), so that commit-to-receipt is measured on one clock.
  */
 import type { IncomingHttpHeaders } from "node:http"
 import { createServer } from "node:https"
@@ -20,52 +20,33 @@ export interface Receipt {
   readonly at: number
 }
 
-export interface BenchReceiver {
-  readonly url: string
-  /** The certificate (PEM), for NODE_EXTRA_CA_CERTS. */
-  readonly ca: string
-  readonly receipts: Array<Receipt>
-  /** TLS connections accepted so far. */
-  readonly connections: () => number
-  /** Resolves once `count` requests have arrived since the last clear; rejects after `timeoutMs`. */
-  readonly waitFor: (count: number, timeoutMs: number) => Promise<void>
-  readonly clear: () => void
-  readonly close: () => Promise<void>
-}
-
-export const startBenchReceiver = async (): Promise<BenchReceiver> => {
+export const startBenchReceiver = async () => {
   const { key, cert } = await testCertificate()
   const receipts: Array<Receipt> = []
   const waiters = new Set<() => void>()
   const sockets = new Set<Socket>()
-  let connections = 0
   const server = createServer({ key, cert }, (req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => chunks.push(chunk))
     req.on("end", () => {
-      const at = performance.now()
-      receipts.push({ event: String(req.headers["x-cc-delivery"]), path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks), at })
-      res.writeHead(200, { "content-type": "text/plain" })
-      res.end("ok")
+      receipts.push({ event: String(req.headers["x-cc-delivery"]), path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks), at: performance.now() })
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok")
       for (const wake of [...waiters]) wake()
     })
   })
-  server.on("secureConnection", () => void connections++)
   server.on("connection", (socket: Socket) => {
     sockets.add(socket)
     socket.on("close", () => sockets.delete(socket))
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => resolve())
-  })
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve))
   return {
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** The certificate (PEM), for NODE_EXTRA_CA_CERTS. */
     ca: cert,
     receipts,
-    connections: () => connections,
-    waitFor: (count, timeoutMs) =>
-      new Promise((resolve, reject) => {
+    /** Resolves once `count` requests have arrived since the last clear; rejects after `timeoutMs`. */
+    waitFor: (count: number, timeoutMs: number) =>
+      new Promise<void>((resolve, reject) => {
         const check = () => {
           if (receipts.length < count) return
           clearTimeout(timer)

@@ -28,14 +28,7 @@ const INTEGRATIONS: ReadonlyArray<readonly [string, ReadonlyArray<EventKind>]> =
 
 /** The kinds of the events committed, in this order, over and over. */
 const EVENT_MIX: ReadonlyArray<EventKind> = [
-  "member.updated",
-  "member.created",
-  "invoice.issued",
-  "invoice.paid",
-  "contact.created",
-  "member.updated",
-  "event.registration.created",
-  "deal.approved"
+  "member.updated", "member.created", "invoice.issued", "invoice.paid", "contact.created", "member.updated", "event.registration.created", "deal.approved"
 ]
 
 export const setupChamber = (hookCount: number, receiverUrl: string) =>

@@ -1,6 +1,6 @@
 /**
- * Bits shared by the bench scripts: where the product code lives (the bench sits outside the
- * workspace packages, so it imports their sources by path) and how a child server reports its port.
+ * What the bench's scripts share: the product's own Node flags, the port line of a child server,
+ * the access log's file, the pool size, and the figures' arithmetic.
  */
 import { readFileSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url"
 /** The line a server prints on stdout once it listens: `BENCH_LISTENING <port>`. */
 export const LISTENING = "BENCH_LISTENING"
 
-/** The `chamber` command's own Node flags: every server and relay of ours starts with them, as the installed command runs. */
+/** The `chamber` command's own Node flags (bin.ts's first line): every server and relay of ours starts with them. */
 export const CHAMBER_NODE_FLAGS: ReadonlyArray<string> = (() => {
   const first = readFileSync(new URL("../packages/cli/src/bin.ts", import.meta.url), "utf8").split("\n", 1)[0]!
   const flags = /^#!\/usr\/bin\/env -S node((?: --\S+)*)$/.exec(first)?.[1]
@@ -19,36 +19,36 @@ export const CHAMBER_NODE_FLAGS: ReadonlyArray<string> = (() => {
   return flags.trim().split(" ").filter(Boolean)
 })()
 
-/** BENCH_KEEP_ACCESS_LOG=1: the access logs the servers of ours wrote stay in the temp directory after the run. */
-export const KEEP_ACCESS_LOG = process.env.BENCH_KEEP_ACCESS_LOG === "1"
-
-/**
- * The file in the temp directory a server of ours appends its access log to, named after `name`:
- * removed when the script exits (a whole bench writes some 90 MB), unless KEEP_ACCESS_LOG.
- */
+/** A file in the temp directory for an access log, removed when the bench exits unless BENCH_KEEP_ACCESS_LOG=1. */
 export const accessLogFile = (name: string): string => {
   const path = join(tmpdir(), `${name}-access.log`)
-  if (!KEEP_ACCESS_LOG) process.once("exit", () => rmSync(path, { force: true }))
+  if (process.env.BENCH_KEEP_ACCESS_LOG !== "1") process.once("exit", () => rmSync(path, { force: true }))
   return path
 }
 
-/** The same max DB connections for both servers. */
+/** The same number of database connections for every server. */
 export const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 10)
 
-/**
- * Imports a dependency of one of the workspace packages (e.g. `@effect/platform-node`, which the
- * root does not depend on) exactly as that package resolves it, so there is one copy of `effect`.
- */
+/** A dependency of a workspace package (one the root does not have), resolved as that package resolves it: one copy of `effect`. */
 export const importFromPackage = async (pkg: string, specifier: string): Promise<any> => {
   const require = createRequire(new URL(`../packages/${pkg}/package.json`, import.meta.url))
   return import(pathToFileURL(require.resolve(specifier)).href)
 }
 
-/** What a section of `pnpm bench` run after the HTTP endpoints gets from run.ts. */
+/** What a section run after the HTTP endpoints gets from run.ts. */
 export interface SectionContext {
-  /** The bench database. */
   readonly dbUrl: string
   readonly log: (line: string) => void
   /** Seconds since the bench began, for progress lines. */
   readonly elapsed: () => string
 }
+
+export const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a")
+
+/** The p-th percentile of the values (nearest rank); p 50 is the median. */
+export const percentile = (values: ReadonlyArray<number>) => {
+  const sorted = Float64Array.from(values).sort()
+  return (p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!)
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -17,10 +17,9 @@ const single = (message: unknown): unknown => (Array.isArray(message) ? (message
 
 /**
  * A JSON line whose values are all plain, as its parts at the log call; its text is made when the
- * writer writes it, with the other lines of its batch, in one run of the same code (bench/README.md
- * "The access line's text, made at the write (a ninth session)"). Its annotations are a copy
- * taken at the call: the front door adds the access line's fields to the object its request's
- * earlier lines carried (http-adapter server/RequestLog.ts).
+ * writer writes it, with the other lines of its batch, in one run of the same code. Its
+ * annotations are a copy taken at the call: the front door adds the access line's fields to the
+ * object its request's earlier lines carried (http-adapter server/RequestLog.ts).
  */
 class PlainJsonLine implements LaterLine {
   readonly message: string | number | boolean | null
@@ -79,8 +78,7 @@ const jsonLine = (options: Logger.Options<unknown>): string | LaterLine => plain
 
 /**
  * At most one write every this many milliseconds: a quiet process's lines go out on the next turn
- * of the event loop, a busy one's are gathered for up to this long (bench/README.md "The access
- * log's writes").
+ * of the event loop, a busy one's are gathered for up to this long.
  */
 export const WRITE_INTERVAL_MS = 10
 

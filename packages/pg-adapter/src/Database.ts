@@ -27,8 +27,7 @@ export type DatabaseConfig =
 /**
  * Statements a PostgreSQL connection carries at once by default (docs/operations.md
  * "PostgreSQL"). Two in flight together share one write and one read; more let one slow
- * statement hold up those queued behind it on its connection (bench/README.md "Two statements a
- * connection").
+ * statement hold up those queued behind it on its connection.
  */
 export const DEFAULT_PIPELINE = 2
 /** The most a connection may be given to carry. */

@@ -68,9 +68,8 @@ interface OutgoingState {
 /**
  * Node's response, writing a body that arrives whole at `end` in one write with its head. The
  * platform marks every response `strictContentLength`, and Node then sends such a body as a
- * `writev` of the head and body plus an empty chunk carrying the finish (bench/README.md "One
- * write a response (a ninth session)"). When nothing is sent yet and the body's length is the
- * declared Content-Length, the strict check is met already and is set aside for this write; a
+ * `writev` of the head and body plus an empty chunk carrying the finish. When nothing is sent yet
+ * and the body's length is the declared Content-Length, the strict check is met already and is set aside for this write; a
  * body of any other length still fails it.
  */
 class OneWriteResponse<Request extends http.IncomingMessage = http.IncomingMessage> extends http.ServerResponse<Request> {}

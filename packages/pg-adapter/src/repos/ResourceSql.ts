@@ -89,8 +89,8 @@ export const toEnvelope = <D extends Fields>(resource: Resource<string, D>) => {
  * A resource's select list and how to read its values out of a statement's rows read as arrays
  * (`statement.values`), wherever in the row the list starts. Rows read as objects have their
  * keys added one by one by the driver; past a few dozen columns V8 keeps such objects as
- * dictionaries, slow to build and to read, and a members page spent a fifth of its CPU on them
- * (bench/README.md "Close to the metal"). Read by position, each envelope is one literal.
+ * dictionaries, slow to build and to read, and a members page spent a fifth of its CPU on them.
+ * Read by position, each envelope is one literal.
  */
 export interface Columns<A> {
   /** The select list (`selectList`). */
