@@ -19,11 +19,24 @@ export const table = (rows: ReadonlyArray<Record<string, unknown>>, columns: Rea
   return [bold(line(columns)), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join("\n")
 }
 
+/** An error that says more than a line: its lines for people; with --json, its summary as `error` beside its facts. */
+export class DetailedError extends Error {
+  readonly summary: string
+  readonly details: Readonly<Record<string, unknown>>
+  constructor(message: string, summary: string, details: Readonly<Record<string, unknown>>) {
+    super(message)
+    this.summary = summary
+    this.details = details
+  }
+}
+
 /** An error on stderr: `{"error"}` with --json, else a red line for people. */
 export const printError = (json: boolean, error: unknown): void => {
   const message = errorMessage(error)
-  if (json) process.stderr.write(JSON.stringify({ error: message }) + "\n")
-  else process.stderr.write(red(`error: ${message}`) + "\n")
+  if (json) {
+    const body = error instanceof DetailedError ? { error: error.summary, ...error.details } : { error: message }
+    process.stderr.write(JSON.stringify(body) + "\n")
+  } else process.stderr.write(red(`error: ${message}`) + "\n")
 }
 
 export const fail = (json: boolean, error: unknown): never => {

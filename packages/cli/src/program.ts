@@ -74,9 +74,13 @@ export const program = () => {
   json(chamber.command("import").description("load a JSON file of records into a chamber, in one transaction (all or nothing)"))
     .argument("<file>", "the JSON document (docs/cli.md \"Import\")")
     .requiredOption("--tenant <id>", "chamber id (chm_...)")
-    .addHelpText("after", example(`chamber import --tenant ${CHAMBER} members.json`, `chamber import --tenant ${CHAMBER} data.json --json`))
+    .option("--dry-run", "check every record and write nothing")
+    .addHelpText(
+      "after",
+      example(`chamber import --tenant ${CHAMBER} members.json --dry-run`, `chamber import --tenant ${CHAMBER} members.json`, `chamber import --tenant ${CHAMBER} data.json --json`)
+    )
     .action(async (file: string, options: unknown) => {
-      await (await import("./commands/importFile.ts")).importFile(file, options as { json?: boolean; tenant: string })
+      await (await import("./commands/importFile.ts")).importFile(file, options as { json?: boolean; tenant: string; dryRun?: boolean })
     })
 
   const tenant = chamber.command("tenant").description("chambers (tenants)")

@@ -58,7 +58,7 @@ export const assertMessageOnly = (reply: Reply, status: number) => {
 
 /**
  * A validation 422 whose failing fields are exactly `fields`; its message is the first error,
- * plus ` (and N more errors)` when there are more (docs/api.md "Errors").
+ * plus ` (and 1 more error)` or ` (and N more errors)` when there are more (docs/api.md "Errors").
  */
 export const assertInvalid = (reply: Reply, fields: ReadonlyArray<string>, label = "") => {
   assert.strictEqual(reply.status, 422, `${label} ${JSON.stringify(reply.body)}`)
@@ -68,6 +68,6 @@ export const assertInvalid = (reply: Reply, fields: ReadonlyArray<string>, label
   const all: Array<string> = Object.values(reply.body.errors as Record<string, Array<string>>).flat()
   for (const message of all) assert.isString(message)
   const more = all.length - 1
-  assert.strictEqual(reply.body.message, all[0] + (more > 0 ? ` (and ${more} more errors)` : ""), label)
+  assert.strictEqual(reply.body.message, all[0] + (more === 1 ? " (and 1 more error)" : more > 1 ? ` (and ${more} more errors)` : ""), label)
   return reply.body.errors as Record<string, Array<string>>
 }

@@ -176,8 +176,8 @@ for (const rt of runtimes()) {
               const send = (body: string, contentType?: string) =>
                 call(endpoint.method, a.path, contentType === undefined ? { key: a.key, body } : { key: a.key, body, contentType })
               assertError(yield* send("{not json"), 422, {
-                message: "The body must be valid JSON.",
-                errors: { body: ["The body must be valid JSON."] }
+                message: "The body must be valid JSON: expected a property name in double quotes at line 1, column 2.",
+                errors: { body: ["The body must be valid JSON: expected a property name in double quotes at line 1, column 2."] }
               })
               assertError(yield* send(JSON.stringify([endpoint.body])), 422, {
                 message: "The body must be a JSON object.",

@@ -5,11 +5,11 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { Keys } from "@chamber/core"
+import { EventKinds, Keys } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import * as http from "node:http"
 import { assertError, assertInvalid, assertJson, assertMessageOnly, assertSingle } from "./assertions.ts"
-import { anotherKey, call, chamberWithKey, serverOn, serverUrl } from "./fixture.ts"
+import { anotherKey, call, chamberWithKey, type Reply, serverOn, serverUrl } from "./fixture.ts"
 
 const UNAUTHENTICATED = { message: "Unauthenticated." }
 const NOT_FOUND = { message: "Not found." }
@@ -269,20 +269,67 @@ for (const rt of runtimes()) {
           assertInvalid(under, ["about"])
         }))
 
-      it.effect("422 with errors.body for malformed JSON and for JSON that is not an object", () =>
+      it.effect("422 with errors.body for malformed JSON, saying what is wrong and where (line and column), and for JSON that is not an object", () =>
         Effect.gen(function*() {
           const { key, member } = yield* chamberWithMember
-          const malformed = { message: "The body must be valid JSON.", errors: { body: ["The body must be valid JSON."] } }
+          const malformed = (where: string) => {
+            const message = `The body must be valid JSON: ${where}.`
+            return { message, errors: { body: [message] } }
+          }
           const notObject = { message: "The body must be a JSON object.", errors: { body: ["The body must be a JSON object."] } }
-          for (const text of ["{not json", '{"name": "x",}', "{\"name\": \"unterminated", "nul"]) {
-            assertError(yield* call("POST", "/api/v1/members", { key, body: text }), 422, malformed)
-            assertError(yield* call("PATCH", `/api/v1/members/${member.id}`, { key, body: text }), 422, malformed)
+          const cases: ReadonlyArray<readonly [string, string]> = [
+            ["{not json", "expected a property name in double quotes at line 1, column 2"],
+            ['{"name": "x",}', "expected a property name in double quotes at line 1, column 14"],
+            ["{\"name\": \"unterminated", "the text ends inside a string at line 1, column 23"],
+            ["nul", "expected a JSON value at line 1, column 1"],
+            ['{\n  "name": "Acme",\n  "status": "active"\n  "city": "Springfield"\n}', "expected ',' or '}' after a property value at line 4, column 3"],
+            ['{"name": "Café 🎉", "status" "active"}', "expected ':' after the property name at line 1, column 29"],
+            ['{"name": "x", "secondary_industries": ["a",]}', "expected a JSON value at line 1, column 44"],
+            ['{"name": "x"} {}', "unexpected text after the JSON value at line 1, column 15"],
+            ['{"name": "x", "employee_count": 012}', "a number must not begin with 0 at line 1, column 33"]
+          ]
+          for (const [text, where] of cases) {
+            assertError(yield* call("POST", "/api/v1/members", { key, body: text }), 422, malformed(where))
+            assertError(yield* call("PATCH", `/api/v1/members/${member.id}`, { key, body: text }), 422, malformed(where))
           }
           for (const text of ["[]", '[{"name":"x","status":"active"}]', "null", "42", '"text"', "true"]) {
             assertError(yield* call("POST", "/api/v1/members", { key, body: text }), 422, notObject)
             assertError(yield* call("PATCH", `/api/v1/members/${member.id}`, { key, body: text }), 422, notObject)
           }
           assert.deepStrictEqual((yield* call("GET", "/api/v1/members", { key })).body.data, [member])
+        }))
+
+      it.effect("422 messages say what to send: money as a JSON number or with a $, one more error in the singular, an unknown event kind", () =>
+        Effect.gen(function*() {
+          const { key } = yield* chamberWithKey("members:write,invoices:write,payments:write,hooks:write")
+          const member = assertSingle(yield* call("POST", "/api/v1/members", { key, body: { name: "Money Co", status: "active" } }), 201)
+          const draft = (unit: unknown) => call("POST", "/api/v1/invoices", { key, body: { member_id: member.id, lines: [{ description: "Dues", unit }] } })
+          const created = yield* draft("225.00")
+          assert.strictEqual(created.status, 201, created.text)
+          const invoice = created.body.data
+          const pay = (amount: unknown) => call("POST", `/api/v1/invoices/${invoice.id}/payments`, { key, body: { method: "check", amount } })
+          const only = (reply: Reply, field: string, message: string) => assertError(reply, 422, { message, errors: { [field]: [message] } })
+
+          // Money as a JSON number: the type it must have, and an example of it.
+          for (const unit of [12.5, 225, 0]) only(yield* draft(unit), "lines.0.unit", 'The unit field must be a string in dollars such as "12.50".')
+          only(yield* pay(225), "amount", 'The amount field must be a string in dollars such as "12.50".')
+          // A string that is no amount: one message saying what an amount is, not three that contradict each other.
+          const rule = 'must be an amount in dollars such as "12.50" (digits, at most two decimal places; no $, sign or thousands separator).'
+          for (const unit of ["$225.00", "-1.00", "1,000.00", "12.505", "abc"]) only(yield* draft(unit), "lines.0.unit", `The unit field ${rule}`)
+          only(yield* pay("$225.00"), "amount", `The amount field ${rule}`)
+
+          // One more error is "1 more error"; more are "N more errors".
+          const two = yield* call("POST", "/api/v1/members", { key, body: { status: "retired" } })
+          assert.strictEqual(two.body.message, "The name field is required. (and 1 more error)")
+          const three = yield* call("POST", "/api/v1/members", { key, body: { status: "retired", employee_count: -1 } })
+          assert.strictEqual(three.body.message, "The name field is required. (and 2 more errors)")
+
+          // An unknown event kind in a hook's list is named as one, not as "The selected events is invalid".
+          only(
+            yield* call("POST", "/api/v1/hooks", { key, body: { url: "https://hooks.example.com/chamber", events: ["member.created", "member.deleted"] } }),
+            "events.1",
+            `The selected event kind is invalid (expected one of: ${EventKinds.join(", ")}).`
+          )
         }))
 
       it.effect("bad input never answers 500: NUL characters, huge pages, odd queries", () =>

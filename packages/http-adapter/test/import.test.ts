@@ -1,12 +1,12 @@
 /**
  * The importer (docs/cli.md "Import") through the core library, on every storage runtime, checked
  * through the API: refs resolved across collections, the same validation and events as any other
- * write, and all or nothing: a bad record names its collection, index and field, and nothing of the
- * file is written.
+ * write, and all or nothing: every bad record is reported (collection, index, ref, field), those
+ * the file alone shows before anything is written, and nothing of the file is written.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { Importer, ImportRecordInvalid, Outbox } from "@chamber/core"
+import { ImportInvalid, Importer, type ImportProgressEvent, Outbox } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, serverOn } from "./fixture.ts"
 
@@ -39,14 +39,34 @@ const document = () => ({
 
 const SCOPES = "all"
 
+const API_LISTS = ["/api/v1/members", "/api/v1/contacts", "/api/v1/events", "/api/v1/invoices", "/api/v1/payments", "/api/v1/deals", "/api/v1/sponsorships", "/api/v1/placements", "/api/v1/bookings"]
+
+/** 10,000 records (9,995 members, 5 contacts) with three bad ones: a status, an email, a ref. */
+const tenThousand = () => {
+  const members: Array<Record<string, unknown>> = Array.from({ length: 9_995 }, (_, i) => ({ ref: `m${i}`, name: `Member ${i}`, status: "active", email: `m${i}@example.com` }))
+  const contacts: Array<Record<string, unknown>> = Array.from({ length: 5 }, (_, i) => ({ first_name: "Ann", last_name: `Lee ${i}`, member_ref: `m${i}` }))
+  members[2]!.status = "retired"
+  members[9_990]!.email = "not-an-email"
+  contacts[3]!.member_ref = "m10001"
+  return { members, contacts }
+}
+
+/** The first problem reported, of `count` in all. */
+const firstProblem = (error: unknown, count: number) => {
+  assert.instanceOf(error, ImportInvalid)
+  const e = error as ImportInvalid
+  assert.strictEqual(e.problem_count, count, e.message)
+  return e.problems[0]!
+}
+
 for (const rt of runtimes()) {
   describe(`import on ${rt.name}`, () => {
     layer(serverOn(rt), { timeout: 120_000 })((it) => {
       it.effect("refs across every collection; the API shows the rows; the same events as any other write", () =>
         Effect.gen(function*() {
           const { tenant, key } = yield* chamberWithKey(SCOPES)
-          const seen: Array<number> = []
-          const result = yield* (yield* Importer).run(tenant.public_id, document(), (done) => seen.push(done))
+          const seen: Array<string> = []
+          const result = yield* (yield* Importer).run(tenant.public_id, document(), { progress: (e) => seen.push(`${e.phase} ${e.done}/${e.total}`) })
           assert.deepStrictEqual(result.counts, {
             members: 2,
             contacts: 1,
@@ -59,7 +79,12 @@ for (const rt of runtimes()) {
             placements: 1,
             bookings: 1
           })
-          assert.deepStrictEqual(seen, Array.from({ length: 14 }, (_, i) => i + 1))
+          // Every record is checked, then written: each pass is told as it begins and after each record.
+          assert.deepStrictEqual(seen, [
+            ...Array.from({ length: 15 }, (_, i) => `checking ${i}/14`),
+            ...Array.from({ length: 15 }, (_, i) => `writing ${i}/14`)
+          ])
+          assert.isFalse(result.dryRun)
           assert.sameMembers(Object.keys(result.ids), ["m1", "m2", "c1", "e1", "e0", "d1", "i1", "i2"])
 
           const get = (path: string) => call("GET", path, { key }).pipe(Effect.map((r) => r.body.data))
@@ -99,7 +124,7 @@ for (const rt of runtimes()) {
           ])
         }))
 
-      it.effect("one bad record: nothing of the file is written, and the error names collection, index and field", () =>
+      it.effect("one bad record: nothing of the file is written, and the error names collection, index, ref and field", () =>
         Effect.gen(function*() {
           const { tenant, key } = yield* chamberWithKey(SCOPES)
           const importer = yield* Importer
@@ -109,7 +134,8 @@ for (const rt of runtimes()) {
             [(d) => (d.registrations[0].event_ref = "m1"), { collection: "registrations", index: 0, field: "event_ref" }, /names no earlier record of events/],
             [(d) => (d.invoices[0].lines[0].unit = "3.001"), { collection: "invoices", index: 0, field: "lines.0.unit" }, /amount in dollars/],
             [(d) => (d.payments[1].amount = "200.01"), { collection: "payments", index: 1, field: null }, /outstanding balance of 200\.00 USD/],
-            [(d) => (d.members[1].ref = "m1"), { collection: "members", index: 1, field: "ref" }, /already used/],
+            // m2 is then named by three records: each is reported too.
+            [(d) => (d.members[1].ref = "m1"), { collection: "members", index: 1, field: "ref" }, /already used by members\[0\]/],
             [(d) => (d.deals[0].ends_at = "2020-01-01T00:00:00Z"), { collection: "deals", index: 0, field: "ends_at" }, /after today/],
             [(d) => (d.sponsorships[0].amount_cents = -1), { collection: "sponsorships", index: 0, field: "amount_cents" }, /at least 0/],
             [(d) => (d.placements[0].member_ref = "c1"), { collection: "placements", index: 0, field: "member_ref" }, /names no earlier record of members/],
@@ -119,13 +145,14 @@ for (const rt of runtimes()) {
             const doc = document()
             spoil(doc)
             const error = yield* importer.run(tenant.id, doc).pipe(Effect.flip)
-            assert.instanceOf(error, ImportRecordInvalid)
-            const e = error as ImportRecordInvalid
-            assert.deepStrictEqual({ collection: e.collection, index: e.index, field: e.field }, where)
-            assert.match(e.message, reason)
-            assert.isTrue(e.message.startsWith(`${where.collection}[${where.index}]${where.field === null ? "" : `.${where.field}`}: `), e.message)
+            const p = firstProblem(error, where.field === "ref" ? 4 : 1)
+            assert.deepStrictEqual({ collection: p.collection, index: p.index, field: p.field }, where)
+            assert.strictEqual(p.ref, (doc as any)[where.collection][where.index].ref ?? null)
+            assert.match(p.message, reason)
+            const place = `${where.collection}[${where.index}]${where.field === null ? "" : `.${where.field}`}`
+            assert.isTrue(error.message.startsWith(`${where.field === "ref" ? 4 : 1} record${where.field === "ref" ? "s are" : " is"} invalid; nothing was written.\n  ${place}`), error.message)
           }
-          for (const path of ["/api/v1/members", "/api/v1/contacts", "/api/v1/events", "/api/v1/invoices", "/api/v1/payments", "/api/v1/deals", "/api/v1/sponsorships", "/api/v1/placements", "/api/v1/bookings"]) {
+          for (const path of API_LISTS) {
             assert.strictEqual((yield* call("GET", path, { key })).body.meta.total, 0, path)
           }
           assert.deepStrictEqual(yield* (yield* Outbox).list(tenant.id), [])
@@ -144,13 +171,95 @@ for (const rt of runtimes()) {
             [[], /must be a JSON object of collections/],
             [{ member: [] }, /Unknown collection "member"/],
             [{ members: {} }, /The members collection must be a list/],
-            [{ members: ["x"] }, /^members\[0\]: A record must be a JSON object\.$/]
+            [{ members: ["x"] }, /^1 record is invalid; nothing was written\.\n  members\[0\]: A record must be a JSON object\.$/]
           ] as const) {
             const error = yield* importer.run(tenant.id, doc).pipe(Effect.flip)
             assert.match(error.message, pattern)
           }
           const missing = yield* importer.run("chm_nope", { members: [] }).pipe(Effect.flip)
           assert.strictEqual(missing._tag, "TenantNotFound")
+        }))
+
+      it.effect("10,000 records with three bad ones: all three reported (collection, index, ref, field) before anything is written, with and without a dry run", () =>
+        Effect.gen(function*() {
+          const { tenant, key } = yield* chamberWithKey(SCOPES)
+          const importer = yield* Importer
+          for (const dryRun of [false, true]) {
+            const phases = new Set<ImportProgressEvent["phase"]>()
+            const error = yield* importer.run(tenant.id, tenThousand(), { dryRun, progress: (e) => phases.add(e.phase) }).pipe(Effect.flip)
+            assert.instanceOf(error, ImportInvalid)
+            const e = error as ImportInvalid
+            assert.deepStrictEqual(e.problems, [
+              { collection: "members", index: 2, ref: "m2", field: "status", message: "The selected status is invalid (expected one of: active, pending, lapsed, former)." },
+              { collection: "members", index: 9_990, ref: "m9990", field: "email", message: "The email field must be a valid email address." },
+              { collection: "contacts", index: 3, ref: null, field: "member_ref", message: 'The member ref "m10001" names no earlier record of members.' }
+            ])
+            assert.deepInclude({ problem_count: e.problem_count, record_count: e.record_count }, { problem_count: 3, record_count: 3 })
+            assert.strictEqual(e.message.split("\n")[0], "3 records are invalid; nothing was written.")
+            // Found by the check of the whole file: the writing never began.
+            assert.deepStrictEqual([...phases], ["checking"], `dryRun ${dryRun}`)
+          }
+          for (const path of API_LISTS) assert.strictEqual((yield* call("GET", path, { key })).body.meta.total, 0, path)
+          assert.deepStrictEqual(yield* (yield* Outbox).list(tenant.id), [])
+
+          // Put right, the file passes the dry run, which writes nothing.
+          const fixed = tenThousand()
+          fixed.members[2]!.status = "active"
+          fixed.members[9_990]!.email = "m9990@example.com"
+          fixed.contacts[3]!.member_ref = "m3"
+          const checked = yield* importer.run(tenant.id, fixed, { dryRun: true })
+          assert.deepInclude(checked, { dryRun: true, ids: {} })
+          assert.deepInclude(checked.counts, { members: 9_995, contacts: 5, events: 0 })
+          assert.strictEqual((yield* call("GET", "/api/v1/members", { key })).body.meta.total, 0)
+        }), 120_000)
+
+      it.effect("every problem of every record is counted; the first 100 are reported", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithKey(SCOPES)
+          const members = Array.from({ length: 150 }, (_, i) => ({ ref: `m${i}`, name: `Member ${i}`, status: "gone", employee_count: -1 }))
+          const e = (yield* (yield* Importer).run(tenant.id, { members }).pipe(Effect.flip)) as ImportInvalid
+          assert.deepInclude({ problem_count: e.problem_count, record_count: e.record_count, shown: e.problems.length }, {
+            problem_count: 300,
+            record_count: 150,
+            shown: 100
+          })
+          assert.deepStrictEqual(e.problems.slice(0, 3).map((p) => `${p.index}.${p.field}`), ["0.status", "0.employee_count", "1.status"])
+          assert.strictEqual(e.summary, "150 records are invalid (300 problems); nothing was written; the first 100 problems follow.")
+        }))
+
+      it.effect("rules only the database can tell are met while writing: each broken one is reported, the rest still tried, and nothing is committed", () =>
+        Effect.gen(function*() {
+          const { tenant, key } = yield* chamberWithKey(SCOPES)
+          const importer = yield* Importer
+          const existing = yield* call("POST", "/api/v1/members", { key, body: { name: "Taken Inc", status: "active", slug: "taken" } })
+          assert.strictEqual(existing.status, 201)
+          const doc = document() as any
+          doc.members[1].slug = "taken"
+          doc.payments[1].amount = "200.01"
+
+          // The file alone cannot show either: the dry run passes, and writes nothing.
+          const checked = yield* importer.run(tenant.id, doc, { dryRun: true })
+          assert.deepInclude(checked.counts, { members: 2, payments: 2, bookings: 1 })
+          assert.strictEqual((yield* call("GET", "/api/v1/members", { key })).body.meta.total, 1)
+
+          const e = (yield* importer.run(tenant.id, doc).pipe(Effect.flip)) as ImportInvalid
+          assert.instanceOf(e, ImportInvalid)
+          const unwritten = (ref: string, collection: string, index: number) =>
+            `The member ref "${ref}" names ${collection}[${index}], which could not be written.`
+          assert.deepStrictEqual(e.problems.map((p) => [p.collection, p.index, p.ref, p.field]), [
+            ["members", 1, "m2", "slug"],
+            ["deals", 0, "d1", "member_ref"],
+            ["invoices", 1, "i2", "member_ref"],
+            ["payments", 1, null, null],
+            ["placements", 0, null, "member_ref"]
+          ])
+          assert.strictEqual(e.problems[0]!.message, "The slug has already been taken.")
+          assert.strictEqual(e.problems[1]!.message, unwritten("m2", "members", 1))
+          assert.match(e.problems[3]!.message, /more than the invoice's outstanding balance of 200\.00 USD/)
+          for (const path of API_LISTS) {
+            assert.strictEqual((yield* call("GET", path, { key })).body.meta.total, path === "/api/v1/members" ? 1 : 0, path)
+          }
+          assert.deepStrictEqual((yield* (yield* Outbox).list(tenant.id)).map((o) => o.type), ["member.created"])
         }))
     })
   })

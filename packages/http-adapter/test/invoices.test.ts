@@ -79,9 +79,12 @@ for (const rt of runtimes()) {
       it.effect("money: at most two decimals, no sign, no exponent, no number, no more cents than JSON carries exactly: 422 on lines.N.unit", () =>
         Effect.gen(function*() {
           const { key, memberId } = yield* chamber
-          for (const unit of ["12.505", "-1.00", "+1.00", "1e3", "abc", "", " 1.00", "1,000.00", ".50", "12.", "0x10", "١٢", 12.5, null, true]) {
+          for (const unit of ["12.505", "-1.00", "+1.00", "1e3", "abc", "", " 1.00", "1,000.00", ".50", "12.", "0x10", "١٢", "$12.50", 12.5, null, true]) {
             const errors = assertInvalid(yield* draft(key, memberId, [{ description: "X", unit }]), ["lines.0.unit"])
-            assert.match(errors["lines.0.unit"][0], /^The unit field must be an amount in dollars/, JSON.stringify(unit))
+            const expected = typeof unit === "string"
+              ? 'The unit field must be an amount in dollars such as "12.50" (digits, at most two decimal places; no $, sign or thousands separator).'
+              : 'The unit field must be a string in dollars such as "12.50".'
+            assert.deepStrictEqual(errors["lines.0.unit"], [expected], JSON.stringify(unit))
           }
           for (const unit of ["92233720368547758.08", "99999999999999999999999.99", "90071992547409.92"]) {
             const errors = assertInvalid(yield* draft(key, memberId, [{ description: "X", unit }]), ["lines.0.unit"])

@@ -100,13 +100,13 @@ for (const rt of runtimes()) {
           })
         }))
 
-      it.effect("several errors: message is the first error plus ' (and N more errors)', errors lists every field", () =>
+      it.effect("several errors: message is the first error plus ' (and 1 more error)' or ' (and N more errors)', errors lists every field", () =>
         Effect.gen(function*() {
           const { key } = yield* writer
           const empty = yield* call("POST", "/api/v1/members", { key, body: {} })
           assertInvalid(empty, ["name", "status"])
           assert.deepStrictEqual(empty.body, {
-            message: "The name field is required. (and 1 more errors)",
+            message: "The name field is required. (and 1 more error)",
             errors: { name: ["The name field is required."], status: ["The status field is required."] }
           })
           const four = yield* call("POST", "/api/v1/members", {

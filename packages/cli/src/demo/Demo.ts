@@ -29,7 +29,7 @@ export const seedDemo = (progress?: ImportProgress) => Effect.gen(function*() {
   yield* tenants.addUser(tenant.id, "staff@riversidechamber.example", "staff")
   yield* tenants.addField(tenant.id, { resource: "member", key: "membership_tier", label: "Membership tier", api_visible: true })
   yield* tenants.addField(tenant.id, { resource: "member", key: "board_notes", label: "Board notes", api_visible: false })
-  yield* importer.run(tenant.id, demoDocument(), progress).pipe(Effect.orDie)
+  yield* importer.run(tenant.id, demoDocument(), { progress }).pipe(Effect.orDie)
   const key = yield* keys.mint({ tenant: tenant.id, asEmail: DEMO_ADMIN_EMAIL, name: "Demo key", scopes: "all" })
   return { created: true, tenant, key: key.key, members: DEMO_MEMBER_COUNT } satisfies DemoResult
 })

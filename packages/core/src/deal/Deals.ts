@@ -23,8 +23,8 @@ export interface DealListQuery {
   readonly page?: number | undefined
 }
 
-/** After today: on a later calendar day than today, in UTC. */
-const afterToday = (endsAt: string | null | undefined, now: Date) =>
+/** A deal ends after today (on a later calendar day, in UTC) or has no end; the import checks it before writing too. */
+export const afterToday = (endsAt: string | null | undefined, now: Date) =>
   endsAt == null || endsAt.slice(0, 10) > now.toISOString().slice(0, 10)
 
 export class Deals extends Context.Service<Deals, {

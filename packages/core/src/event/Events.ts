@@ -25,7 +25,8 @@ const FINAL = new Set(["cancelled", "completed"])
 /** `chamber` for a type that is omitted, null, or not one of ours. */
 const eventType = (value: string | null | undefined) => (EventTypes as ReadonlyArray<string>).includes(value ?? "") ? value! : "chamber"
 
-const endsAfterStart = (values: Pick<EventStored, "starts_at" | "ends_at">) =>
+/** An event ends after it starts, or has no end (the import checks it before writing too). */
+export const endsAfterStart = (values: Pick<EventStored, "starts_at" | "ends_at">) =>
   values.ends_at === null || Date.parse(values.ends_at) > Date.parse(values.starts_at)
 
 export class Events extends Context.Service<Events, {

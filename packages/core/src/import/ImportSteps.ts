@@ -1,7 +1,8 @@
 /**
- * How each collection of an import is written (docs/cli.md "Import"), in the order the
- * collections may point at each other: each record is decoded with the schema its API payload
- * or core operation uses and written through that operation, events and all.
+ * How each collection of an import is checked and written (docs/cli.md "Import"), in the order
+ * the collections may point at each other: each record is decoded with the schema its API
+ * payload or core operation uses, checked against the rules that need no database, and written
+ * through that operation, events and all.
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -10,9 +11,11 @@ import * as F from "../resource/Field.ts"
 import { ContactCreate } from "../contact/Contact.ts"
 import { Contacts } from "../contact/Contacts.ts"
 import { DealCreate } from "../deal/Deal.ts"
-import { Deals } from "../deal/Deals.ts"
+import { DealEndsTooSoon } from "../deal/DealErrors.ts"
+import { afterToday, Deals } from "../deal/Deals.ts"
 import { EventCreate, EventStatuses } from "../event/Event.ts"
-import { Events } from "../event/Events.ts"
+import { EventEndsBeforeStart } from "../event/EventErrors.ts"
+import { endsAfterStart, Events } from "../event/Events.ts"
 import { InvoiceCreate } from "../invoice/Invoice.ts"
 import { Invoices } from "../invoice/Invoices.ts"
 import { MemberCreate } from "../member/Member.ts"
@@ -21,12 +24,13 @@ import { PaymentCreate } from "../payment/Payment.ts"
 import { Payments } from "../payment/Payments.ts"
 import { RegistrationCreate } from "../registration/Registration.ts"
 import { Registrations } from "../registration/Registrations.ts"
-import { type SponsorshipCreate } from "../sponsorship/Sponsorship.ts"
+import { SponsorshipCreate } from "../sponsorship/Sponsorship.ts"
 import { Sponsorships } from "../sponsorship/Sponsorships.ts"
-import { type PlacementCreate } from "../placement/Placement.ts"
+import { PlacementCreate } from "../placement/Placement.ts"
 import { Placements } from "../placement/Placements.ts"
-import { type BookingCreate } from "../booking/Booking.ts"
+import { BookingCreate } from "../booking/Booking.ts"
 import { Bookings } from "../booking/Bookings.ts"
+import { InvalidInput } from "../shared/Errors.ts"
 
 export const ImportCollections = [
   "members",
@@ -46,6 +50,11 @@ export interface ImportStep {
   readonly collection: Collection
   /** The `<thing>_ref` fields a record may carry, and the collection each points into. */
   readonly refs: Readonly<Record<string, Collection>>
+  /**
+   * Checks one record (refs replaced by stand-in ids) as `write` would, short of the rules that
+   * need the database (a slug already taken, an invoice's balance). Errors as `write`'s.
+   */
+  readonly check: (input: Readonly<Record<string, unknown>>) => Effect.Effect<void, unknown>
   /** Writes one record (refs already replaced by ids); its id. Errors carry their own message and, when a field is at fault, `errors`. */
   readonly write: (tenantId: number, input: Readonly<Record<string, unknown>>) => Effect.Effect<number, unknown>
 }
@@ -73,6 +82,40 @@ const PaymentImport = decoder(Schema.Struct({
   gateway: Schema.optionalKey(Schema.NullOr(F.filledText(255, "stripe").schema))
 }))
 const decodeEnded = decoder(EndedStatus)
+const SponsorshipImport = decoder(SponsorshipCreate)
+const PlacementImport = decoder(PlacementCreate)
+const BookingImport = decoder(BookingCreate)
+
+/** An event's input as it is created: a cancelled or completed one is made published, then ended. */
+const eventInput = Effect.fnUntraced(function*(input: Readonly<Record<string, unknown>>) {
+  const { status } = yield* decodeEnded(input)
+  const ended = status === "cancelled" || status === "completed" ? status : undefined
+  return { ended, create: yield* EventImport(ended === undefined ? input : { ...input, status: "published" }) }
+})
+
+/** A booking names its type by id or by name (Bookings.create finds or makes the type). */
+const bookingTypeGiven = (b: BookingCreate) =>
+  b.booking_type_id != null || b.booking_type_name != null
+    ? Effect.void
+    : Effect.fail(InvalidInput.field("booking_type_id", "The booking type id field is required when booking type name is not present."))
+
+/** Nothing when `holds`, else `broken`. */
+const rule = <E>(holds: boolean, broken: () => E): Effect.Effect<void, E> => (holds ? Effect.void : Effect.fail(broken()))
+
+const checks = {
+  members: (input) => MemberImport(input),
+  contacts: (input) => ContactImport(input),
+  events: (input) =>
+    Effect.flatMap(eventInput(input), ({ create }) =>
+      rule(endsAfterStart({ starts_at: create.starts_at, ends_at: create.ends_at ?? null }), () => new EventEndsBeforeStart())),
+  registrations: (input) => RegistrationImport(input),
+  deals: (input) => Effect.flatMap(DealImport(input), (d) => rule(afterToday(d.ends_at, new Date()), () => new DealEndsTooSoon())),
+  invoices: (input) => Effect.andThen(InvoiceStatusImport(input), InvoiceImport(input)),
+  payments: (input) => PaymentImport(input),
+  sponsorships: (input) => SponsorshipImport(input),
+  placements: (input) => PlacementImport(input),
+  bookings: (input) => Effect.flatMap(BookingImport(input), bookingTypeGiven)
+} satisfies Record<Collection, (input: Readonly<Record<string, unknown>>) => Effect.Effect<unknown, unknown>>
 
 const idOf = <E, R>(self: Effect.Effect<{ readonly id: number }, E, R>) => Effect.map(self, (row) => row.id)
 
@@ -89,7 +132,7 @@ export const importSteps = Effect.gen(function*() {
   const placements = yield* Placements
   const bookings = yield* Bookings
 
-  const steps: ReadonlyArray<ImportStep> = [
+  const written: ReadonlyArray<Omit<ImportStep, "check">> = [
     { collection: "members", refs: {}, write: (t, input) => Effect.flatMap(MemberImport(input), (m) => idOf(members.create(t, m))) },
     {
       collection: "contacts",
@@ -102,9 +145,8 @@ export const importSteps = Effect.gen(function*() {
       write: (t, input) =>
         Effect.gen(function*() {
           // cancelled and completed are the service's to set: the event is made, then ended.
-          const { status } = yield* decodeEnded(input)
-          const ended = status === "cancelled" || status === "completed" ? status : undefined
-          const event = yield* events.create(t, yield* EventImport(ended === undefined ? input : { ...input, status: "published" }))
+          const { ended, create } = yield* eventInput(input)
+          const event = yield* events.create(t, create)
           return ended === undefined ? event.id : (yield* events.end(t, event.id, ended)).id
         })
     },
@@ -157,5 +199,8 @@ export const importSteps = Effect.gen(function*() {
       write: (t, input) => idOf(bookings.create(t, input as BookingCreate))
     }
   ]
-  return steps
+  return written.map((step): ImportStep => {
+    const check: (input: Readonly<Record<string, unknown>>) => Effect.Effect<unknown, unknown> = checks[step.collection]
+    return { ...step, check: (input) => Effect.asVoid(check(input)) }
+  })
 })

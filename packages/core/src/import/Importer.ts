@@ -1,56 +1,104 @@
 /**
  * `chamber import` (docs/cli.md "Import"): a JSON document of records loaded through the core
  * services, so each record gets the same validation and fires the same events as any other write,
- * all in one transaction. Records point at earlier ones with `<thing>_ref`; a bad record stops the
- * import, names its collection, index and field, and nothing is written.
+ * all in one transaction. Records point at earlier ones with `<thing>_ref`.
+ *
+ * Two passes: every record is checked first, with nothing written and no transaction open, and
+ * every problem is reported (the first 100, with the count of all); only a document without any
+ * is written. Rules that need the database are met while writing; a record that breaks one is
+ * reported too, the others are still tried, and then nothing of the file is committed.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { Transactor } from "../shared/Ports.ts"
 import { decodeInput } from "../shared/Input.ts"
 import { TenantRepo } from "../tenant/TenantRepo.ts"
 import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { type Collection, ImportCollections, type ImportStep, importSteps } from "./ImportSteps.ts"
-import { ImportDocumentInvalid, ImportRecordInvalid } from "./ImportErrors.ts"
+import { ImportDocumentInvalid, ImportInvalid, type ImportProblem, MAX_REPORTED_PROBLEMS } from "./ImportErrors.ts"
 
 export interface ImportResult {
-  /** The id each `ref` got. */
+  /** The id each `ref` got; none on a dry run. */
   readonly ids: Readonly<Record<string, number>>
-  /** Records written, by collection. */
+  /** Records written by collection; on a dry run, the records checked. */
   readonly counts: Readonly<Record<Collection, number>>
+  readonly dryRun: boolean
 }
 
-/** Records done so far of all the document's records; called after each one. */
-export type ImportProgress = (done: number, total: number, collection: Collection) => void
+/** Where an import is: told once as each pass begins (`done` 0) and after each record. */
+export interface ImportProgressEvent {
+  /** `checking`: every record, nothing written; `writing`: the transaction. */
+  readonly phase: "checking" | "writing"
+  readonly done: number
+  readonly total: number
+  readonly collection: Collection
+}
+export type ImportProgress = (event: ImportProgressEvent) => void
+
+export interface ImportOptions {
+  readonly progress?: ImportProgress | undefined
+  /** Check every record and write nothing. */
+  readonly dryRun?: boolean | undefined
+}
 
 const Ref = Schema.String.check(Schema.makeFilter((s: string) => s.trim() !== "", { message: "The ref field must be a non-empty string." }))
   .annotate({ message: "The ref field must be a non-empty string." })
 const RefOf = Schema.Struct({ ref: Schema.optionalKey(Ref) })
 const decodeRef = (record: unknown) => decodeInput(RefOf, record)
 
-/** `{field: [message, ...]}` of a failed write, as the file names the fields (`member_id` sent as `member_ref` is `member_ref`). */
-const firstError = (error: unknown, record: Readonly<Record<string, unknown>>): { field: string | null; reason: string } => {
+type Found = Pick<ImportProblem, "field" | "message">
+
+/**
+ * What a failed check or write says, field by field, as the file names the fields (`member_id`
+ * sent as `member_ref` is `member_ref`); a rule of the record as a whole has no field.
+ */
+const problemsOf = (error: unknown, record: Readonly<Record<string, unknown>>): ReadonlyArray<Found> => {
   const e = error as { readonly errors?: Readonly<Record<string, ReadonlyArray<string>>>; readonly message?: string }
   const entries = Object.entries(e.errors ?? {})
-  if (entries.length === 0) return { field: null, reason: e.message ?? String(error) }
-  const [field, messages] = entries[0]!
-  const asRef = field.replace(/_id$/, "_ref")
-  const more = entries.reduce((n, [, m]) => n + m.length, 0) - 1
+  if (entries.length === 0) return [{ field: null, message: e.message ?? String(error) }]
+  return entries.flatMap(([field, messages]) => {
+    const asRef = field.replace(/_id$/, "_ref")
+    const named = field === "input" ? null : asRef !== field && record[asRef] !== undefined ? asRef : field
+    return messages.map((message) => ({ field: named, message }))
+  })
+}
+
+/** The problems of a document: the first MAX_REPORTED_PROBLEMS kept, all counted. */
+const problemList = () => {
+  const shown: Array<ImportProblem> = []
+  let problems = 0
+  let records = 0
   return {
-    field: asRef !== field && record[asRef] !== undefined ? asRef : field,
-    reason: messages[0]! + (more > 0 ? ` (and ${more} more errors)` : "")
+    add(collection: Collection, index: number, ref: string | null, found: ReadonlyArray<Found>) {
+      if (found.length === 0) return
+      records++
+      for (const f of found) {
+        problems++
+        if (shown.length < MAX_REPORTED_PROBLEMS) shown.push({ collection, index, ref, ...f })
+      }
+    },
+    get any() {
+      return problems > 0
+    },
+    error: () => new ImportInvalid({ problems: shown, problem_count: problems, record_count: records })
   }
 }
 
+const isRecord = (raw: unknown): raw is Readonly<Record<string, unknown>> => typeof raw === "object" && raw !== null && !Array.isArray(raw)
+
 export class Importer extends Context.Service<Importer, {
-  /** Loads `document` into the tenant (`chm_…` or its internal id); `progress` is told after each record. */
+  /**
+   * Loads `document` into the tenant (`chm_…` or its internal id), or with `dryRun` only checks
+   * it; `progress` is told as each record is checked and written.
+   */
   readonly run: (
     tenant: string | number,
     document: unknown,
-    progress?: ImportProgress
-  ) => Effect.Effect<ImportResult, ImportRecordInvalid | ImportDocumentInvalid | TenantNotFound>
+    options?: ImportOptions
+  ) => Effect.Effect<ImportResult, ImportInvalid | ImportDocumentInvalid | TenantNotFound>
 }>()("chamber/Importer") {
   static readonly layer = Layer.effect(Importer, Effect.gen(function*() {
     const tenants = yield* TenantRepo
@@ -59,7 +107,7 @@ export class Importer extends Context.Service<Importer, {
 
     const collectionsOf = (document: unknown) =>
       Effect.gen(function*() {
-        if (typeof document !== "object" || document === null || Array.isArray(document)) {
+        if (!isRecord(document)) {
           return yield* new ImportDocumentInvalid({ reason: "The import must be a JSON object of collections (members, contacts, ...)." })
         }
         const unknown = Object.keys(document).filter((k) => !(ImportCollections as ReadonlyArray<string>).includes(k))
@@ -70,7 +118,7 @@ export class Importer extends Context.Service<Importer, {
         }
         const out: Array<readonly [ImportStep, ReadonlyArray<unknown>]> = []
         for (const step of steps) {
-          const records = (document as Record<string, unknown>)[step.collection]
+          const records = document[step.collection]
           if (records === undefined || records === null) continue
           if (!Array.isArray(records)) return yield* new ImportDocumentInvalid({ reason: `The ${step.collection} collection must be a list.` })
           out.push([step, records])
@@ -78,51 +126,124 @@ export class Importer extends Context.Service<Importer, {
         return out
       })
 
-    const run = Effect.fn("Importer.run")(function*(tenantRef: string | number, document: unknown, progress?: ImportProgress) {
+    /**
+     * Every record checked, nothing written: its shape, its ref (unique in the file), the refs it
+     * makes (each an earlier record of the right collection) and the rules of its collection.
+     */
+    const checkAll = Effect.fnUntraced(function*(
+      collections: ReadonlyArray<readonly [ImportStep, ReadonlyArray<unknown>]>,
+      tick: (collection: Collection) => void
+    ) {
+      const problems = problemList()
+      const refs = new Map<string, { readonly collection: Collection; readonly index: number }>()
+      for (const [step, records] of collections) {
+        for (let index = 0; index < records.length; index++) {
+          const raw = records[index]
+          if (!isRecord(raw)) {
+            problems.add(step.collection, index, null, [{ field: null, message: "A record must be a JSON object." }])
+            tick(step.collection)
+            continue
+          }
+          const found: Array<Found> = []
+          const decoded = Result.getOrUndefined(yield* Effect.result(decodeRef(raw)))
+          if (decoded === undefined) found.push({ field: "ref", message: "The ref field must be a non-empty string." })
+          const ref = decoded?.ref
+          const earlier = ref === undefined ? undefined : refs.get(ref)
+          if (earlier !== undefined) {
+            found.push({ field: "ref", message: `The ref ${JSON.stringify(ref)} is already used by ${earlier.collection}[${earlier.index}].` })
+          } else if (ref !== undefined) refs.set(ref, { collection: step.collection, index })
+
+          // Each ref stands in for an id here, so the rules of the record are checked as when it is written.
+          const input: Record<string, unknown> = {}
+          for (const [field, value] of Object.entries(raw)) {
+            if (field === "ref") continue
+            const target = step.refs[field]
+            if (target === undefined) input[field] = value
+            else if (value !== null && value !== undefined) {
+              const named = typeof value === "string" ? refs.get(value) : undefined
+              if (named === undefined || named.collection !== target) {
+                found.push({ field, message: `The ${field.replace(/_/g, " ")} ${JSON.stringify(value)} names no earlier record of ${target}.` })
+              }
+              input[field.replace(/_ref$/, "_id")] = 1
+            }
+          }
+          const checked = yield* Effect.result(step.check(input))
+          if (Result.isFailure(checked)) found.push(...problemsOf(checked.failure, raw))
+          problems.add(step.collection, index, typeof raw.ref === "string" ? raw.ref : null, found)
+          tick(step.collection)
+        }
+      }
+      if (problems.any) return yield* problems.error()
+    })
+
+    /**
+     * Every record written in file order, in the transaction the caller opened. A record that
+     * breaks a rule of the database is reported, so is one whose ref names such a record, and
+     * the others are still written; then the whole is refused (rolled back).
+     */
+    const writeAll = Effect.fnUntraced(function*(
+      tenantId: number,
+      collections: ReadonlyArray<readonly [ImportStep, ReadonlyArray<unknown>]>,
+      tick: (collection: Collection) => void
+    ) {
+      const problems = problemList()
+      const ids = new Map<string, number>()
+      const unwritten = new Map<string, string>()
+      const counts = Object.fromEntries(ImportCollections.map((c) => [c, 0])) as Record<Collection, number>
+      for (const [step, records] of collections) {
+        for (let index = 0; index < records.length; index++) {
+          const record = records[index] as Readonly<Record<string, unknown>>
+          const ref = typeof record.ref === "string" ? record.ref : null
+          const found: Array<Found> = []
+          const input: Record<string, unknown> = {}
+          for (const [field, value] of Object.entries(record)) {
+            if (field === "ref") continue
+            if (step.refs[field] === undefined) input[field] = value
+            else if (value !== null && value !== undefined) {
+              const id = ids.get(value as string)
+              if (id === undefined) {
+                found.push({ field, message: `The ${field.replace(/_/g, " ")} ${JSON.stringify(value)} names ${unwritten.get(value as string)}, which could not be written.` })
+              }
+              input[field.replace(/_ref$/, "_id")] = id
+            }
+          }
+          if (found.length === 0) {
+            const id = yield* Effect.result(step.write(tenantId, input))
+            if (Result.isSuccess(id)) {
+              if (ref !== null) ids.set(ref, id.success)
+              counts[step.collection]++
+            } else found.push(...problemsOf(id.failure, record))
+          }
+          if (found.length > 0 && ref !== null) unwritten.set(ref, `${step.collection}[${index}]`)
+          problems.add(step.collection, index, ref, found)
+          tick(step.collection)
+        }
+      }
+      if (problems.any) return yield* problems.error()
+      return { ids: Object.fromEntries(ids), counts }
+    })
+
+    const run = Effect.fn("Importer.run")(function*(tenantRef: string | number, document: unknown, options: ImportOptions = {}) {
       const tenant = yield* tenants.find(tenantRef)
       if (tenant === undefined) return yield* new TenantNotFound({ ref: String(tenantRef) })
       const collections = yield* collectionsOf(document)
       const total = collections.reduce((n, [, records]) => n + records.length, 0)
-      const refs = new Map<string, { readonly collection: Collection; readonly id: number }>()
-      const counts = Object.fromEntries(ImportCollections.map((c) => [c, 0])) as Record<Collection, number>
-      let done = 0
+      const ticker = (phase: ImportProgressEvent["phase"]) => {
+        const progress = options.progress
+        if (progress === undefined) return () => {}
+        let done = 0
+        progress({ phase, done, total, collection: collections[0]?.[0].collection ?? "members" })
+        return (collection: Collection) => progress({ phase, done: ++done, total, collection })
+      }
 
-      const one = (step: ImportStep, index: number, raw: unknown) =>
-        Effect.gen(function*() {
-          const invalid = (field: string | null, reason: string) => new ImportRecordInvalid({ collection: step.collection, index, field, reason })
-          if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return yield* invalid(null, "A record must be a JSON object.")
-          const record = raw as Readonly<Record<string, unknown>>
-          const { ref } = yield* Effect.mapError(decodeRef(record), () => invalid("ref", "The ref field must be a non-empty string."))
-          if (ref !== undefined && refs.has(ref)) return yield* invalid("ref", `The ref ${JSON.stringify(ref)} is already used by an earlier record.`)
-          const input: Record<string, unknown> = {}
-          for (const [field, value] of Object.entries(record)) {
-            if (field === "ref") continue
-            const target = step.refs[field]
-            if (target === undefined) {
-              input[field] = value
-              continue
-            }
-            if (value === null || value === undefined) continue
-            const found = typeof value === "string" ? refs.get(value) : undefined
-            if (found === undefined || found.collection !== target) {
-              return yield* invalid(field, `The ${field.replace(/_/g, " ")} ${JSON.stringify(value)} names no earlier record of ${target}.`)
-            }
-            input[field.replace(/_ref$/, "_id")] = found.id
-          }
-          const id = yield* step.write(tenant.id, input).pipe(Effect.mapError((error) => {
-            const { field, reason } = firstError(error, record)
-            return invalid(field, reason)
-          }))
-          if (ref !== undefined) refs.set(ref, { collection: step.collection, id })
-          counts[step.collection]++
-          done++
-          if (progress !== undefined) progress(done, total, step.collection)
-        })
-
-      yield* tx.withTransaction(Effect.forEach(collections, ([step, records]) => Effect.forEach(records, (raw, i) => one(step, i, raw), { discard: true }), {
-        discard: true
-      }))
-      return { ids: Object.fromEntries([...refs].map(([ref, { id }]) => [ref, id])), counts }
+      yield* checkAll(collections, ticker("checking"))
+      if (options.dryRun === true) {
+        const counts = Object.fromEntries(ImportCollections.map((c) => [c, 0])) as Record<Collection, number>
+        for (const [step, records] of collections) counts[step.collection] = records.length
+        return { ids: {}, counts, dryRun: true } satisfies ImportResult
+      }
+      const written = yield* tx.withTransaction(writeAll(tenant.id, collections, ticker("writing")))
+      return { ...written, dryRun: false } satisfies ImportResult
     })
 
     return Importer.of({ run })

@@ -191,7 +191,16 @@ export const formatCents = (cents: number | bigint): string => {
   return `${sign}${abs / 100n}.${String(abs % 100n).padStart(2, "0")}`
 }
 
-const DOLLARS_RULE = "an amount in dollars such as 12.50 (digits, at most two decimal places, no sign)"
+/** What an amount of money is sent as (a JSON number is refused with this). */
+const DOLLARS_TYPE = 'a string in dollars such as "12.50"'
+const DOLLARS_RULE = 'an amount in dollars such as "12.50" (digits, at most two decimal places; no $, sign or thousands separator)'
+
+/** A rule on the cents of a dollar string; a string that is no amount breaks only the DOLLARS_RULE. */
+const centsAt = (rule: (cents: bigint) => boolean, message: string) =>
+  Schema.makeFilter((s: string) => {
+    const cents = parseDollars(s)
+    return cents === undefined || rule(cents)
+  }, { message })
 
 /**
  * Money sent by a client: a dollar string (`"12.50"`), never cents and never a JSON number,
@@ -201,15 +210,15 @@ export const dollars = (min: number, example: string) => {
   const tooBig = `The {field} field must not be greater than ${formatCents(MAX_CENTS)}.`
   const tooSmall = min > 0 ? `The {field} field must be greater than ${formatCents(min - 1)}.` : `The {field} field must be at least ${formatCents(min)}.`
   return {
-    schema: Schema.String.annotate({ message: mustBe(DOLLARS_RULE), examples: [example] }).pipe(
+    schema: Schema.String.annotate({ message: mustBe(DOLLARS_TYPE), examples: [example] }).pipe(
       Schema.check(
         Schema.makeFilter((s: string) => DOLLARS.test(s), { message: mustBe(DOLLARS_RULE), toJsonSchema: () => ({ pattern: DOLLARS.source }) })
       ),
-      Schema.check(Schema.makeFilter((s: string) => parseDollars(s)! <= BigInt(MAX_CENTS), { message: tooBig })),
-      Schema.check(Schema.makeFilter((s: string) => parseDollars(s)! >= BigInt(min), { message: tooSmall })),
+      Schema.check(centsAt((cents) => cents <= BigInt(MAX_CENTS), tooBig)),
+      Schema.check(centsAt((cents) => cents >= BigInt(min), tooSmall)),
       Schema.decodeTo(Schema.Number, SchemaTransformation.transform({ decode: (s) => Number(parseDollars(s)!), encode: (n) => formatCents(n) }))
     ),
-    expected: DOLLARS_RULE,
+    expected: DOLLARS_TYPE,
     column: "int8" as Column,
     example,
     bounds: {}
@@ -232,9 +241,9 @@ export const boolean = (example: boolean) => ({
   bounds: {}
 }) satisfies Kind<Schema.Top>
 
-/** One of a fixed set of strings. */
-export const oneOf = <const L extends ReadonlyArray<string>>(values: L, example: L[number]) => {
-  const invalid = `The selected {field} is invalid (expected one of: ${values.join(", ")}).`
+/** One of a fixed set of strings; `thing` names one in messages, else the field does (an item of a list: "event kind"). */
+export const oneOf = <const L extends ReadonlyArray<string>>(values: L, example: L[number], thing = "{field}") => {
+  const invalid = `The selected ${thing} is invalid (expected one of: ${values.join(", ")}).`
   return {
     schema: Schema.Literals(values).annotate({ message: invalid }),
     expected: `one of: ${values.join(", ")}`,

@@ -31,9 +31,9 @@ export const fieldErrors = (issue: SchemaIssue.Issue, root: string): FieldErrors
   return errors
 }
 
-/** The first message, plus ` (and N more errors)` when there are more. */
+/** The first message, plus ` (and 1 more error)` or ` (and N more errors)` when there are more (ruling 7). */
 export const summarize = (errors: Readonly<Record<string, ReadonlyArray<string>>>): string => {
   const all = Object.values(errors).flat()
   const rest = all.length - 1
-  return (all[0] ?? "The given data was invalid.") + (rest > 0 ? ` (and ${rest} more errors)` : "")
+  return (all[0] ?? "The given data was invalid.") + (rest === 1 ? " (and 1 more error)" : rest > 1 ? ` (and ${rest} more errors)` : "")
 }

@@ -10,7 +10,7 @@ import { HookUrl } from "./HookUrl.ts"
 
 export { MAX_HOOK_URL } from "./HookUrl.ts"
 
-const Kinds = Schema.Array(F.oneOf(EventKinds, "member.created").schema).annotate({ message: "The {field} field must be an array." }).check(
+const Kinds = Schema.Array(F.oneOf(EventKinds, "member.created", "event kind").schema).annotate({ message: "The {field} field must be an array." }).check(
   Schema.makeFilter((xs: ReadonlyArray<unknown>) => xs.length >= 1, {
     message: "The {field} field must have at least 1 item.",
     toJsonSchema: () => ({ minItems: 1 })

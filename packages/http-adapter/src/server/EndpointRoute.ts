@@ -24,6 +24,7 @@ import { HttpApiSchemaError } from "effect/http-api/HttpApiError"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import { describeJsonSyntax } from "@chamber/core"
 
 /** What the reflection of the contract says of one endpoint (`HttpApi.reflect`). */
 export type Reflected = Parameters<Parameters<typeof HttpApi.reflect>[1]["onEndpoint"]>[0]
@@ -93,7 +94,9 @@ const mediaType = (contentType: string) => {
   return end === -1 ? normalized : normalized.slice(0, end).trim()
 }
 
-const invalidJson = new Schema.SchemaError(new SchemaIssue.InvalidValue({ message: "Expected a valid JSON body" }))
+/** A body that is not JSON: what is wrong and where, as a 422 on `body` (docs/api.md "Errors"). */
+const invalidJson = (text: string) =>
+  new Schema.SchemaError(new SchemaIssue.InvalidValue({ message: `The body must be valid JSON: ${describeJsonSyntax(text)}.` }))
 
 /**
  * The route of one endpoint of `group`, its handler wrapped in the endpoint's middleware, taken
@@ -140,7 +143,7 @@ export const endpointRoute = (
       try {
         body = text === "" ? (nullOnEmpty ? null : undefined) : JSON.parse(text)
       } catch {
-        return Effect.fail(new HttpApiSchemaError({ kind: "Payload", cause: invalidJson }))
+        return Effect.fail(new HttpApiSchemaError({ kind: "Payload", cause: invalidJson(text) }))
       }
       const decoded = decodePayload!(body)
       if (Exit.isFailure(decoded)) return schemaFailure("Payload", decoded)
