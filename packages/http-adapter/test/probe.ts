@@ -14,17 +14,18 @@ import { Authentication, CurrentKey, serveApi } from "../src/index.ts"
 
 /** Lets every request in as one key holding `scope`: these probes are not about keys. */
 export const probeKeyLive = (scope: Scope) =>
-  Layer.succeed(Authentication)((effect) =>
-    Effect.provideService(effect, CurrentKey, {
-      keyId: 1,
-      tenantId: 1,
-      name: "probe",
-      prefix: "cck_probe000",
-      scopes: [scope],
-      dailyLimit: 25_000,
-      chamber: { id: "chm_probe", name: "Probe", website: null }
-    })
-  )
+  Layer.succeed(Authentication)({
+    bearer: (effect) =>
+      Effect.provideService(effect, CurrentKey, {
+        keyId: 1,
+        tenantId: 1,
+        name: "probe",
+        prefix: "cck_probe000",
+        scopes: [scope],
+        dailyLimit: 25_000,
+        chamber: { id: "chm_probe", name: "Probe", website: null }
+      })
+  })
 
 /** `api` with `handlers` behind the front door, on a test socket; the front door knows no keys and limits nothing. */
 export const serveProbe = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(
