@@ -299,7 +299,7 @@ for (const rt of runtimes()) {
           assertInvalid(yield* call("GET", "/api/v1/members/search?email=a%00%40b.co", { key }), ["email"])
           const odd: ReadonlyArray<readonly [string, number]> = [
             ["/api/v1/members?page=9007199254740991", 200],
-            ["/api/v1/members?page=99999999999999999999", 422],
+            ["/api/v1/members?page=99999999999999999999", 200],
             ["/api/v1/members?page=1e400", 422],
             ["/api/v1/members?page=1&page=2", 422],
             ["/api/v1/members?sort=%00", 200],
