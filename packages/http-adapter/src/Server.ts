@@ -39,7 +39,7 @@ import { SponsorshipsHandlers } from "./sponsorships/SponsorshipsHandlers.ts"
 
 export { MAX_BODY_BYTES } from "./server/JsonErrors.ts"
 
-/** Every group's handlers with the middleware they consume. */
+/** Every group's handlers with the middleware they consume; a group of `Api` left out does not compile (`serveApi`). */
 export const HandlersLive = Layer.mergeAll(
   MeHandlers,
   MembersHandlers,

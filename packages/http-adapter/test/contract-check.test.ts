@@ -93,10 +93,10 @@ describe("the contract", () => {
     const YearApi = HttpApi.make("year").add(
       HttpApiGroup.make("probe").add(HttpApiEndpoint.get("report", "/probe/2024/report", { success: Schema.String }))
     )
-    const outside = (_request: unknown, response: unknown) => Effect.succeed(response)
+    const beforeRouting = (_request: unknown, response: unknown) => Effect.succeed(response)
     const failures = { unavailable: () => undefined }
-    assert.throws(() => jsonErrors(YearApi, outside as never, failures), /^GET \/probe\/2024\/report: a literal segment of all digits/)
-    assert.doesNotThrow(() => jsonErrors(ProbeApi, outside as never, failures))
+    assert.throws(() => jsonErrors(YearApi, beforeRouting as never, failures), /^GET \/probe\/2024\/report: a literal segment of all digits/)
+    assert.doesNotThrow(() => jsonErrors(ProbeApi, beforeRouting as never, failures))
   })
 
   it("the OpenAPI document states each operation's documented scope (docs/api.md) and only its real errors", () => {

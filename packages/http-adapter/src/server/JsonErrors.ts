@@ -170,5 +170,5 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
   }
 }
 
-/** The 1 MiB limit on every request body, as a service the front door gives each request. */
+/** The 1 MiB limit on every request body, as a service every request is given. */
 export const maxBodySize: RequestService = [HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)]

@@ -3,8 +3,8 @@
  * our code sees them (an unknown method, headers over 16 KiB, a malformed request line or chunk,
  * Content-Length with Transfer-Encoding, `Expect` other than 100-continue, `CONNECT`); here those
  * answers are JSON `{message}` too, with the right status (docs/api.md "Errors"). An HTTP/1.1
- * request without Host, which Node would answer with an empty 400, is left to the front door's
- * JSON one (server/JsonErrors.ts).
+ * request without Host, which Node would answer with an empty 400, is left to the JSON one
+ * of server/JsonErrors.ts.
  */
 import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
