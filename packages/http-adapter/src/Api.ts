@@ -41,15 +41,6 @@ export class Api extends HttpApi.make("chamber-data-api")
       title: "Chamber Data API",
       version: "1.0.0",
       description,
-      servers: [{ url: "/", description: "This server" }],
-      transform: (spec) => ({
-        ...spec,
-        components: {
-          ...spec.components,
-          securitySchemes: {
-            bearer: { type: "http", scheme: "bearer", bearerFormat: "cck_ + 40 characters", description: "An API key minted by a chamber admin." }
-          }
-        }
-      })
+      servers: [{ url: "/", description: "This server" }]
     })
   ) {}

@@ -3,15 +3,12 @@
  * (server/ContractCheck.ts), the OpenAPI document and docs page, and JSON for every error.
  * Adding a resource adds its handlers to `HandlersLive` (docs/architecture.md "Adding a resource").
  */
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as References from "effect/References"
-import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import type * as Types from "effect/Types"
 import * as HttpRouter from "effect/http/HttpRouter"
-import * as HttpServer from "effect/http/HttpServer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as HttpApi from "effect/http-api/HttpApi"
@@ -35,14 +32,14 @@ import { compressingDocs } from "./server/DocsCompression.ts"
 import { HealthRoutes } from "./server/Health.ts"
 import { jsonErrors, maxBodySize } from "./server/JsonErrors.ts"
 import { lazyDocs } from "./server/LazyDocs.ts"
-import { makeOutsideCounting } from "./server/OutsideEndpoints.ts"
+import { makeLimiterBeforeRouting } from "./server/RateLimiting.ts"
 import { withRequestLog } from "./server/RequestLog.ts"
 import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
 import { SponsorshipsHandlers } from "./sponsorships/SponsorshipsHandlers.ts"
 
 export { MAX_BODY_BYTES } from "./server/JsonErrors.ts"
 
-/** Every group's handlers with the middleware they consume. */
+/** Every group's handlers with the middleware they consume; a group of `Api` left out does not compile (`serveApi`). */
 export const HandlersLive = Layer.mergeAll(
   MeHandlers,
   MembersHandlers,
@@ -60,13 +57,13 @@ export const HandlersLive = Layer.mergeAll(
 )
 
 /**
- * What every request passes first, outermost first: its id and access-log line, the compressed
+ * What wraps every request, outermost first: its id and access-log line, the compressed
  * documentation, and JSON for every error.
  */
-const frontDoor = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
+const aroundEveryRequest = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
   HttpRouter.middleware(
     Effect.gen(function*() {
-      const errors = jsonErrors(api, yield* makeOutsideCounting, yield* DatabaseFailures)
+      const errors = jsonErrors(api, yield* makeLimiterBeforeRouting, yield* DatabaseFailures)
       const docs = compressingDocs([DOCS_PATH, OPENAPI_PATH])
       // Failures are all answered inside; the error type says "passes the rest on" (none are left).
       type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
@@ -89,7 +86,7 @@ export const serveApi = <Id extends string, Groups extends HttpApiGroup.Constrai
   Layer.mergeAll(
     HttpApiBuilder.layer(api, { openapiPath: OPENAPI_PATH }).pipe(Layer.provide(handlers)),
     lazyDocs(api, DOCS_PATH),
-    frontDoor(api)
+    aroundEveryRequest(api)
   ).pipe(Layer.provide(Layer.effectDiscard(checkContract(api))))
 
 /** The product's routes and the health checks. Needs the core services. */
@@ -103,44 +100,13 @@ export const ApiRoutes = Layer.mergeAll(serveApi(Api, HandlersLive), HealthRoute
  */
 const spansOnlyForATracer = Effect.map(Effect.service(Tracer.Tracer), (tracer) => tracer !== Tracer.nativeTracer)
 
-/** The router's matching: paths match exactly as written; case, trailing and doubled slashes count. */
-const routerConfig = { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
-
-/**
- * What the application is built from, and its requests need no more: the core services, the SQL
- * client and the platform's services. The routes, handlers and middleware take what they need of
- * them at start, so a request's fiber starts without them: every service a request adds to its
- * context copies what the fiber holds, a few entries instead of sixty (docs/architecture.md
- * "What a request's fiber holds"). References (log level, loggers, tracer, an embedder's own) stay.
- */
-const BUILT_FROM = new RegExp(
-  "^(chamber/.*|@effect/sql-.*|effect/sql/SqlClient|effect/Layer/CurrentMemoMap|effect/http/HttpPlatform|effect/http/Etag/Generator|" +
-    "effect/FileSystem|effect/Path|~effect/Stdio|effect/Terminal|effect/process/ChildProcessSpawner)$"
-)
-
-/**
- * How many services a request may add to its fiber's context as overlays before the next add
- * copies the whole map (Effect's default: 8). A request adds about ten: the server's, the
- * router's, the front door's and its key.
- */
-const REQUEST_OVERLAYS = 16
-
-/** What a request's fiber is typed to have: a route that needs anything else while it answers does not compile. */
-type RequestTime = Scope.Scope | HttpServer.HttpServer
-
-const forRequests = (context: Context.Context<RequestTime>): Context.Context<RequestTime> => {
-  const kept = new Map<string, unknown>()
-  for (const [key, service] of context.mapUnsafe) if (!BUILT_FROM.test(key)) kept.set(key, service)
-  return Context.makeUnsafe(kept, { maxDepth: REQUEST_OVERLAYS })
-}
-
 /**
  * The served application (no listener): provide an HttpServer (server/NodeServer.ts) to run it.
  * Paths match exactly as written: case, trailing and doubled slashes count. Spans are made only
  * when a tracer is installed (see `spansOnlyForATracer`).
  */
-export const HttpLive = Layer.effectDiscard(Effect.gen(function*() {
-  const app = yield* HttpRouter.toHttpEffect(ApiRoutes).pipe(Effect.provideService(HttpRouter.RouterConfig, routerConfig))
-  const context = yield* Effect.context<RequestTime>()
-  yield* HttpServer.serveEffect(app).pipe(Effect.setContext(forRequests(context)))
-})).pipe(Layer.provide(Layer.effect(References.TracerEnabled, spansOnlyForATracer)))
+export const HttpLive = HttpRouter.serve(ApiRoutes, {
+  disableLogger: true,
+  disableListenLog: true,
+  routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
+}).pipe(Layer.provide(Layer.effect(References.TracerEnabled, spansOnlyForATracer)))

@@ -1,13 +1,11 @@
 /**
  * The contract's own guarantees: a server whose contract has an endpoint without access refuses
- * to start, as does one with an endpoint its routes cannot answer exactly; the typed client tells
- * the two 422s apart (docs/api.md "Errors"); the published OpenAPI document states each
- * operation's documented scope (docs/api.md "Members", "Connection check") and lists only the
- * errors it can answer.
+ * to start; the typed client tells the two 422s apart (docs/api.md "Errors"); the published
+ * OpenAPI document states each operation's documented scope (docs/api.md "Members", "Connection
+ * check") and lists only the errors it can answer.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Cause from "effect/Cause"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -19,7 +17,6 @@ import * as HttpApiClient from "effect/http-api/HttpApiClient"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
-import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { readFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
@@ -33,7 +30,6 @@ import {
   ValidationError
 } from "../src/index.ts"
 import { ValidationErrors } from "../src/shared/ValidationErrors.ts"
-import { endpointRoute, reflectGroup } from "../src/server/EndpointRoute.ts"
 import { jsonErrors } from "../src/server/JsonErrors.ts"
 import { ValidationErrorsLive } from "../src/server/ValidationErrorsLive.ts"
 import { probeKeyLive, serveProbe } from "./probe.ts"
@@ -93,27 +89,14 @@ describe("the contract", () => {
       ))
   })
 
-  it("an endpoint the server cannot answer exactly (a text body, a text answer) stops it at start, naming the endpoint", () => {
-    const TextApi = HttpApi.make("text").add(
-      HttpApiGroup.make("probe").add(
-        HttpApiEndpoint.post("note", "/probe/note", { payload: Schema.String.pipe(HttpApiSchema.asText()), success: Schema.String }),
-        HttpApiEndpoint.get("read", "/probe/read", { success: Schema.String.pipe(HttpApiSchema.asText()) })
-      )
-    )
-    const reflected = reflectGroup(TextApi, "probe")
-    const serve = (endpoint: string) => () => endpointRoute(reflected.get(endpoint)!, () => Effect.succeed("noted"), Context.empty())
-    assert.throws(serve("note"), /^probe\.note: a text\/plain body is not served by server\/EndpointRoute\.ts$/)
-    assert.throws(serve("read"), /^probe\.read: a text\/plain response is not served by server\/EndpointRoute\.ts$/)
-  })
-
   it("a path with a literal segment of all digits stops the server at start (its 404s and 405s are told apart by the path's shape)", () => {
     const YearApi = HttpApi.make("year").add(
       HttpApiGroup.make("probe").add(HttpApiEndpoint.get("report", "/probe/2024/report", { success: Schema.String }))
     )
-    const outside = (_request: unknown, response: unknown) => Effect.succeed(response)
+    const beforeRouting = (_request: unknown, response: unknown) => Effect.succeed(response)
     const failures = { unavailable: () => undefined }
-    assert.throws(() => jsonErrors(YearApi, outside as never, failures), /^GET \/probe\/2024\/report: a literal segment of all digits/)
-    assert.doesNotThrow(() => jsonErrors(ProbeApi, outside as never, failures))
+    assert.throws(() => jsonErrors(YearApi, beforeRouting as never, failures), /^GET \/probe\/2024\/report: a literal segment of all digits/)
+    assert.doesNotThrow(() => jsonErrors(ProbeApi, beforeRouting as never, failures))
   })
 
   it("the OpenAPI document states each operation's documented scope (docs/api.md) and only its real errors", () => {
@@ -168,7 +151,7 @@ describe("the contract", () => {
     assert.sameMembers(seen, Object.keys(spec))
     assert.deepStrictEqual(doc.components.securitySchemes.bearer, {
       type: "http",
-      scheme: "bearer",
+      scheme: "Bearer",
       bearerFormat: "cck_ + 40 characters",
       description: "An API key minted by a chamber admin."
     })

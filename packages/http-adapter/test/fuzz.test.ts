@@ -24,7 +24,7 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(shown, [], `seed ${SEED}: ${report.failures.length} of ${report.sent} failed`)
           assert.strictEqual(report.sent, COUNT)
           console.log(`fuzz on ${rt.name}: statuses ${JSON.stringify(report.statuses)}`)
-          // The run reached the handlers, not only the front door.
+          // The run reached the handlers, not only what answers before them.
           assert.isAbove((report.statuses[200] ?? 0) + (report.statuses[201] ?? 0), COUNT / 20, JSON.stringify(report.statuses))
           assert.isAbove(report.statuses[422] ?? 0, COUNT / 20, JSON.stringify(report.statuses))
         }), { timeout: 120_000 })

@@ -1,5 +1,5 @@
 /**
- * Probe APIs behind the product's front door (`serveApi`), for what the product's own API cannot
+ * Probe APIs behind what wraps every request of the product (`serveApi`), for what the product's own API cannot
  * show: a contract the server must refuse, an endpoint that fails on purpose. Over a test socket.
  */
 import * as Effect from "effect/Effect"
@@ -14,19 +14,20 @@ import { Authentication, CurrentKey, serveApi } from "../src/index.ts"
 
 /** Lets every request in as one key holding `scope`: these probes are not about keys. */
 export const probeKeyLive = (scope: Scope) =>
-  Layer.succeed(Authentication)((effect) =>
-    Effect.provideService(effect, CurrentKey, {
-      keyId: 1,
-      tenantId: 1,
-      name: "probe",
-      prefix: "cck_probe000",
-      scopes: [scope],
-      dailyLimit: 25_000,
-      chamber: { id: "chm_probe", name: "Probe", website: null }
-    })
-  )
+  Layer.succeed(Authentication)({
+    bearer: (effect) =>
+      Effect.provideService(effect, CurrentKey, {
+        keyId: 1,
+        tenantId: 1,
+        name: "probe",
+        prefix: "cck_probe000",
+        scopes: [scope],
+        dailyLimit: 25_000,
+        chamber: { id: "chm_probe", name: "Probe", website: null }
+      })
+  })
 
-/** `api` with `handlers` behind the front door, on a test socket; the front door knows no keys and limits nothing. */
+/** `api` with `handlers` behind it, on a test socket; it knows no keys and limits nothing. */
 export const serveProbe = <Id extends string, Groups extends HttpApiGroup.Constraint, E, R>(
   api: HttpApi.HttpApi<Id, Groups>,
   handlers: Layer.Layer<HttpApiGroup.ToService<Id, Groups>, E, R>

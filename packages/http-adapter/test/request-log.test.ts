@@ -1,7 +1,7 @@
 /**
  * docs/api.md "Request ids and logs": every line logged while serving a request carries its id
  * as `request_id`, errors included; the access line is its last. No endpoint of the API fails
- * on purpose, so a probe API behind the same front door (`serveApi`) logs a warning and then
+ * on purpose, so a probe API behind the same wrapper around every request (`serveApi`) logs a warning and then
  * fails with a defect, over a socket.
  */
 import { assert, describe, layer } from "@effect/vitest"

@@ -1,7 +1,8 @@
 /** The connection check: which chamber, which key, what it may do. */
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { canWrite, type KeyContext } from "@chamber/core"
-import * as Kit from "../server/Kit.ts"
-import { group } from "../server/Group.ts"
+import { Api } from "../Api.ts"
+import * as Respond from "../server/Respond.ts"
 import { ConnectionInfo } from "./MeGroup.ts"
 
 const connectionInfo = (key: KeyContext) => ({
@@ -10,5 +11,5 @@ const connectionInfo = (key: KeyContext) => ({
   label: `${key.chamber.name} (${key.name})`
 })
 
-export const MeHandlers = group("me", (handlers) =>
-  handlers.handle("me", () => Kit.fromKey(ConnectionInfo, connectionInfo)))
+export const MeHandlers = HttpApiBuilder.group(Api, "me", (handlers) =>
+  handlers.handle("me", () => Respond.fromKey(ConnectionInfo, connectionInfo)))

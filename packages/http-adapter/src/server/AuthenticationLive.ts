@@ -8,13 +8,12 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type * as HttpServerResponse from "effect/http/HttpServerResponse"
-import type * as Types from "effect/Types"
 import { ApiKeyRepo, type KeyContext, Keys } from "@chamber/core"
 import { AnyValidKey, Authentication, CurrentKey, RequiredAccess } from "../shared/Access.ts"
-import { Forbidden, type TooManyRequests, Unauthenticated, type ValidationError } from "../shared/HttpErrors.ts"
-import { requireUtf8Body, soleBearer } from "./RawRequest.ts"
+import { Forbidden, Unauthenticated } from "../shared/HttpErrors.ts"
+import { authorizationHeaders, requireUtf8Body } from "./RawRequest.ts"
 import { makeLimiter } from "./RateLimiting.ts"
 import { RequestFacts } from "./RequestLog.ts"
 
@@ -34,32 +33,25 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
     touched.set(key.keyId, now)
     return Effect.forkDetach(repo.touch(key.keyId)).pipe(Effect.asVoid)
   }
-  // Applied once per endpoint at start: the endpoint's access is read then, not per request.
-  return Authentication.of((httpEffect, { endpoint }) => {
-    const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
-    type Answer = Effect.Effect<
-      HttpServerResponse.HttpServerResponse,
-      Unauthenticated | TooManyRequests | Forbidden | ValidationError | Types.unhandled,
-      HttpServerRequest.HttpServerRequest
-    >
-    const admit = (key: KeyContext, request: HttpServerRequest.HttpServerRequest): Answer => {
-      if (access === undefined) return Effect.fail(undeclared)
-      if (access !== AnyValidKey && !key.scopes.includes(access)) return Effect.fail(Forbidden.lacking(access))
-      return then(requireUtf8Body(request), Effect.provideService(httpEffect, CurrentKey, key))
-    }
-    return Effect.withFiber((fiber): Answer => {
-      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-      const facts = Context.getOrUndefined(fiber.context, RequestFacts)
-      // No bearer, or two keys, is no key: `authenticate` finds none for "" without a query.
-      return Effect.flatMap(keys.authenticate(soleBearer(request) ?? ""), (key): Answer => {
-        if (key === undefined) return Effect.fail(Unauthenticated.body)
-        if (facts !== undefined) facts.keyPrefix = key.prefix
-        return then(touch(key), limitRequest(key, facts, admit(key, request)))
+  return Authentication.of({
+    // The framework hands over the credential of the first Authorization header, or "" when it
+    // has none in the bearer scheme; `authenticate` finds no key for "" without a query.
+    bearer: (httpEffect, { credential, endpoint }) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        // Two keys are no key: which one would count?
+        if (authorizationHeaders(request) > 1) return yield* Unauthenticated.body
+        const key = yield* keys.authenticate(Redacted.value(credential))
+        if (key === undefined) return yield* Unauthenticated.body
+        const facts = yield* Effect.serviceOption(RequestFacts)
+        if (facts._tag === "Some") facts.value.keyPrefix = key.prefix
+        yield* touch(key)
+        yield* limitRequest(key, facts._tag === "Some" ? facts.value : undefined)
+        const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
+        if (access === undefined) return yield* undeclared
+        if (access !== AnyValidKey && !key.scopes.includes(access)) return yield* Forbidden.lacking(access)
+        yield* requireUtf8Body(request)
+        return yield* Effect.provideService(httpEffect, CurrentKey, key)
       })
-    })
   })
 }))
-
-/** `first` then `next`, without a step for a `first` that does nothing (most requests' touch and body check). */
-const then = <E1, R1, A, E2, R2>(first: Effect.Effect<void, E1, R1>, next: Effect.Effect<A, E2, R2>): Effect.Effect<A, E1 | E2, R1 | R2> =>
-  first === Effect.void ? next : Effect.andThen(first, next)

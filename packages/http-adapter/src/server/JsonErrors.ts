@@ -18,7 +18,7 @@ import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import type { DatabaseFailures } from "@chamber/core"
 import { statusMessages } from "../shared/HttpErrors.ts"
-import type { Outside } from "./OutsideEndpoints.ts"
+import type { LimiterBeforeRouting } from "./RateLimiting.ts"
 import { lacksHost } from "./RawRequest.ts"
 import type { RequestService } from "./RequestLog.ts"
 
@@ -84,11 +84,11 @@ const pathOf = (url: string) => {
 
 /**
  * Wraps the router's app: answers every failure itself, so nothing is left unhandled. What is
- * answered before any endpoint is reached passes through `outside` (server/OutsideEndpoints.ts).
+ * answered before any endpoint is reached passes through `beforeRouting` (server/RateLimiting.ts).
  */
 export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
-  outside: Outside,
+  beforeRouting: LimiterBeforeRouting,
   failures: DatabaseFailures["Service"]
 ) => {
   const routes = routesOf(api)
@@ -107,9 +107,9 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
       ? Effect.logError("unhandled request failure", cause).pipe(Effect.as(errorResponse(500)))
       : Effect.logWarning("the database does not answer", outage.reason).pipe(Effect.as(outageResponse()))
   }
-  /** What `outside` answers for a request answered before any endpoint, or 503 while the key cannot be looked up. */
+  /** What `beforeRouting` answers for a request answered before any endpoint, or 503 while the key cannot be looked up. */
   const counted = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
-    Effect.catchCause(outside(request, response), unexplained)
+    Effect.catchCause(beforeRouting(request, response), unexplained)
   /**
    * The methods of the endpoints `path` names; as the router does, a literal segment wins over a
    * path id. HEAD is one wherever GET is: the router serves it with the GET route, and Node sends
@@ -145,7 +145,7 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
     return errorResponse(response.status, response.status === 413 ? { connection: "close" } : undefined)
   }
   return <E, R>(request: HttpServerRequest.HttpServerRequest, app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => {
-    if (lacksHost(request)) return outside(request, errorResponse(400, { connection: "close" }))
+    if (lacksHost(request)) return beforeRouting(request, errorResponse(400, { connection: "close" }))
     const path = pathOf(request.url)
     if (NOT_CANONICAL.test(path)) return counted(request, errorResponse(404))
     // A known path with another method is a 405 even where a path id would match (PATCH /members/search).
@@ -170,5 +170,5 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
   }
 }
 
-/** The 1 MiB limit on every request body, as a service the front door gives each request. */
+/** The 1 MiB limit on every request body, as a service every request is given. */
 export const maxBodySize: RequestService = [HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)]

@@ -3,9 +3,8 @@
  * our code sees them (an unknown method, headers over 16 KiB, a malformed request line or chunk,
  * Content-Length with Transfer-Encoding, `Expect` other than 100-continue, `CONNECT`); here those
  * answers are JSON `{message}` too, with the right status (docs/api.md "Errors"). An HTTP/1.1
- * request without Host, which Node would answer with an empty 400, is left to the front door's
- * JSON one (server/JsonErrors.ts). An answer whose body is known whole goes out in one write with
- * its head (`OneWriteResponse`).
+ * request without Host, which Node would answer with an empty 400, is left to the JSON one
+ * of server/JsonErrors.ts.
  */
 import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
@@ -59,31 +58,6 @@ export const rawJsonResponse = (status: number): string => {
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
 }
 
-/** What of Node's own state a response's last write reads: the Content-Length it declared, and whether any of it is sent. */
-interface OutgoingState {
-  readonly _contentLength: number | null
-  readonly _headerSent: boolean
-}
-
-/**
- * Node's response, writing a body that arrives whole at `end` in one write with its head. The
- * platform marks every response `strictContentLength`, and Node then sends such a body as a
- * `writev` of the head and body plus an empty chunk carrying the finish. When nothing is sent yet
- * and the body's length is the declared Content-Length, the strict check is met already and is set aside for this write; a
- * body of any other length still fails it.
- */
-class OneWriteResponse<Request extends http.IncomingMessage = http.IncomingMessage> extends http.ServerResponse<Request> {}
-const nodeEnd = http.ServerResponse.prototype.end
-OneWriteResponse.prototype.end = function(this: http.ServerResponse & OutgoingState, chunk?: unknown, ...rest: Array<unknown>) {
-  if (this.strictContentLength && !this._headerSent && this._contentLength !== null) {
-    const length = typeof chunk === "string" && typeof rest[0] !== "string" ? Buffer.byteLength(chunk)
-      : chunk instanceof Uint8Array ? chunk.byteLength
-      : -1
-    if (length === this._contentLength) this.strictContentLength = false
-  }
-  return (nodeEnd as (...args: Array<unknown>) => http.ServerResponse).call(this, chunk, ...rest)
-} as typeof nodeEnd
-
 /** How a stop goes (docs/cli.md "Stopping"): how long it waits, and what it tells. */
 export interface StopOptions {
   /** How long requests in flight may take to finish once the stop begins; default 30 s. */
@@ -113,7 +87,6 @@ class GracefulServer extends http.Server {
   constructor(options: ServerOptions) {
     const requestTimeout = Math.max(1, Math.round(Duration.toMillis(options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)))
     super({
-      ServerResponse: OneWriteResponse,
       requireHostHeader: false,
       // Node bounds the headers by the smaller of this and its own 60 s, and looks for requests
       // past their time every `connectionsCheckingInterval` (30 s by default, which would let a

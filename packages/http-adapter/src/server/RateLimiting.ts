@@ -9,8 +9,9 @@ import * as Effect from "effect/Effect"
 import * as HttpEffect from "effect/http/HttpEffect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { type KeyContext, noRateLimits, RateLimitStore, rateLimitKey, type Verdict, type WindowUse, wholeSeconds } from "@chamber/core"
+import { type KeyContext, Keys, noRateLimits, RateLimitStore, rateLimitKey, type Verdict, type WindowUse, wholeSeconds } from "@chamber/core"
 import { TooManyRequests } from "../shared/HttpErrors.ts"
+import { soleBearer } from "./RawRequest.ts"
 import type { RequestFacts } from "./RequestLog.ts"
 
 /** The per-minute limit of every key: the spec's 120 unless the operator sets CHAMBER_RATE_LIMIT_PER_MINUTE. */
@@ -46,30 +47,24 @@ const makeHit = Effect.gen(function*() {
     store.hit(rateLimitKey(key.chamber.id, key.keyId), { perMinute, daily: key.dailyLimit })
 })
 
-/** Counts requests against their keys' windows (nothing, with `noRateLimits`). */
-export const makeCounter = Effect.map(makeHit, (hit) =>
-  hit === undefined ? undefined : (key: KeyContext): Effect.Effect<Counted> => Effect.map(hit(key), countedOf))
-
 /**
- * For the bearer middleware: `next` when admitted, or a 429; either way the answer gets the
- * fields, through the request's facts (server/RequestLog.ts) or, outside the front door, a
- * pre-response handler. `next` is taken here so that an admitted request goes on in the same step.
+ * For the bearer middleware: succeeds when the key's request is admitted, or fails with the 429;
+ * either way the answer gets the fields, through the request's facts (server/RequestLog.ts) or,
+ * without them (a server without the request log), a pre-response handler.
  */
-export interface Limiter {
-  <A, E, R>(key: KeyContext, facts: RequestFacts["Service"] | undefined, next: Effect.Effect<A, E, R>): Effect.Effect<
-    A,
-    E | TooManyRequests,
-    R | HttpServerRequest.HttpServerRequest
-  >
-}
+export type Limiter = (key: KeyContext, facts: RequestFacts["Service"] | undefined) => Effect.Effect<
+  void,
+  TooManyRequests,
+  HttpServerRequest.HttpServerRequest
+>
 
 export const makeLimiter: Effect.Effect<Limiter, never, RateLimitStore> = Effect.map(makeHit, (hit): Limiter =>
   hit === undefined
-    ? (_key, _facts, next) => next
-    : <A, E, R>(key: KeyContext, facts: RequestFacts["Service"] | undefined, next: Effect.Effect<A, E, R>) =>
+    ? () => Effect.void
+    : (key, facts) =>
       Effect.flatMap(hit(key), (verdict) => {
         const counted = countedOf(verdict)
-        const admitted: Effect.Effect<A, E | TooManyRequests, R> = counted.admitted ? next : Effect.fail(TooManyRequests.body)
+        const admitted = counted.admitted ? Effect.void : Effect.fail(TooManyRequests.body)
         if (facts !== undefined) {
           facts.headers = counted.headers
           return admitted
@@ -79,3 +74,31 @@ export const makeLimiter: Effect.Effect<Limiter, never, RateLimitStore> = Effect
           admitted
         )
       }))
+
+/**
+ * What answers given before any endpoint is reached pass through (an unknown `/api/v1` path, a
+ * known one with another method, a body over 1 MiB, server/JsonErrors.ts): sent with a valid
+ * key, they count against it and carry its rate-limit fields like every other answer to it; a
+ * key over its limit gets the 429 instead (docs/api.md "Rate limits", ruling 8).
+ */
+export type LimiterBeforeRouting = (
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse
+) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+
+export const makeLimiterBeforeRouting: Effect.Effect<LimiterBeforeRouting, never, RateLimitStore | Keys> = Effect.gen(function*() {
+  const keys = yield* Keys
+  const hit = yield* makeHit
+  return (request, response) => {
+    const credential = soleBearer(request)
+    if (hit === undefined || credential === undefined || !request.url.startsWith("/api/v1/")) return Effect.succeed(response)
+    return Effect.gen(function*() {
+      const key = yield* keys.authenticate(credential)
+      if (key === undefined) return response
+      const counted = countedOf(yield* hit(key))
+      return counted.admitted
+        ? HttpServerResponse.setHeaders(response, counted.headers)
+        : HttpServerResponse.jsonUnsafe({ message: TooManyRequests.body.message }, { status: 429, headers: counted.headers })
+    })
+  }
+})

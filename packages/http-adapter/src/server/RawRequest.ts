@@ -12,8 +12,8 @@ import { ValidationError } from "../shared/HttpErrors.ts"
 export const lacksHost = (request: HttpServerRequest.HttpServerRequest): boolean =>
   request.headers.host === undefined && request.source instanceof IncomingMessage && request.source.httpVersion === "1.1"
 
-/** How many Authorization headers the request carried. */
-const authorizationHeaders = (request: HttpServerRequest.HttpServerRequest): number => {
+/** How many Authorization headers the request carried (Node's parsed headers keep only the first). */
+export const authorizationHeaders = (request: HttpServerRequest.HttpServerRequest): number => {
   const source = request.source
   if (!(source instanceof IncomingMessage)) return request.headers["authorization"] === undefined ? 0 : 1
   let count = 0
@@ -25,7 +25,8 @@ const authorizationHeaders = (request: HttpServerRequest.HttpServerRequest): num
 
 /**
  * The credential of an `Authorization: Bearer <credential>` header: the scheme in any case,
- * then one or more spaces (RFC 9110, section 11.1).
+ * then one or more spaces (RFC 9110, section 11.1), as the framework's bearer scheme reads it
+ * for an endpoint (shared/Access.ts). Here for the answers given before any endpoint is reached.
  */
 const bearerCredential = (authorization: string | undefined): string | undefined => {
   if (authorization === undefined || authorization.length <= 6 || authorization.charCodeAt(6) !== 32) return undefined
@@ -35,7 +36,7 @@ const bearerCredential = (authorization: string | undefined): string | undefined
   return start === authorization.length ? undefined : authorization.slice(start)
 }
 
-/** The bearer credential of the request's only Authorization header; none with two (which would count?). */
+/** The bearer credential of the request's only Authorization header; none with two (which would count?), as for an endpoint. */
 export const soleBearer = (request: HttpServerRequest.HttpServerRequest): string | undefined =>
   authorizationHeaders(request) > 1 ? undefined : bearerCredential(request.headers.authorization)
 

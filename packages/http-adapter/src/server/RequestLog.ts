@@ -53,15 +53,14 @@ export const loggedPath = (url: string): string => {
   return withoutSecrets(`${url.slice(0, at)}?${query.join("&")}`)
 }
 
-/** A service the front door gives every request, as a key and its value. */
+/** A service every request is given (`aroundEveryRequest`, Server.ts), as a key and its value. */
 export type RequestService = readonly [key: Context.Key<any, any>, service: unknown]
 
 /**
  * Runs `handle` for the request with its facts, its request id on every log line and `services`
- * (whatever else the front door gives every request), all in one change of the fiber's context;
- * then the answer gets its fields (server/AnswerFields.ts, the key's rate limits, the request id)
- * and the access-log line is written. The request's headers are
- * read once, here: Node's request object builds them anew each time they are asked for.
+ * (whatever else every request is given); then the answer gets its fields (server/AnswerFields.ts,
+ * the key's rate limits, the request id) and the access-log line is written. The request's
+ * headers are read once, here: Node's request object builds them anew each time they are asked for.
  */
 export const withRequestLog = <E, R>(
   services: ReadonlyArray<RequestService>,
@@ -97,8 +96,6 @@ export const withRequestLog = <E, R>(
         annotations.key_prefix = facts.keyPrefix
         return Effect.as(Effect.logInfo("request"), answered)
       }),
-      // Each add is an overlay on the fiber's context, not a copy of it, and keeps the fiber's
-      // derived cache (none of these keys is one the fiber caches).
       Effect.updateContext((context: Context.Context<any>): Context.Context<any> => {
         let next = Context.add(context, References.CurrentLogAnnotations, annotations)
         next = Context.add(Context.add(next, RequestFacts, facts), HttpServerRequest.HttpServerRequest, request)

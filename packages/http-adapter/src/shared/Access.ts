@@ -6,6 +6,8 @@
  */
 import * as Context from "effect/Context"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import * as OpenApi from "effect/http-api/OpenApi"
 import type { KeyContext, Scope } from "@chamber/core"
 import { Forbidden, TooManyRequests, Unauthenticated, Unavailable, ValidationError } from "./HttpErrors.ts"
 
@@ -23,12 +25,23 @@ export class CurrentKey extends Context.Service<CurrentKey, KeyContext>()("chamb
 export const describeAccess = (access: Access): string =>
   access === AnyValidKey ? "Any valid key; no scope is needed." : `Requires the \`${access}\` scope.`
 
+/** The scheme of every key: `Authorization: Bearer <key>`, as the OpenAPI document names it. */
+const ApiKeyBearer = HttpApiSecurity.bearer.pipe(
+  HttpApiSecurity.annotate(OpenApi.Format, "cck_ + 40 characters"),
+  HttpApiSecurity.annotate(OpenApi.Description, "An API key minted by a chamber admin.")
+)
+
 /**
- * The bearer key of every endpoint. It reads the `Authorization` header itself rather than being
- * declared a security middleware, which would wrap every request in a second layer of effects;
- * the OpenAPI document states the scheme and each operation's scope (Api.ts, shared/Operation.ts).
+ * The bearer key of every endpoint, declared as the framework's bearer scheme: the framework
+ * reads the credential (the scheme in any case, then spaces) and publishes the scheme in the
+ * OpenAPI document; each operation's scope is its own (shared/Operation.ts). Every failure to
+ * authenticate, whatever its cause, is the one 401 body.
  */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentKey }>()(
   "chamber/http/Authentication",
-  { error: [Unauthenticated, TooManyRequests, Forbidden, ValidationError, Unavailable], requiredForClient: true }
+  {
+    security: { bearer: ApiKeyBearer },
+    error: [Unauthenticated, TooManyRequests, Forbidden, ValidationError, Unavailable],
+    requiredForClient: true
+  }
 ) {}

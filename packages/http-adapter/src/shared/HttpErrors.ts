@@ -86,7 +86,7 @@ export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyReque
 
 /**
  * The database does not answer (ruling 27): restarting, failing over, unreachable, or the embedded
- * database held past its bounded wait. Answered by the front door (server/JsonErrors.ts) with
+ * database held past its bounded wait. Answered around every request (server/JsonErrors.ts) with
  * `Retry-After`, for every endpoint; declared on the bearer middleware so that every operation
  * lists it.
  */

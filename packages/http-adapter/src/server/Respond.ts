@@ -1,16 +1,19 @@
 /**
- * The handler kit: the tenant of the request's key, paging and `meta`, the `{data}` envelope
- * and the mapping of domain errors (by kind, docs/api.md "Errors") to the contract's errors,
- * so that a handler is one expression.
+ * How a handler responds, in one expression (`Respond.page(MemberList, query.page, ...)`): the
+ * tenant of the request's key, paging and `meta`, the `{data}` envelope and the mapping of
+ * domain errors (by kind, docs/api.md "Errors") to the contract's errors. Pages and resources
+ * are written as JSON directly, their values type-checked against the endpoint's schema.
  */
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { type DomainError, type KeyContext, type Page, pageMeta, readablePage } from "@chamber/core"
 import { CurrentKey } from "../shared/Access.ts"
-import { jsonText } from "./EndpointRoute.ts"
 import { BusinessRuleError, NotFoundError, ServiceUnavailable, ValidationError } from "../shared/HttpErrors.ts"
+
+/** An encoded value as the JSON body of an answer. */
+const jsonText = (encoded: unknown, status = 200) =>
+  HttpServerResponse.text(JSON.stringify(encoded), { status, contentType: "application/json" })
 
 /** The contract error each kind of domain error becomes. */
 export type HttpErrorOf<E> =
@@ -32,7 +35,7 @@ export const toHttpError = (error: DomainError): NotFoundError | ValidationError
   }
 }
 
-/** `self`'s value as an answer, or its domain error as the contract's, in one step. */
+/** `self`'s value as an answer, or its domain error as the contract's. */
 const answered = <A, B, E extends DomainError, R>(self: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, HttpErrorOf<E>, R> =>
   Effect.matchEffect(self, {
     onSuccess: (a) => Effect.succeed(f(a)),
@@ -40,9 +43,9 @@ const answered = <A, B, E extends DomainError, R>(self: Effect.Effect<A, E, R>, 
     onFailure: (e) => Effect.fail(toHttpError(e) as HttpErrorOf<E>)
   })
 
-/** The request's key, read from the fiber in one step. */
+/** What `f` makes of the request's key. */
 const withKey = <A, E, R>(f: (key: KeyContext) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R | CurrentKey> =>
-  Effect.withFiber((fiber) => f(Context.getUnsafe(fiber.context as Context.Context<CurrentKey>, CurrentKey)))
+  Effect.flatMap(Effect.service(CurrentKey), f)
 
 const forTenant = <A, E, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) => withKey((key) => run(key.tenantId))
 
