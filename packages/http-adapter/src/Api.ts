@@ -14,6 +14,7 @@ import { MeGroup } from "./me/MeGroup.ts"
 import { MembersGroup } from "./members/MembersGroup.ts"
 import { PaymentsGroup } from "./payments/PaymentsGroup.ts"
 import { PlacementsGroup } from "./placements/PlacementsGroup.ts"
+import { finishDocument } from "./shared/OpenApiDocument.ts"
 import { ValidationErrors } from "./shared/ValidationErrors.ts"
 import { SponsorshipsGroup } from "./sponsorships/SponsorshipsGroup.ts"
 
@@ -42,14 +43,6 @@ export class Api extends HttpApi.make("chamber-data-api")
       version: "1.0.0",
       description,
       servers: [{ url: "/", description: "This server" }],
-      transform: (spec) => ({
-        ...spec,
-        components: {
-          ...spec.components,
-          securitySchemes: {
-            bearer: { type: "http", scheme: "bearer", bearerFormat: "cck_ + 40 characters", description: "An API key minted by a chamber admin." }
-          }
-        }
-      })
+      transform: finishDocument
     })
   ) {}
