@@ -35,7 +35,7 @@ const node = (args: ReadonlyArray<string>) =>
     })
   )
 
-layer(serverOn(pgliteRuntime), { timeout: 120_000 })((it) => {
+layer(serverOn(pgliteRuntime), { timeout: 120_000, excludeTestServices: true })((it) => {
   it("the integrator's program is written without a cast, `any` or a suppressed error", () => {
     const code = readFileSync(program, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")
     assert.notMatch(code, /\bas\s|\bany\b|@ts-|<\w+>\s*\w/)

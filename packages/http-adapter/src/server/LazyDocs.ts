@@ -54,14 +54,14 @@ const withPolicy = () => {
 /**
  * The viewer as the page starts it: the system's fonts (its own come from its vendor's host), the
  * bearer key preselected so every example request carries `Authorization: Bearer`, and none of
- * the vendor's own tools (sharing, SDK generation), which would lead off this server. Options the
- * platform's type does not list yet are passed through to the viewer as they are.
+ * the vendor's own tools or links (sharing, SDK generation, its site), which lead off this server.
+ * Options the platform's type does not list yet are passed through to the viewer as they are.
  */
 const scalar = {
   withDefaultFonts: false,
   authentication: { preferredSecurityScheme: "bearer" },
   showDeveloperTools: "never",
-  hideClientButton: false
+  customCss: "a[href^=\"https://www.scalar.com\"] { display: none; }"
 }
 
 export const lazyDocs = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, path: `/${string}`) =>
