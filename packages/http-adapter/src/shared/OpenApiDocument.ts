@@ -17,7 +17,7 @@ const bearer = {
 }
 
 /** The response fields, named as the server sends them (ruling 8, ruling 27, docs/api.md "Request ids and logs"). */
-const headers: Record<string, Json> = {
+const headers = {
   "X-Request-Id": {
     description: "The request's id: the one sent (1 to 128 of `A-Z a-z 0-9 . _ : -`), or one the server made. Every log line of the request carries it.",
     required: true,
@@ -48,9 +48,17 @@ const headers: Record<string, Json> = {
     schema: { type: "string", enum: ["Bearer"] },
     example: "Bearer"
   }
+} satisfies Record<string, Json>
+
+/** The rate-limit fields of an answer that may come before the key is counted (a 503). */
+const optional = (name: keyof typeof headers) => ({ ...headers[name], required: false })
+const components = {
+  ...headers,
+  "RateLimit-Policy-If-Counted": optional("RateLimit-Policy"),
+  "RateLimit-If-Counted": optional("RateLimit")
 }
 
-const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
+const ref = (name: keyof typeof components) => ({ $ref: `#/components/headers/${name}` })
 
 /**
  * The fields an answer of `status` carries: every one its request id; every answer to a valid key
@@ -60,7 +68,8 @@ const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
 const headersOf = (status: string): Json => {
   const carried: Json = { "X-Request-Id": ref("X-Request-Id") }
   if (status === "503") {
-    for (const name of ["RateLimit-Policy", "RateLimit"]) carried[name] = { ...headers[name], required: false }
+    carried["RateLimit-Policy"] = ref("RateLimit-Policy-If-Counted")
+    carried.RateLimit = ref("RateLimit-If-Counted")
   } else if (status !== "401") {
     carried["RateLimit-Policy"] = ref("RateLimit-Policy")
     carried.RateLimit = ref("RateLimit")
@@ -128,9 +137,9 @@ const openMaps = (node: unknown): void => {
 
 /** The document as served: `spec` as Effect generates it, with all of the above. */
 export const finishDocument = (spec: Json): Json => {
-  const components: Json = structuredClone(spec.components)
-  requestRules(components.schemas)
-  openMaps(components.schemas)
+  const generated: Json = structuredClone(spec.components)
+  requestRules(generated.schemas)
+  openMaps(generated.schemas)
   const paths = Object.fromEntries(
     Object.entries(spec.paths as Json).map(([path, item]) => [
       path,
@@ -140,6 +149,6 @@ export const finishDocument = (spec: Json): Json => {
   return {
     ...spec,
     paths,
-    components: { ...components, headers, securitySchemes: { bearer } }
+    components: { ...generated, headers: components, securitySchemes: { bearer } }
   }
 }
