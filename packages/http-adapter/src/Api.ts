@@ -14,6 +14,7 @@ import { MeGroup } from "./me/MeGroup.ts"
 import { MembersGroup } from "./members/MembersGroup.ts"
 import { PaymentsGroup } from "./payments/PaymentsGroup.ts"
 import { PlacementsGroup } from "./placements/PlacementsGroup.ts"
+import { finishDocument } from "./shared/OpenApiDocument.ts"
 import { ValidationErrors } from "./shared/ValidationErrors.ts"
 import { SponsorshipsGroup } from "./sponsorships/SponsorshipsGroup.ts"
 
@@ -41,6 +42,7 @@ export class Api extends HttpApi.make("chamber-data-api")
       title: "Chamber Data API",
       version: "1.0.0",
       description,
-      servers: [{ url: "/", description: "This server" }]
+      servers: [{ url: "/", description: "This server" }],
+      transform: finishDocument
     })
   ) {}

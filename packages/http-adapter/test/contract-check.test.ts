@@ -151,7 +151,7 @@ describe("the contract", () => {
     assert.sameMembers(seen, Object.keys(spec))
     assert.deepStrictEqual(doc.components.securitySchemes.bearer, {
       type: "http",
-      scheme: "Bearer",
+      scheme: "bearer",
       bearerFormat: "cck_ + 40 characters",
       description: "An API key minted by a chamber admin."
     })

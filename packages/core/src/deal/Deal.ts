@@ -18,7 +18,7 @@ export const DealResource = defineResource("Deal", {
   is_featured: F.defaulted(F.boolean(true), false),
   description: F.writeOnly(F.text(2000, "Bring this deal to the front desk.")),
   terms: F.writeOnly(F.text(500, "One per customer.")),
-  cta_url: F.writeOnly(F.patterned(255, /^https?:\/\//i, "an address starting with http:// or https://", "https://acme.example/deal"))
+  cta_url: F.writeOnly(F.patterned(255, /^https?:\/\//i, "an address starting with http:// or https://", "https://acme.example/deal", F.HTTP_ADDRESS))
 })
 
 export const Deal = DealResource.Envelope

@@ -11,7 +11,7 @@ export const AdKinds = ["image", "text"] as const
 export const PlacementSortColumns = ["starts_on", "created_at"] as const
 
 const HTTP = /^https?:\/\//i
-const httpAddress = (example: string) => F.patterned(2048, HTTP, "an address starting with http:// or https://", example)
+const httpAddress = (example: string) => F.patterned(2048, HTTP, "an address starting with http:// or https://", example, F.HTTP_ADDRESS)
 
 export const PlacementResource = defineResource("Placement", {
   member_id: F.nullable(F.bigInteger(1, 12)),

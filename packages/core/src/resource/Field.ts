@@ -5,6 +5,7 @@
  * and used under any name. Lengths count characters (Unicode code points).
  */
 import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 import * as SchemaTransformation from "effect/SchemaTransformation"
 
 /** How a field is stored: as it is, a `date` column, a `jsonb` column, or the custom field map. */
@@ -39,6 +40,10 @@ const codePoints = (s: string) => {
   return n
 }
 
+/**
+ * U+0000 is refused in every string. The OpenAPI document states it in each string's one
+ * `pattern` (see `stated`), so a client or a fuzzer knows before it sends one.
+ */
 const noNul = Schema.makeFilter((s: string) => !s.includes("\u0000"), {
   message: "The {field} field must not contain NUL characters."
 })
@@ -56,41 +61,67 @@ const maxChars = (max: number) =>
 
 const StringType = Schema.String.annotate({ message: mustBe("a string") })
 
-/** A string of at most `max` characters (any length without one). */
-export const text = (max: number | undefined, example: string) => ({
-  schema: max === undefined ? StringType.check(noNul, wellFormed) : StringType.check(noNul, wellFormed, maxChars(max)),
-  expected: "a string",
-  column: "value",
-  example,
-  bounds: max === undefined ? {} : { maxLength: max }
-}) satisfies Kind<Schema.Top>
+/** What the OpenAPI document states of a string's rules: one pattern, which refuses U+0000 as well, and its format. */
+export interface Stated {
+  readonly pattern: string
+  readonly format?: string
+  readonly minLength?: number
+}
 
-/** A required string must not be blank (empty or only white space). */
-export const filledText = (max: number, example: string) => {
-  const base = text(max, example)
+/** Checks nothing: it only states `stated` in the document (a pattern is checked by the filters beside it). */
+const stating = (stated: Stated) => Schema.makeFilter((_: string) => true, { toJsonSchema: () => ({ ...stated }) })
+
+/** The pattern of a string with no other rule: no U+0000. */
+const NO_NUL = "^[^\\u0000]*$"
+
+/**
+ * A string of at most `max` characters (any length without one) that also passes `rules`, stated
+ * in the document by `stated`. Every rule of the kinds below is built on it.
+ */
+export const ruledText = (max: number | undefined, example: string, rules: ReadonlyArray<SchemaAST.Filter<string>>, stated: Stated) => {
+  const length = max === undefined ? [] : [maxChars(max)]
   return {
-    ...base,
-    schema: base.schema.check(Schema.makeFilter((s: string) => s.trim() !== "", { message: "The {field} field is required." }))
-  }
+    schema: StringType.check(noNul, wellFormed, ...length, ...rules, stating(stated)),
+    expected: "a string",
+    column: "value",
+    example,
+    bounds: max === undefined ? {} : { maxLength: max }
+  } satisfies Kind<Schema.Top>
 }
 
-/** A string matching `pattern`, described for people by `rule`. */
-export const patterned = (max: number, pattern: RegExp, rule: string, example: string) => {
-  const base = text(max, example)
-  return { ...base, schema: base.schema.check(Schema.isPattern(pattern, { message: `The {field} field must be ${rule}.` })) }
+/** A string of at most `max` characters (any length without one). */
+export const text = (max: number | undefined, example: string) => ruledText(max, example, [], { pattern: NO_NUL })
+
+/**
+ * A required string must not be blank (empty or only white space): at least one character, one
+ * of them neither white space nor U+0000 (`\s` is what `trim` removes).
+ */
+export const filledText = (max: number, example: string) =>
+  ruledText(max, example, [Schema.makeFilter((s: string) => s.trim() !== "", { message: "The {field} field is required." })], {
+    minLength: 1,
+    pattern: "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
+  })
+
+/**
+ * A string matching `pattern`, described for people by `rule`. The OpenAPI document states
+ * `stated`, by default the pattern itself (then written without flags, refusing U+0000).
+ */
+export const patterned = (max: number, pattern: RegExp, rule: string, example: string, stated: Stated = { pattern: pattern.source }) => {
+  if (stated.pattern === pattern.source && pattern.flags !== "") throw new Error(`${pattern}: state a pattern without flags for the OpenAPI document`)
+  return ruledText(max, example, [Schema.isPattern(pattern, { message: `The {field} field must be ${rule}.` })], stated)
 }
+
+/** An address starting with http:// or https:// (any case), as the OpenAPI document states it. */
+export const HTTP_ADDRESS: Stated = { format: "uri", pattern: "^[hH][tT][tT][pP][sS]?://[^\\u0000]*$" }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-export const email = (max: number, example: string) => {
-  const base = text(max, example)
-  return {
-    ...base,
-    schema: base.schema
-      .check(Schema.makeFilter((s: string) => EMAIL.test(s), { message: mustBe("a valid email address") }))
-      .annotate({ format: "email" }),
-    expected: "a valid email address"
-  }
-}
+export const email = (max: number, example: string) => ({
+  ...ruledText(max, example, [Schema.makeFilter((s: string) => EMAIL.test(s), { message: mustBe("a valid email address") })], {
+    format: "email",
+    pattern: "^[^\\s@\\u0000]+@[^\\s@\\u0000]+\\.[^\\s@\\u0000]+$"
+  }),
+  expected: "a valid email address"
+})
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
@@ -203,16 +234,29 @@ const centsAt = (rule: (cents: bigint) => boolean, message: string) =>
   }, { message })
 
 /**
- * Money sent by a client: a dollar string (`"12.50"`), never cents and never a JSON number,
- * parsed exactly into integer cents (docs/api.md "Money"). At most MAX_CENTS cents; `min` in cents.
+ * The dollar strings the OpenAPI document states: digits with at most two decimals and at most
+ * 14 before the point (MAX_CENTS in dollars has 14), and for an amount greater than zero, not
+ * all zeros. The exact ceiling is in the field's description.
  */
-export const dollars = (min: number, example: string) => {
-  const tooBig = `The {field} field must not be greater than ${formatCents(MAX_CENTS)}.`
+const DOLLARS_STATED = "^(0|[1-9][0-9]{0,13})(\\.[0-9]{1,2})?$"
+const POSITIVE_DOLLARS_STATED = "^([1-9][0-9]{0,13}(\\.[0-9]{1,2})?|0\\.(0[1-9]|[1-9][0-9]?))$"
+
+/**
+ * Money sent by a client: a dollar string (`"12.50"`), never cents and never a JSON number,
+ * parsed exactly into integer cents (docs/api.md "Money"). At most MAX_CENTS cents; `min` in
+ * cents, 0 (zero allowed) or 1 (greater than zero), the two the document can state as a pattern.
+ */
+export const dollars = (min: 0 | 1, example: string) => {
+  const ceiling = formatCents(MAX_CENTS)
+  const tooBig = `The {field} field must not be greater than ${ceiling}.`
   const tooSmall = min > 0 ? `The {field} field must be greater than ${formatCents(min - 1)}.` : `The {field} field must be at least ${formatCents(min)}.`
+  const pattern = min > 0 ? POSITIVE_DOLLARS_STATED : DOLLARS_STATED
+  const description = `Dollars as a string (\`${example}\`), never cents: digits with at most two decimal places, ` +
+    `${min > 0 ? "greater than 0" : "0 or more"}, at most ${ceiling} (2^53 - 1 cents).`
   return {
     schema: Schema.String.annotate({ message: mustBe(DOLLARS_TYPE), examples: [example] }).pipe(
       Schema.check(
-        Schema.makeFilter((s: string) => DOLLARS.test(s), { message: mustBe(DOLLARS_RULE), toJsonSchema: () => ({ pattern: DOLLARS.source }) })
+        Schema.makeFilter((s: string) => DOLLARS.test(s), { message: mustBe(DOLLARS_RULE), description, toJsonSchema: () => ({ pattern }) })
       ),
       Schema.check(centsAt((cents) => cents <= BigInt(MAX_CENTS), tooBig)),
       Schema.check(centsAt((cents) => cents >= BigInt(min), tooSmall)),
@@ -275,7 +319,9 @@ export const list = <S extends Schema.Top>(item: Kind<S>, maxItems: number, exam
 
 /** The tenant-defined custom fields of a member or contact: only API-visible ones are shown. */
 export const customFields = (resource: "member" | "contact", example: Readonly<Record<string, unknown>>) => ({
-  schema: Schema.Record(Schema.String, Schema.Unknown),
+  schema: Schema.Record(Schema.String, Schema.Unknown).annotate({
+    description: "The chamber's own fields that it shows through the API, by key; each value is any JSON value. Empty when none are shown."
+  }),
   expected: "an object",
   column: { customFields: resource } as Column,
   example,

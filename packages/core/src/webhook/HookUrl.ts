@@ -26,7 +26,11 @@ const httpsWithHost = (text: string) => /^https:\/\/[^/\\?#]/i.test(text) && par
 /** Port 0 is no port a receiver listens on (a port past 65535 fails parsing already). */
 const listenablePort = (text: string) => parsed(text)?.port !== "0"
 
-export const HookUrl = F.text(MAX_HOOK_URL, "https://hooks.example.com/chamber").schema.check(
+export const HookUrl = F.ruledText(MAX_HOOK_URL, "https://hooks.example.com/chamber", [
   Schema.makeFilter(httpsWithHost, { message: "The {field} field must be a valid URL starting with https://." }),
   Schema.makeFilter(listenablePort, { message: "The {field} field must have a port from 1 to 65535." })
-).annotate({ format: "uri" })
+], {
+  // What the document can say of `httpsWithHost`: the scheme in any case, then a host's first character.
+  format: "uri",
+  pattern: "^[hH][tT][tT][pP][sS]://[^/\\\\?#\\u0000][^\\u0000]*$"
+}).schema

@@ -1,7 +1,7 @@
 /** The booking schedule (docs/api.md "Bookings"): the contract only. */
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { BookingResource } from "@chamber/core"
+import { BookingResource, BookingSortColumns } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { listEndpoint } from "../shared/Endpoints.ts"
 
@@ -11,6 +11,7 @@ export class BookingsGroup extends HttpApiGroup.make("bookings")
   .add(
     listEndpoint("/", BookingList, {
       access: "bookings:read",
+      sort: BookingSortColumns,
       summary: "List upcoming bookings",
       description:
         "Only confirmed bookings that start now or later; schedule and status only, never the visitor's details. " +

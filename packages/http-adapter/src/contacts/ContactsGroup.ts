@@ -4,14 +4,15 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Contact, ContactCreate, ContactResource, ContactUpdate, Field } from "@chamber/core"
+import { Contact, ContactCreate, ContactResource, ContactSortColumns, ContactUpdate, Field } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 import { ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
 import { PageQuery, SortQuery } from "../shared/Params.ts"
+import { single } from "../shared/Responses.ts"
 
-export const ContactResponse = Schema.Struct({ data: Contact })
+export const ContactResponse = single(Contact)
 export const ContactList = ContactResource.List
 
 const sortDoc = "`sort`: last_name, -last_name, created_at or -created_at (default: by last name); anything else means the default."
@@ -24,7 +25,7 @@ export const SubscriberCreate = Schema.Struct({
 
 export class ContactsGroup extends HttpApiGroup.make("contacts")
   .add(
-    listEndpoint("/api/v1/contacts", ContactList, { access: "contacts:read", summary: "List contacts", description: `The chamber's contacts, 100 a page. ${sortDoc}` }),
+    listEndpoint("/api/v1/contacts", ContactList, { access: "contacts:read", sort: ContactSortColumns, summary: "List contacts", description: `The chamber's contacts, 100 a page. ${sortDoc}` }),
     createEndpoint("/api/v1/contacts", ContactCreate, ContactResponse, {
       access: "contacts:write",
       summary: "Create a contact",
@@ -40,6 +41,7 @@ export class ContactsGroup extends HttpApiGroup.make("contacts")
       error: ValidationError
     }).pipe(operation({
       access: "contacts:read",
+      sort: ContactSortColumns,
       summary: "Search contacts",
       description: `By \`email\` (required; exact, case-insensitive). ${sortDoc}`
     })),

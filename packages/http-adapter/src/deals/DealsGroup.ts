@@ -2,11 +2,12 @@
 import * as Schema from "effect/Schema"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Deal, DealCreate, DealResource, DealUpdate } from "@chamber/core"
+import { Deal, DealCreate, DealResource, DealSortColumns, DealUpdate } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
+import { single } from "../shared/Responses.ts"
 
-export const DealResponse = Schema.Struct({ data: Deal })
+export const DealResponse = single(Deal)
 export const DealList = DealResource.List
 
 const rules =
@@ -17,6 +18,7 @@ export class DealsGroup extends HttpApiGroup.make("deals")
   .add(
     listEndpoint("/", DealList, {
       access: "deals:read",
+      sort: DealSortColumns,
       summary: "List deals",
       description: "100 a page. `sort`: created_at or -created_at (default: newest first); anything else means the default."
     }),

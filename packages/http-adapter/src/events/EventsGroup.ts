@@ -3,14 +3,15 @@ import * as Schema from "effect/Schema"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Event, EventCreate, EventResource, EventUpdate, RegistrationResource } from "@chamber/core"
+import { Event, EventCreate, EventResource, EventSortColumns, EventUpdate, RegistrationResource } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
 import { PageQuery, RowId } from "../shared/Params.ts"
+import { single } from "../shared/Responses.ts"
 
-export const EventResponse = Schema.Struct({ data: Event })
+export const EventResponse = single(Event)
 export const EventList = EventResource.List
 export const RegistrationList = RegistrationResource.List
 
@@ -18,6 +19,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
   .add(
     listEndpoint("/", EventList, {
       access: "events:read",
+      sort: EventSortColumns,
       summary: "List events",
       description: "100 a page. `sort`: starts_at, -starts_at, created_at or -created_at (default: newest-starting first); anything else means the default."
     }),

@@ -10,8 +10,16 @@ import { NotFoundError, ServiceUnavailable, ValidationError } from "../shared/Ht
 import { operation } from "../shared/Operation.ts"
 import { RowId } from "../shared/Params.ts"
 
-export const HookList = Schema.Struct({ data: Schema.Array(Hook) }).annotate({ identifier: "HookList" })
-export const HookDeleted = Schema.Struct({ deleted: Schema.Literal(true) }).annotate({ identifier: "HookDeleted" })
+export const HookList = Schema.Struct({ data: Schema.Array(Hook) }).annotate({
+  identifier: "HookList",
+  examples: [{
+    data: [
+      { id: 3, url: "https://hooks.example.com/chamber", events: ["member.created", "invoice.paid"], active: true, created_at: "2026-11-22T15:04:05.000Z" },
+      { id: 4, url: "https://crm.example.net/chamber-events", events: ["contact.created"], active: false, created_at: "2026-11-23T08:00:00.000Z" }
+    ]
+  }]
+})
+export const HookDeleted = Schema.Struct({ deleted: Schema.Literal(true) }).annotate({ identifier: "HookDeleted", examples: [{ deleted: true }] })
 
 export class HooksGroup extends HttpApiGroup.make("hooks")
   .add(

@@ -3,14 +3,15 @@ import * as Schema from "effect/Schema"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Field, Member, MemberCreate, MemberResource, MemberStatuses, MemberUpdate } from "@chamber/core"
+import { Field, Member, MemberCreate, MemberResource, MemberSortColumns, MemberStatuses, MemberUpdate } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
 import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
+import { single } from "../shared/Responses.ts"
 
-export const MemberResponse = Schema.Struct({ data: Member })
+export const MemberResponse = single(Member)
 export const MemberList = MemberResource.List
 
 const sortDoc = "`sort`: name, -name, created_at or -created_at (default: by name); anything else means the default."
@@ -19,6 +20,7 @@ export class MembersGroup extends HttpApiGroup.make("members")
   .add(
     listEndpoint("/", MemberList, {
       access: "members:read",
+      sort: MemberSortColumns,
       summary: "List members",
       description: `The chamber's members, 100 a page, optionally of one \`status\`. ${sortDoc}`
     }, { status: Schema.optionalKey(Field.oneOf(MemberStatuses, "active").schema) }),
@@ -38,6 +40,7 @@ export class MembersGroup extends HttpApiGroup.make("members")
       error: ValidationError
     }).pipe(operation({
       access: "members:read",
+      sort: MemberSortColumns,
       summary: "Search members",
       description: `By \`email\` (exact, case-insensitive) or \`name\` (substring); at least one is required. ${sortDoc}`
     })),

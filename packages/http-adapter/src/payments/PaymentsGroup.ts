@@ -4,14 +4,15 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Payment, PaymentCreate, PaymentResource } from "@chamber/core"
+import { Payment, PaymentCreate, PaymentResource, PaymentSortColumns } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { listEndpoint } from "../shared/Endpoints.ts"
 import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
 import { RowId } from "../shared/Params.ts"
+import { single } from "../shared/Responses.ts"
 
-export const PaymentResponse = Schema.Struct({ data: Payment })
+export const PaymentResponse = single(Payment)
 export const PaymentList = PaymentResource.List
 
 export class PaymentsGroup extends HttpApiGroup.make("payments")
@@ -32,6 +33,7 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
     })),
     listEndpoint("/api/v1/payments", PaymentList, {
       access: "payments:read",
+      sort: PaymentSortColumns,
       summary: "List payments",
       description:
         "100 a page. `sort`: received_on, -received_on, created_at or -created_at (default: newest received first, undated " +

@@ -1,7 +1,7 @@
 /** The advertising placements feed (docs/api.md "Placements"): the contract only. */
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { PlacementResource } from "@chamber/core"
+import { PlacementResource, PlacementSortColumns } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { listEndpoint } from "../shared/Endpoints.ts"
 
@@ -11,6 +11,7 @@ export class PlacementsGroup extends HttpApiGroup.make("placements")
   .add(
     listEndpoint("/", PlacementList, {
       access: "placements:read",
+      sort: PlacementSortColumns,
       summary: "List live placements",
       description:
         "Only live ad placements that carry a creative, as on the public placements feed: status active, today (UTC) within " +

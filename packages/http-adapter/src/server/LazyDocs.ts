@@ -51,12 +51,25 @@ const withPolicy = () => {
   }
 }
 
+/**
+ * The viewer as the page starts it: the system's fonts (its own come from its vendor's host), the
+ * bearer key preselected so every example request carries `Authorization: Bearer`, and none of
+ * the vendor's own tools or links (sharing, SDK generation, its site), which lead off this server.
+ * Options the platform's type does not list yet are passed through to the viewer as they are.
+ */
+const scalar = {
+  withDefaultFonts: false,
+  authentication: { preferredSecurityScheme: "bearer" },
+  showDeveloperTools: "never",
+  customCss: "a[href^=\"https://www.scalar.com\"] { display: none; }"
+}
+
 export const lazyDocs = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, path: `/${string}`) =>
   Layer.unwrap(Effect.gen(function*() {
     // The page's router lives as long as the server: its scope is never closed.
     const scope = Scope.makeUnsafe()
     const page = yield* Effect.cached(
-      HttpRouter.toHttpEffect(HttpApiScalar.layer(api, { path, scalar: { withDefaultFonts: false } })).pipe(Scope.provide(scope))
+      HttpRouter.toHttpEffect(HttpApiScalar.layer(api, { path, scalar })).pipe(Scope.provide(scope))
     )
     const secured = withPolicy()
     return HttpRouter.add("GET", path, (request: HttpServerRequest.HttpServerRequest) =>

@@ -12,11 +12,11 @@ import { NotFoundError, ValidationError } from "./HttpErrors.ts"
 import { operation, type OperationDoc } from "./Operation.ts"
 import { PageQuery, RowId, SortQuery } from "./Params.ts"
 
-/** GET a page of rows, `{data, meta}`; `filters` are query parameters beside `sort` and `page`. */
+/** GET a page of rows, `{data, meta}`; `filters` are query parameters beside `sort` (its columns in `doc`) and `page`. */
 export const listEndpoint = <const Path extends HttpRouter.PathInput, L extends Schema.Top, const Q extends Schema.Struct.Fields = {}>(
   path: Path,
   list: L,
-  doc: OperationDoc,
+  doc: OperationDoc & { readonly sort: ReadonlyArray<string> },
   filters?: Q
 ) =>
   HttpApiEndpoint.get("list", path, {

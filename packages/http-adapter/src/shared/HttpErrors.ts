@@ -78,7 +78,11 @@ export const declaredAt = (declared: Iterable<Schema.Top>, error: Schema.Top): n
 
 export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyRequests")(
   { message: Schema.String },
-  { httpApiStatus: 429, description: "The key's rate limit is reached; `Retry-After` says when to try again (docs/api.md \"Rate limits\")" }
+  {
+    httpApiStatus: 429,
+    description: "The key's rate limit is reached (120 requests in any 60 seconds, and its daily ceiling, 25,000 by default, in any " +
+      "24 hours): wait the `Retry-After` seconds, then a retry is admitted"
+  }
 ) {
   readonly _tag = "TooManyRequests" as const
   static readonly body = new TooManyRequests({ message: "Too many requests." })
@@ -94,8 +98,8 @@ export class Unavailable extends Schema.Error<Unavailable>("Unavailable")(
   { message: Schema.String },
   {
     httpApiStatus: 503,
-    description: "The database does not answer: nothing was done (unless the connection went during the commit itself, docs/api.md \"Errors\"); " +
-      "`Retry-After` says when to try again"
+    description: "The database does not answer: nothing was done, unless the connection went while a write was being committed " +
+      "(then look, with a list or a search, before creating again); try again after `Retry-After` seconds"
   }
 ) {
   readonly _tag = "Unavailable" as const

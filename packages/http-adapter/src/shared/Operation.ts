@@ -14,6 +14,8 @@ export interface OperationDoc {
   readonly access: Access
   readonly summary: string
   readonly description: string
+  /** The columns its `sort` parameter knows (each also with `-`), offered to clients; any other value means the default order. */
+  readonly sort?: ReadonlyArray<string>
 }
 
 // OpenAPI objects, typed as Effect's Transform annotation hands them over (plain JSON).
@@ -21,15 +23,42 @@ type Operation = Record<string, any>
 
 const VALIDATION_REF = "#/components/schemas/ValidationErrorEncoded"
 
-/** Path ids and `page` are integers, `sort` a string (their decoders take text or repeats, hence the fix-up). */
-const integerParameters = (parameters: ReadonlyArray<Operation>) =>
+/** What each query parameter of the contract is, for its description. */
+const QUERY_DESCRIPTIONS: Record<string, string> = {
+  status: "Only rows of this status.",
+  email: "An email address, matched exactly and case-insensitively.",
+  name: "Part of the name, matched case-insensitively."
+}
+
+/**
+ * `sort`: the endpoint's own values offered (`anyOf` their enum and a plain string), while any
+ * other string stays valid: the server answers it in the default order, never a 422.
+ */
+const sortParameter = (p: Operation, columns: ReadonlyArray<string> | undefined): Operation => {
+  const values = columns?.flatMap((c) => [c, `-${c}`]) ?? []
+  return {
+    ...p,
+    description: values.length === 0
+      ? "A column, `-` for descending; anything else means the default order."
+      : `One of ${values.map((v) => `\`${v}\``).join(", ")} (\`-\` for descending); any other value is ignored and the default order applies.`,
+    schema: values.length === 0 ? { type: "string" } : { anyOf: [{ type: "string", enum: values }, { type: "string" }] }
+  }
+}
+
+/**
+ * Path ids and `page` are integers of at least 1 with no upper bound (ruling 26: any larger one is
+ * a 404, or an empty page), `sort` a string (their decoders take text or repeats, hence the fix-up).
+ */
+const describedParameters = (parameters: ReadonlyArray<Operation>, doc: OperationDoc) =>
   parameters.map((p) =>
     p.in === "path"
       ? { ...p, description: "The row's id (a positive integer).", schema: { type: "integer", minimum: 1 } }
       : p.in === "query" && p.name === "page"
-      ? { ...p, description: "1-indexed page of 100 rows.", schema: { type: "integer", minimum: 1, default: 1 } }
+      ? { ...p, description: "1-indexed page of 100 rows; a page past the last answers `data: []`.", schema: { type: "integer", minimum: 1, default: 1 } }
       : p.in === "query" && p.name === "sort"
-      ? { ...p, description: "A column, `-` for descending; anything else means the default order.", schema: { type: "string" } }
+      ? sortParameter(p, doc.sort)
+      : p.in === "query" && p.description === undefined && QUERY_DESCRIPTIONS[p.name] !== undefined
+      ? { ...p, description: QUERY_DESCRIPTIONS[p.name] }
       : p
   )
 
@@ -49,7 +78,7 @@ const without422Validation = (response: Operation | undefined): Operation | unde
 }
 
 const transform = (doc: OperationDoc, declaresValidation: boolean) => (op: Operation): Operation => {
-  const parameters = integerParameters(op.parameters ?? [])
+  const parameters = describedParameters(op.parameters ?? [], doc)
   const takesInput = op.requestBody !== undefined || parameters.some((p) => p.in === "query")
   const responses: Record<string, Operation> = { ...op.responses }
   if (doc.access === AnyValidKey) delete responses["403"]

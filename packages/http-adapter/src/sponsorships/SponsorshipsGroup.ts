@@ -1,7 +1,7 @@
 /** The sponsorships feed (docs/api.md "Sponsorships"): the contract only. */
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { SponsorshipResource } from "@chamber/core"
+import { SponsorshipResource, SponsorshipSortColumns } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { listEndpoint } from "../shared/Endpoints.ts"
 
@@ -11,6 +11,7 @@ export class SponsorshipsGroup extends HttpApiGroup.make("sponsorships")
   .add(
     listEndpoint("/", SponsorshipList, {
       access: "sponsorships:read",
+      sort: SponsorshipSortColumns,
       summary: "List live sponsorships",
       description:
         "Only live tier and logo-wall sponsorships, as on the public sponsors feed: status active and today (UTC) within " +
