@@ -18,7 +18,7 @@ const single = (message: unknown): unknown => (Array.isArray(message) ? (message
 /**
  * A JSON line whose values are all plain, as its parts at the log call; its text is made when the
  * writer writes it, with the other lines of its batch, in one run of the same code. Its
- * annotations are a copy taken at the call: the front door adds the access line's fields to the
+ * annotations are a copy taken at the call: the request log adds the access line's fields to the
  * object its request's earlier lines carried (http-adapter server/RequestLog.ts).
  */
 class PlainJsonLine implements LaterLine {
