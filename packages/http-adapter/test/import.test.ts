@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import { ImportInvalid, Importer, type ImportProgressEvent, Outbox } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, serverOn } from "./fixture.ts"
+import { tenThousand } from "@chamber/core/test/import-fixtures"
 
 const document = () => ({
   members: [
@@ -40,16 +41,6 @@ const document = () => ({
 const SCOPES = "all"
 
 const API_LISTS = ["/api/v1/members", "/api/v1/contacts", "/api/v1/events", "/api/v1/invoices", "/api/v1/payments", "/api/v1/deals", "/api/v1/sponsorships", "/api/v1/placements", "/api/v1/bookings"]
-
-/** 10,000 records (9,995 members, 5 contacts) with three bad ones: a status, an email, a ref. */
-const tenThousand = () => {
-  const members: Array<Record<string, unknown>> = Array.from({ length: 9_995 }, (_, i) => ({ ref: `m${i}`, name: `Member ${i}`, status: "active", email: `m${i}@example.com` }))
-  const contacts: Array<Record<string, unknown>> = Array.from({ length: 5 }, (_, i) => ({ first_name: "Ann", last_name: `Lee ${i}`, member_ref: `m${i}` }))
-  members[2]!.status = "retired"
-  members[9_990]!.email = "not-an-email"
-  contacts[3]!.member_ref = "m10001"
-  return { members, contacts }
-}
 
 /** The first problem reported, of `count` in all. */
 const firstProblem = (error: unknown, count: number) => {
