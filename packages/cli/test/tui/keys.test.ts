@@ -103,6 +103,8 @@ describe("admin TUI: Keys", () => {
     const copied = await copying.until("Copied to your clipboard")
     assert.include(copied, MINTED_KEY)
     assert.notInclude(copied, "Copy it now")
+    // The copy is written by an effect once the minted frame is drawn: give it a moment to land.
+    for (let waited = 0; !copying.output().includes(osc52) && waited < 5_000; waited += 20) await new Promise((r) => setTimeout(r, 20))
     assert.strictEqual(copying.output().split(osc52).length - 1, 1, "the key went to the clipboard once")
     await copying.press(KEY.enter)
     await copying.until("is ready; its key is not kept anywhere")
