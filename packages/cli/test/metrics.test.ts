@@ -151,7 +151,7 @@ const spansOf = (got: ReadonlyArray<Collected>) =>
 
 for (const rt of runtimes()) {
   describe(`metrics and traces of chamber serve on ${rt.name}`, () => {
-    layer(envLayer(rt), { timeout: 240_000 })((it) => {
+    layer(envLayer(rt), { timeout: 300_000 })((it) => {
       it.effect("GET /metrics on its own port: every metric after real traffic, route templates, no chamber or key; the due gauge rises while a receiver is down and falls after", () =>
         Effect.gen(function*() {
           const { receiver, env } = yield* receiverWithTrust
@@ -242,6 +242,14 @@ for (const rt of runtimes()) {
           assert.isAbove(valueOf(samples, "process_cpu_seconds_total"), 0)
           assert.isAbove(valueOf(samples, "process_resident_memory_bytes"), 0)
 
+          // The CLI's view of the same backlog.
+          assert.deepStrictEqual(json(yield* chamber(["deliveries", "summary", "--json"])), {
+            due: 0,
+            oldest_due_seconds: 0,
+            active_subscriptions: 1,
+            inactive_subscriptions: 0
+          })
+
           // No label names a chamber, a key or a row: no value holds the chamber's id, the key,
           // its prefix, or any of the rows' ids as a path segment.
           for (const s of samples) {
@@ -251,7 +259,7 @@ for (const rt of runtimes()) {
               assert.notMatch(value, /\/\d+(\/|$)/, `${s.name} ${value}`)
             }
           }
-        }), 200_000)
+        }), 300_000)
 
       it.effect("OTLP/HTTP: a request's span with its service and SQL spans and the request id, metrics, the service name and resource attributes; the API keeps answering once the collector is gone", () =>
         Effect.gen(function*() {
@@ -310,7 +318,30 @@ for (const rt of runtimes()) {
           yield* Effect.promise(() => server.waitFor(/OTLP collector at \S+ does not answer/))
           for (let i = 0; i < 10; i++) assert.strictEqual((yield* request(server.port, "/api/v1/me", key)).status, 200)
           assert.lengthOf((server.stdout() + server.stderr()).match(/does not answer; spans and metrics are dropped/g) ?? [], 1)
-        }), 200_000)
+        }), 300_000)
+
+      it.effect("OTEL_TRACES_SAMPLER_ARG=0 traces no request, while the metrics are still exported", () =>
+        Effect.gen(function*() {
+          if (rt.name !== "pglite") return
+          const collector = yield* Effect.acquireRelease(Effect.promise(startCollector), (c) => Effect.promise(c.close))
+          const { key } = yield* chamberWithKey
+          const server = yield* serving(["--no-relay"], {
+            OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+            OTEL_TRACES_SAMPLER_ARG: "0",
+            OTEL_BSP_SCHEDULE_DELAY: "100",
+            OTEL_METRIC_EXPORT_INTERVAL: "300"
+          })
+          for (let i = 0; i < 5; i++) assert.strictEqual((yield* request(server.port, "/api/v1/me", key)).status, 200)
+          // Two metric exports after the requests: spans, had there been any, were due long before.
+          const before = collector.got.filter((g) => g.path === "/v1/metrics").length
+          yield* eventually(Effect.sync(() => collector.got.filter((g) => g.path === "/v1/metrics").length), (n) => n >= before + 2, "metrics exported")
+          yield* pause(300)
+          assert.deepStrictEqual(spansOf(collector.got).filter((s) => attr(s.span.attributes, "http.route") !== undefined), [])
+          const exported = collector.got.filter((g) => g.path === "/v1/metrics").at(-1)!
+          assert.include(exported.body.toString("utf8"), "http_server_request_duration_seconds")
+          assert.include(exported.body.toString("utf8"), "\"chamber\"", "service.name defaults to chamber")
+        }), 120_000)
 
       it.effect("chamber relay serves its own metrics on CHAMBER_METRICS_PORT", () =>
         Effect.gen(function*() {

@@ -10,7 +10,7 @@ import { RequestMetricsOn } from "@chamber/http-adapter"
 import { WebhookAdmin, WebhookAdminSql } from "@chamber/webhook-relay"
 import { readBacklog } from "./BacklogMetrics.ts"
 import { metricsListener } from "./MetricsListener.ts"
-import { otlpExport, type OtlpSettings, otlpSettingsFromEnv } from "./OtlpExport.ts"
+import { type OtlpSettings, otlpSettingsFromEnv } from "./OtlpSettings.ts"
 import { makeProcessMetrics } from "./ProcessMetrics.ts"
 
 export interface ObservabilitySettings {
@@ -55,7 +55,9 @@ export const observability = (
       : Layer.effectDiscard(Effect.forkScoped(Effect.repeat(read, Schedule.spaced(settings.otlp.metricsIntervalMs))))
     return Layer.mergeAll(listener, reading)
   })).pipe(Layer.provide(WebhookAdminSql))
-  const exported = settings.otlp === undefined ? Layer.empty : otlpExport(settings.otlp)
+  // The exporters' modules are loaded only when they are used.
+  const otlp = settings.otlp
+  const exported = otlp === undefined ? Layer.empty : Layer.unwrap(Effect.map(Effect.promise(() => import("./OtlpExport.ts")), (m) => m.otlpExport(otlp)))
   return {
     telemetry: Layer.mergeAll(exported, Layer.succeed(RequestMetricsOn)(true)),
     readers
