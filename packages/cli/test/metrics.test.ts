@@ -8,14 +8,11 @@
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import { writeFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
-import { startReceiver } from "@chamber/webhook-relay/test/receiver"
 import { BIN, chamber, Env, envLayer, freePort, json, post, serving } from "./harness.ts"
-import { tempDir } from "./tempDirs.ts"
+import { chamberWithKey as hookChamber, receiverWithTrust } from "./hookFixtures.ts"
 
 /** Real time passing (the suite's clock is a test clock). */
 const pause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
@@ -70,19 +67,7 @@ const scrape = (port: number) =>
 const valueOf = (samples: ReadonlyArray<Sample>, name: string, labels: Record<string, string> = {}) =>
   samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0)
 
-const receiverWithTrust = Effect.gen(function*() {
-  const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
-  const ca = join(yield* tempDir("ca"), "receiver.pem")
-  writeFileSync(ca, receiver.ca)
-  return { receiver, env: { NODE_EXTRA_CA_CERTS: ca, CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true" } }
-})
-
-const chamberWithKey = Effect.gen(function*() {
-  const tenant = json(yield* chamber(["tenant", "create", "--name", `Observed ${Math.random()}`, "--json"]))
-  json(yield* chamber(["user", "add", "--tenant", tenant.id, "--email", "ops@observed.example", "--role", "chamber_admin", "--json"]))
-  const key = json(yield* chamber(["key", "mint", "--tenant", tenant.id, "--as", "ops@observed.example", "--name", "obs", "--scopes", "all", "--json"])).key as string
-  return { tenant: tenant.id as string, key }
-})
+const chamberWithKey = hookChamber("all")
 
 const request = (port: number, path: string, key: string, headers: Record<string, string> = {}) =>
   Effect.promise(async () => {
@@ -132,6 +117,15 @@ const startCollector = () =>
           })
       })
     })
+  })
+
+/** A chamber with a key, and `chamber serve --no-relay` exporting (OTLP/HTTP, JSON) to a collector of the test's, with `env`. */
+const exporting = (env: Record<string, string>) =>
+  Effect.gen(function*() {
+    const collector = yield* Effect.acquireRelease(Effect.promise(startCollector), (c) => Effect.promise(c.close))
+    const { key } = yield* chamberWithKey
+    const server = yield* serving(["--no-relay"], { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", ...env })
+    return { collector, key, server }
   })
 
 type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes: Array<{ key: string; value: any }> }
@@ -263,11 +257,7 @@ for (const rt of runtimes()) {
 
       it.effect("OTLP/HTTP: a request's span with its service and SQL spans and the request id, metrics, the service name and resource attributes; the API keeps answering once the collector is gone", () =>
         Effect.gen(function*() {
-          const collector = yield* Effect.acquireRelease(Effect.promise(startCollector), (c) => Effect.promise(c.close))
-          const { key } = yield* chamberWithKey
-          const server = yield* serving(["--no-relay"], {
-            OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-            OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+          const { collector, key, server } = yield* exporting({
             OTEL_SERVICE_NAME: "chamber-under-test",
             OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=test,service.namespace=chambers",
             OTEL_BSP_SCHEDULE_DELAY: "200",
@@ -323,11 +313,7 @@ for (const rt of runtimes()) {
       it.effect("OTEL_TRACES_SAMPLER_ARG=0 traces no request, while the metrics are still exported", () =>
         Effect.gen(function*() {
           if (rt.name !== "pglite") return
-          const collector = yield* Effect.acquireRelease(Effect.promise(startCollector), (c) => Effect.promise(c.close))
-          const { key } = yield* chamberWithKey
-          const server = yield* serving(["--no-relay"], {
-            OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-            OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+          const { collector, key, server } = yield* exporting({
             OTEL_TRACES_SAMPLER_ARG: "0",
             OTEL_BSP_SCHEDULE_DELAY: "100",
             OTEL_METRIC_EXPORT_INTERVAL: "300"
