@@ -310,23 +310,29 @@ for (const rt of runtimes()) {
           assert.lengthOf((server.stdout() + server.stderr()).match(/does not answer; spans and metrics are dropped/g) ?? [], 1)
         }), 300_000)
 
-      it.effect("OTEL_TRACES_SAMPLER_ARG=0 traces no request, while the metrics are still exported", () =>
+      it.effect("OTEL_TRACES_SAMPLER_ARG=0 traces no request, while the metrics are still exported, as protobuf by default, for service chamber", () =>
         Effect.gen(function*() {
           if (rt.name !== "pglite") return
           const { collector, key, server } = yield* exporting({
+            OTEL_EXPORTER_OTLP_PROTOCOL: "",
             OTEL_TRACES_SAMPLER_ARG: "0",
             OTEL_BSP_SCHEDULE_DELAY: "100",
             OTEL_METRIC_EXPORT_INTERVAL: "300"
           })
           for (let i = 0; i < 5; i++) assert.strictEqual((yield* request(server.port, "/api/v1/me", key)).status, 200)
           // Two metric exports after the requests: spans, had there been any, were due long before.
-          const before = collector.got.filter((g) => g.path === "/v1/metrics").length
-          yield* eventually(Effect.sync(() => collector.got.filter((g) => g.path === "/v1/metrics").length), (n) => n >= before + 2, "metrics exported")
+          const exports = () => collector.got.filter((g) => g.path === "/v1/metrics")
+          const before = exports().length
+          yield* eventually(Effect.sync(() => exports().length), (n) => n >= before + 2, "metrics exported")
           yield* pause(300)
-          assert.deepStrictEqual(spansOf(collector.got).filter((s) => attr(s.span.attributes, "http.route") !== undefined), [])
-          const exported = collector.got.filter((g) => g.path === "/v1/metrics").at(-1)!
-          assert.include(exported.body.toString("utf8"), "http_server_request_duration_seconds")
-          assert.include(exported.body.toString("utf8"), "\"chamber\"", "service.name defaults to chamber")
+          assert.deepStrictEqual(collector.got.filter((g) => g.path === "/v1/traces"), [], "no span exported")
+          const last = exports().at(-1)!
+          assert.strictEqual(last.contentType, "application/x-protobuf")
+          // Protobuf keeps strings as their UTF-8 bytes: the metric's name and the service's are there as written.
+          assert.isTrue(last.body.includes("http_server_request_duration_seconds"))
+          assert.isTrue(last.body.includes("service.name"))
+          // An AnyValue's string_value is field 1, length-delimited: 0x0a, its length, its bytes.
+          assert.isTrue(last.body.includes(Buffer.concat([Buffer.from([0x0a, 7]), Buffer.from("chamber")])), "service.name defaults to chamber")
         }), 120_000)
 
       it.effect("chamber relay serves its own metrics on CHAMBER_METRICS_PORT", () =>
