@@ -27,7 +27,8 @@ export const makeProcessMetrics = () => {
   const user = cpuSeconds("user")
   const system = cpuSeconds("system")
   const delays = { p50: loopDelay("p50"), p99: loopDelay("p99"), max: loopDelay("max") }
-  let last = process.cpuUsage()
+  // From the process's start, as Prometheus's process_cpu_seconds_total counts.
+  let last = { user: 0, system: 0 }
   return {
     read: () => {
       const context = Context.empty()
