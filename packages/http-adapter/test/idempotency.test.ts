@@ -174,6 +174,9 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(Object.keys(bad.body.errors), ["status"])
           const good = yield* post(key, "/api/v1/members", { name: "Fixed", status: "active" }, ik)
           assert.strictEqual(good.status, 201, good.text)
+          assert.strictEqual(good.headers["idempotent-replayed"], undefined)
+          // The corrected request is the one the key now keeps.
+          assertReplay(good, yield* post(key, "/api/v1/members", { name: "Fixed", status: "active" }, ik))
           assert.strictEqual(yield* memberCount(key), 1)
         }))
 
@@ -206,6 +209,9 @@ for (const rt of runtimes()) {
           assert.strictEqual(b.status, 201, b.text)
           assert.strictEqual(b.headers["idempotent-replayed"], undefined)
           assert.notStrictEqual(a.body.data.id, b.body.data.id)
+          // Each key replays its own answer.
+          assertReplay(a, yield* post(key, "/api/v1/members", { name: "From A", status: "active" }, ik))
+          assertReplay(b, yield* post(other, "/api/v1/members", { name: "From B", status: "active" }, ik))
           assert.strictEqual(yield* memberCount(key), 2)
         }))
 
