@@ -113,6 +113,31 @@ for (const rt of runtimes()) {
           assert.strictEqual(yield* memberCount(key), 2)
         }))
 
+      it.effect("the OpenAPI document states the header, the 409 and the replay field on every POST and PATCH, and on nothing else", () =>
+        Effect.gen(function*() {
+          const doc = (yield* call("GET", "/api/v1/openapi.json")).body
+          assert.strictEqual(doc.components.parameters.IdempotencyKey.name, "Idempotency-Key")
+          let writes = 0
+          for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+            for (const [method, op] of Object.entries<any>(item)) {
+              const declares = (op.parameters ?? []).some((p: any) => p.$ref === "#/components/parameters/IdempotencyKey")
+              const where = `${method.toUpperCase()} ${path}`
+              if (method !== "post" && method !== "patch") {
+                assert.isFalse(declares, where)
+                assert.notProperty(op.responses, "409", where)
+                continue
+              }
+              writes++
+              assert.isTrue(declares, where)
+              assert.property(op.responses["409"].headers, "Retry-After", where)
+              for (const [status, response] of Object.entries<any>(op.responses)) {
+                if (status.startsWith("2")) assert.property(response.headers, "Idempotent-Replayed", `${where} ${status}`)
+              }
+            }
+          }
+          assert.isAtLeast(writes, 10)
+        }))
+
       it.effect("a payment retried with its key records one payment; a PATCH retried replays too", () =>
         Effect.gen(function*() {
           const { key } = yield* chamberWithKey(SCOPES)
@@ -287,6 +312,23 @@ for (const rt of runtimes()) {
           assert.strictEqual(later.status, 201, later.text)
           assert.strictEqual(later.headers["idempotent-replayed"], undefined)
           assert.strictEqual(yield* memberCount(key), 2)
+        }))
+
+      it.effect("a claim whose request stopped answering frees its key after its lease; the late first request then changes nothing", () =>
+        Effect.gen(function*() {
+          const { key } = yield* chamberWithKey(SCOPES)
+          const ik = fresh("abandoned")
+          const body = JSON.stringify({ name: "Abandoned Upload", status: "active" })
+          const stalled = yield* halfSent(yield* serverUrl, key, "/api/v1/members", body, ik)
+          yield* claimRunning(ik)
+          assert.strictEqual((yield* post(key, "/api/v1/members", body, ik)).status, 409)
+          time.advance(61_000)
+          const takeover = yield* post(key, "/api/v1/members", body, ik)
+          assert.strictEqual(takeover.status, 201, takeover.text)
+          const late = yield* Effect.promise(() => stalled.finish())
+          assert.strictEqual(late.status, 409, late.body)
+          assertReplay(takeover, yield* post(key, "/api/v1/members", body, ik))
+          assert.strictEqual(yield* memberCount(key), 1)
         }))
 
       it.effect("expired keys are pruned oldest first, at most a batch a statement", () =>

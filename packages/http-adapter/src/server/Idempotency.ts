@@ -128,7 +128,8 @@ export const makeIdempotent: Effect.Effect<Idempotent, never, IdempotencyRepo | 
       return result.response
     }).pipe(
       Effect.catch((error) => error instanceof ClaimLost ? Effect.succeed(running()) : Effect.fail(error as E | ValidationError)),
-      Effect.onExit(() => kept ? Effect.void : repo.release(scope, owner))
+      // A release that fails (the database gone) leaves the claim to its lease; the request's own answer stands.
+      Effect.onExit(() => kept ? Effect.void : Effect.catchCause(repo.release(scope, owner), () => Effect.void))
     )
   }
 
