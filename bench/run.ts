@@ -13,7 +13,8 @@
  *
  * Verdicts: the members page against the baseline (throughput >= 0.9x, p99 <= 1.2x, peak RSS <=
  * 1.5x); the access log's and the in-process rate limiter's cost on it (<= 5% each, against ours
- * without them); /me, a single member, POST /members and the invoice flow as ratios; with
+ * without them); /me, a single member, POST /members and the invoice flow as ratios; POST /members
+ * with an Idempotency-Key against ours without (<= 10%) and a replay against the create; with
  * BENCH_BEFORE=<checkout>, that checkout's server measured in the same rounds, and each endpoint's
  * throughput within 10% of it. Exit code 1 only when the bench itself broke.
  */
