@@ -3,9 +3,11 @@
  * safely"), applied by the bearer middleware once the key, its rate limits and its scope have
  * passed. The key is claimed in a statement of its own, so that a request with the same key on
  * any instance sees at once that it is running (409, without waiting on the first's
- * transaction); the handler and its answer then run in one transaction that also keeps the
- * answer, so a change is never committed without its kept answer, nor the reverse. Answers that
- * are not kept (a body that fails to decode, a rolled-back failure) let go of the claim.
+ * transaction); the handler and its answer then run in one transaction, which the services'
+ * own transactions join, that also keeps the answer, so a change is never committed without its
+ * kept answer, nor the reverse. A kept failure (a 404, a business rule) rolls the transaction
+ * back and is kept after it, having changed nothing. Answers that are not kept (a body that
+ * fails to decode, any other failure) let go of the claim.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -14,7 +16,7 @@ import * as Layer from "effect/Layer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash, randomUUID } from "node:crypto"
-import { IdempotencyRepo, type IdempotencyScope, type KeyContext, Transactor } from "@chamber/core"
+import { IdempotencyRepo, type IdempotencyScope, JoinsCallerTransaction, type KeyContext, Transactor } from "@chamber/core"
 import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { requireUtf8Body } from "./RawRequest.ts"
 
@@ -112,17 +114,19 @@ export const makeIdempotent: Effect.Effect<Idempotent, never, IdempotencyRepo | 
     return Effect.gen(function*() {
       yield* requireUtf8Body(request)
       const fingerprint = fingerprintOf(request, yield* rawBody(request))
+      // The services' transactions join this one: any failure rolls the whole request back, and a
+      // kept failure (which changed nothing) is kept on its own after the rollback.
       const result = yield* transactor.withTransaction(Effect.gen(function*() {
-        const outcome = yield* Effect.matchEffect(handle, {
-          onFailure: (error) => {
-            const answer = keptFailure(error)
-            return answer === undefined ? Effect.fail(error) : Effect.succeed({ response: answerOf(answer, false), answer })
-          },
-          onSuccess: (response) => Effect.succeed({ response, answer: keptSuccess(response) })
-        })
-        if (outcome.answer === undefined) return { response: outcome.response, kept: false }
-        if (!(yield* repo.keep(scope, owner, { fingerprint, ...outcome.answer }))) return yield* Effect.fail(new ClaimLost())
-        return { response: answerOf(outcome.answer, false), kept: true }
+        const response = yield* Effect.provideService(handle, JoinsCallerTransaction, true)
+        const answer = keptSuccess(response)
+        if (answer === undefined) return { response, kept: false }
+        if (!(yield* repo.keep(scope, owner, { fingerprint, ...answer }))) return yield* Effect.fail(new ClaimLost())
+        return { response: answerOf(answer, false), kept: true }
+      })).pipe(Effect.catch((error) => {
+        const answer = keptFailure(error)
+        if (answer === undefined) return Effect.fail(error)
+        return Effect.flatMap(repo.keep(scope, owner, { fingerprint, ...answer }), (ok) =>
+          ok ? Effect.succeed({ response: answerOf(answer, false), kept: true }) : Effect.fail(new ClaimLost()))
       }))
       kept = result.kept
       return result.response
