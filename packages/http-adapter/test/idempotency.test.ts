@@ -94,6 +94,16 @@ const claimRunning = (value: string) =>
     }
   })
 
+/** A POST /members of `name` whose body is half sent, once the server holds its key's claim. */
+const createdSlowly = (key: string, name: string) =>
+  Effect.gen(function*() {
+    const ik = fresh("slow")
+    const body = JSON.stringify({ name, status: "active" })
+    const slow = yield* halfSent(yield* serverUrl, key, "/api/v1/members", body, ik)
+    yield* claimRunning(ik)
+    return { ik, body, slow }
+  })
+
 for (const rt of runtimes()) {
   describe(`Idempotency-Key on ${rt.name}`, () => {
     layer(serverOn(rt), { timeout: 120_000 })((it) => {
@@ -149,6 +159,14 @@ for (const rt of runtimes()) {
           const first = yield* post(key, `/api/v1/invoices/${invoice.body.data.id}/payments`, payment, ik)
           assert.strictEqual(first.status, 201, first.text)
           assertReplay(first, yield* post(key, `/api/v1/invoices/${invoice.body.data.id}/payments`, payment, ik))
+          assert.strictEqual((yield* call("GET", "/api/v1/payments", { key })).body.meta.total, 1)
+          // A business-rule 422 is kept too: the overpayment is refused again by replay.
+          const overKey = fresh("overpay")
+          const over = { method: "check", amount: "900.00", received_on: "2026-11-20" }
+          const refused = yield* post(key, `/api/v1/invoices/${invoice.body.data.id}/payments`, over, overKey)
+          assert.strictEqual(refused.status, 422, refused.text)
+          assert.deepStrictEqual(Object.keys(refused.body), ["message"])
+          assertReplay(refused, yield* post(key, `/api/v1/invoices/${invoice.body.data.id}/payments`, over, overKey))
           assert.strictEqual((yield* call("GET", "/api/v1/payments", { key })).body.meta.total, 1)
 
           const patchKey = fresh("patch")
@@ -243,10 +261,7 @@ for (const rt of runtimes()) {
       it.effect("while the first request with a key runs, another answers 409 with Retry-After: 1; then it replays", () =>
         Effect.gen(function*() {
           const { key } = yield* chamberWithKey(SCOPES)
-          const ik = fresh("slow")
-          const body = JSON.stringify({ name: "Slow Upload", status: "active" })
-          const slow = yield* halfSent(yield* serverUrl, key, "/api/v1/members", body, ik)
-          yield* claimRunning(ik)
+          const { ik, body, slow } = yield* createdSlowly(key, "Slow Upload")
           const meanwhile = yield* post(key, "/api/v1/members", body, ik)
           assert.strictEqual(meanwhile.status, 409, meanwhile.text)
           assert.strictEqual(meanwhile.headers["retry-after"], "1")
@@ -317,10 +332,7 @@ for (const rt of runtimes()) {
       it.effect("a claim whose request stopped answering frees its key after its lease; the late first request then changes nothing", () =>
         Effect.gen(function*() {
           const { key } = yield* chamberWithKey(SCOPES)
-          const ik = fresh("abandoned")
-          const body = JSON.stringify({ name: "Abandoned Upload", status: "active" })
-          const stalled = yield* halfSent(yield* serverUrl, key, "/api/v1/members", body, ik)
-          yield* claimRunning(ik)
+          const { ik, body, slow: stalled } = yield* createdSlowly(key, "Abandoned Upload")
           assert.strictEqual((yield* post(key, "/api/v1/members", body, ik)).status, 409)
           time.advance(61_000)
           const takeover = yield* post(key, "/api/v1/members", body, ik)
