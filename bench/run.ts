@@ -1,6 +1,7 @@
 /**
  * `pnpm bench` (bench/README.md): our HTTP server against a raw node:http + pg baseline on
- * PostgreSQL, then our webhook relay against a minimal loop (relay.ts); large chambers (large.ts)
+ * PostgreSQL, then our webhook relay against a minimal loop (relay.ts) and the change feed against
+ * the members page (changes.ts); large chambers (large.ts)
  * and the embedded database (embedded.ts) when named in BENCH_ONLY.
  *
  * A fresh database `chamber_bench_<random>` on DATABASE_URL's server, dropped at the end. One
@@ -35,6 +36,7 @@ import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql
 import { benchRelay } from "./relay.ts"
 import { benchLarge } from "./large.ts"
 import { benchEmbedded } from "./embedded.ts"
+import { benchChanges } from "./changes.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
@@ -327,8 +329,9 @@ const ALL_ENDPOINTS: ReadonlyArray<Endpoint> = [
 const MEMBERS_PAGE = ALL_ENDPOINTS[0]!
 const ENDPOINTS = ALL_ENDPOINTS.filter((e) => ONLY.length === 0 || ONLY.includes(e.id))
 const RELAY = ONLY.length === 0 || ONLY.includes("relay")
+const CHANGES = ONLY.length === 0 || ONLY.includes("changes")
 {
-  const known = [...ALL_ENDPOINTS.map((e) => e.id), "relay", "large", "embedded"]
+  const known = [...ALL_ENDPOINTS.map((e) => e.id), "relay", "changes", "large", "embedded"]
   const unknown = ONLY.filter((id) => !known.includes(id))
   if (unknown.length > 0) {
     console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
@@ -579,6 +582,7 @@ const main = async () => {
   await db.connect()
   if (ENDPOINTS.length > 0) await benchHttp(db)
   if (RELAY) await benchRelay({ dbUrl, db, log, elapsed })
+  if (CHANGES) await benchChanges({ dbUrl, log, elapsed })
   if (ONLY.includes("large")) await benchLarge({ dbUrl, log, elapsed })
   if (ONLY.includes("embedded")) await benchEmbedded({ dbUrl, log, elapsed })
 }

@@ -14,6 +14,7 @@ import * as References from "effect/References"
 import * as HttpServer from "effect/http/HttpServer"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { ChangesPruner } from "@chamber/core"
 import { databaseConfigFromEnv, StorageLive } from "@chamber/pg-adapter"
 import { HttpLive, NodeServerLive } from "@chamber/http-adapter"
 import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
@@ -57,6 +58,11 @@ export const serve = (opts: ServeOptions) => {
   const requestTimeout = parseDuration(requestTimeoutText)
   if (requestTimeout === undefined || Duration.toMillis(requestTimeout) <= 0) {
     return fail(json, new Error(`CHAMBER_REQUEST_TIMEOUT must be a duration above zero, such as 30s, 500ms or 2m, not "${requestTimeoutText}".`))
+  }
+  const retentionText = process.env.CHAMBER_EVENT_RETENTION ?? "90d"
+  const eventRetention = parseDuration(retentionText)
+  if (eventRetention === undefined || Duration.toMillis(eventRetention) <= 0) {
+    return fail(json, new Error(`CHAMBER_EVENT_RETENTION must be a duration above zero, such as 90d or 720h, not "${retentionText}".`))
   }
   let settings, limits, config
   try {
@@ -161,7 +167,8 @@ export const serve = (opts: ServeOptions) => {
     ? Layer.empty
     : RelayLive({ settings, listen: config._tag === "Postgres", stopTimeoutMs: Duration.toMillis(shutdownTimeout) })
   // Stored webhook secrets this process cannot decrypt stop it before it listens (docs/webhooks.md "Secrets").
-  const app = Layer.mergeAll(HttpLive, relay, Layer.effectDiscard(announce)).pipe(
+  // The change feed's events past CHAMBER_EVENT_RETENTION are pruned by every server (docs/api.md "Change feed").
+  const app = Layer.mergeAll(HttpLive, relay, ChangesPruner(Duration.toMillis(eventRetention)), Layer.effectDiscard(announce)).pipe(
     Layer.provide(listener),
     Layer.provide(rateLimitsLayer(limits)),
     Layer.provide(storedSecretsChecked(tell)),
