@@ -7,13 +7,13 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { EventKind } from "./Outbox.ts"
 
-/** One event as the feed and a delivery show it (ruling 20), with its position. */
+/** One event as the feed and a delivery show it (ruling 20), with its position; `data` as JSON text, as stored. */
 export interface LoggedEvent {
   readonly position: bigint
   readonly id: string
   readonly type: EventKind
   readonly created_at: string
-  readonly data: unknown
+  readonly dataJson: string
 }
 
 export class ChangeLog extends Context.Service<ChangeLog, {

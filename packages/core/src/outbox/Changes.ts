@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Scope } from "../Scopes.ts"
 import { ChangeScopeMissing, CursorExpired, MalformedCursor, UnknownEventKind } from "./ChangeErrors.ts"
-import { ChangeLog } from "./ChangeLog.ts"
+import { ChangeLog, type LoggedEvent } from "./ChangeLog.ts"
 import { decodeCursor, encodeCursor } from "./Cursor.ts"
 import { type EventKind, EventKinds } from "./Outbox.ts"
 
@@ -53,12 +53,18 @@ export type ChangesError = ChangeScopeMissing | UnknownEventKind | MalformedCurs
 
 const isKind = (name: string): name is EventKind => (EventKinds as ReadonlyArray<string>).includes(name)
 
+/** An event's body as JSON text: `data` spliced in as stored (jsonb's text form), never parsed. */
+const eventJson = (e: LoggedEvent) =>
+  `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"created_at":${JSON.stringify(e.created_at)},"data":${e.dataJson}}`
+
 export class Changes extends Context.Service<Changes, {
   /**
    * The page after `query.after`. `scopes`: the reader's (an API key's); only kinds they read are
    * answered. Embedders that read everything leave it out.
    */
   readonly read: (tenantId: number, query: ChangesQuery, scopes?: ReadonlyArray<string>) => Effect.Effect<ChangesPage, ChangesError>
+  /** The same page as the JSON text of `{data, meta}` (what GET /api/v1/changes writes), its events never parsed. */
+  readonly readJson: (tenantId: number, query: ChangesQuery, scopes?: ReadonlyArray<string>) => Effect.Effect<string, ChangesError>
   /** Deletes every event created before `before` (in batches), except those a pending delivery still needs; answers how many. */
   readonly prune: (before: Date) => Effect.Effect<number>
 }>()("chamber/Changes") {
@@ -77,12 +83,12 @@ export class Changes extends Context.Service<Changes, {
       return kinds
     })
 
-    const read = Effect.fn("Changes.read")(function*(tenantId: number, query: ChangesQuery, scopes?: ReadonlyArray<string>) {
+    const pageOf = Effect.fnUntraced(function*(tenantId: number, query: ChangesQuery, scopes: ReadonlyArray<string> | undefined) {
       const readable = EventKinds.filter((k) => scopes === undefined || scopes.includes(KIND_SCOPES[k]))
       if (readable.length === 0) return yield* new ChangeScopeMissing({ scope: "members:read" })
       const kinds = yield* kindsOf(query.types, readable)
       if (query.after === "head") {
-        return { data: [], meta: { next_cursor: encodeCursor(yield* log.head(tenantId)), has_more: false } }
+        return { events: [] as ReadonlyArray<LoggedEvent>, meta: { next_cursor: encodeCursor(yield* log.head(tenantId)), has_more: false } }
       }
       const cursor = query.after === undefined ? undefined : decodeCursor(query.after)
       if (query.after !== undefined && cursor === undefined) return yield* new MalformedCursor()
@@ -93,10 +99,17 @@ export class Changes extends Context.Service<Changes, {
       if (cursor !== undefined && cursor < (yield* log.prunedThrough(tenantId))) return yield* new CursorExpired()
       const data = rows.slice(0, CHANGES_PAGE)
       const last = data.at(-1)?.position ?? after
-      return {
-        data: data.map(({ created_at, data, id, type }) => ({ id, type, created_at, data })),
-        meta: { next_cursor: encodeCursor(last), has_more: rows.length > CHANGES_PAGE }
-      }
+      return { events: data, meta: { next_cursor: encodeCursor(last), has_more: rows.length > CHANGES_PAGE } }
+    })
+
+    const read = Effect.fn("Changes.read")(function*(tenantId: number, query: ChangesQuery, scopes?: ReadonlyArray<string>) {
+      const { events, meta } = yield* pageOf(tenantId, query, scopes)
+      return { data: events.map((e) => JSON.parse(eventJson(e)) as ChangeEvent), meta }
+    })
+
+    const readJson = Effect.fn("Changes.readJson")(function*(tenantId: number, query: ChangesQuery, scopes?: ReadonlyArray<string>) {
+      const { events, meta } = yield* pageOf(tenantId, query, scopes)
+      return `{"data":[${events.map(eventJson).join(",")}],"meta":${JSON.stringify(meta)}}`
     })
 
     const prune = Effect.fn("Changes.prune")(function*(before: Date) {
@@ -108,6 +121,6 @@ export class Changes extends Context.Service<Changes, {
       }
     })
 
-    return Changes.of({ read, prune })
+    return Changes.of({ read, readJson, prune })
   }))
 }

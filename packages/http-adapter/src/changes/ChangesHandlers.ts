@@ -9,5 +9,5 @@ import { ChangesPage } from "./ChangesGroup.ts"
 export const ChangesHandlers = HttpApiBuilder.group(Api, "changes", Effect.fn(function*(handlers) {
   const changes = yield* Changes
   return handlers.handle("changes", ({ query }) =>
-    Respond.forKey(ChangesPage, (key) => changes.read(key.tenantId, query, key.scopes)))
+    Respond.textForKey(ChangesPage, (key) => changes.readJson(key.tenantId, query, key.scopes)))
 }))

@@ -8,12 +8,13 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { ChangeLog, type EventKind, EventKinds } from "@chamber/core"
 import { isoColumn } from "./ResourceSql.ts"
 
+/** `payload` as text: the feed writes it into its answer without parsing it. */
 interface FeedRow {
   readonly at: string
   readonly event_id: string
   readonly type: EventKind
   readonly created_at: string
-  readonly payload: unknown
+  readonly payload: string
 }
 
 export const ChangeLogSql = Layer.effect(ChangeLog, Effect.gen(function*() {
@@ -30,14 +31,14 @@ export const ChangeLogSql = Layer.effect(ChangeLog, Effect.gen(function*() {
     after: (tenantId, after, types, limit) =>
       (types.length === EventKinds.length
         ? sql<FeedRow>`
-          SELECT position::text AS at, event_id, type, ${sql.literal(isoColumn("created_at"))} AS created_at, payload
+          SELECT position::text AS at, event_id, type, ${sql.literal(isoColumn("created_at"))} AS created_at, payload::text AS payload
           FROM outbox_events WHERE tenant_id = ${tenantId} AND position > ${after.toString()}::bigint
           ORDER BY position LIMIT ${limit}`
         : sql<FeedRow>`
-          SELECT position::text AS at, event_id, type, ${sql.literal(isoColumn("created_at"))} AS created_at, payload
+          SELECT position::text AS at, event_id, type, ${sql.literal(isoColumn("created_at"))} AS created_at, payload::text AS payload
           FROM outbox_events WHERE tenant_id = ${tenantId} AND position > ${after.toString()}::bigint AND type IN ${sql.in(types)}
           ORDER BY position LIMIT ${limit}`).pipe(
-          Effect.map((rows) => rows.map((r) => ({ position: BigInt(r.at), id: r.event_id, type: r.type, created_at: r.created_at, data: r.payload }))),
+          Effect.map((rows) => rows.map((r) => ({ position: BigInt(r.at), id: r.event_id, type: r.type, created_at: r.created_at, dataJson: r.payload }))),
           Effect.orDie
         ),
     head: (tenantId) =>
