@@ -16,9 +16,15 @@ import { tempDir } from "./tempDirs.ts"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
 
-/** What the shell knows before an example runs: `curl` prints the status last, `pnpm chamber` is the CLI. */
+const MARK = "__docs_example_done_"
+const STATUS = "__docs_example_status_"
+
+/**
+ * What the shell knows before an example runs: `curl` tells the status on stderr (so that its
+ * output can still be piped), `pnpm chamber` is the CLI.
+ */
 const PRELUDE = `
-curl() { command curl -sS -w '\\n%{http_code}' "$@"; }
+curl() { command curl -sS -w '%{stderr}${STATUS}%{http_code}\\n' "$@"; }
 pnpm() { if [ "$1" = chamber ]; then shift; node "$CHAMBER_BIN" "$@"; else command pnpm "$@"; fi; }
 `
 
@@ -47,7 +53,6 @@ const runBlock = (examples: ReadonlyArray<Example>, env: Record<string, string>,
   return examples.map((_, i) => ({ code: codes[i] ?? r.status, stdout: outs[i] ?? "", stderr: errs[i] ?? r.stderr }))
 }
 
-const MARK = "__docs_example_done_"
 
 const compact = (text: string): string => {
   try {
@@ -63,9 +68,8 @@ const mismatch = (example: Example, ran: Ran): string | undefined => {
   if (ran.code !== 0) return `${where}\n  exit ${ran.code}: ${ran.stderr.trim()}${ran.stdout.trim()}`
   let output = ran.stdout
   if (/^\s*curl\b/.test(example.command)) {
-    const cut = output.lastIndexOf("\n")
-    const status = Number(output.slice(cut + 1))
-    output = output.slice(0, cut)
+    const statuses = [...ran.stderr.matchAll(new RegExp(`${STATUS}(\\d+)`, "g"))]
+    const status = Number(statuses.at(-1)?.[1])
     const wanted = example.shown?.status
     if (wanted === undefined ? status < 200 || status > 299 : status !== wanted) {
       return `${where}\n  answered ${status} (the doc shows ${wanted ?? "a 2xx"}): ${output.slice(0, 400)}`
