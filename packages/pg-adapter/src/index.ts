@@ -25,6 +25,7 @@ import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
 import { WebhookSecretsNode } from "./repos/WebhookSecretsNode.ts"
 
 export * from "./Database.ts"
+export { isoColumn } from "./repos/IsoColumn.ts"
 export { type EmbeddedDatabase, EmbeddedInUse, embeddedOwner, openEmbedded, socketPath } from "./embedded/EmbeddedDatabase.ts"
 export type { PgliteWire } from "./embedded/PgliteWire.ts"
 export {
