@@ -4,7 +4,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { Keys, Tenants } from "@chamber/core"
+import { ALL_SCOPES, Keys, Tenants } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { assertError, assertJson } from "./assertions.ts"
 import { call, serverOn } from "./fixture.ts"
@@ -20,10 +20,8 @@ const mint = (chamber: { name: string; website?: string | null }, keyName: strin
     return { tenant, minted }
   }).pipe(Effect.orDie)
 
-const READ_SCOPES = [
-  "members:read", "contacts:read", "events:read", "registrations:read", "deals:read", "invoices:read", "payments:read",
-  "sponsorships:read", "placements:read"
-]
+/** `read`: every `:read` scope but the opt-in bookings:read (docs/api.md "Authentication and scopes"). */
+const READ_SCOPES = ALL_SCOPES.filter((s) => s.endsWith(":read") && s !== "bookings:read")
 
 for (const rt of runtimes()) {
   describe(`connection check and contract over HTTP on ${rt.name}`, () => {

@@ -1,6 +1,6 @@
 /**
  * @chamber/pg-adapter: migrations, repositories and the database for both runtimes. Adding a
- * resource adds its repository to `RepositoriesLive` and its core service to `ServicesLive`.
+ * resource adds one line to `Resources`: its repository and its core service.
  */
 import * as Layer from "effect/Layer"
 import { Bookings, Changes, Contacts, Deals, Events, Hooks, Importer, Invoices, Keys, Members, Payments, Placements, Registrations, Sponsorships, Tenants } from "@chamber/core"
@@ -27,6 +27,7 @@ import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
 import { WebhookSecretsNode } from "./repos/WebhookSecretsNode.ts"
 
 export * from "./Database.ts"
+export { isoColumn } from "./repos/IsoColumn.ts"
 export { type EmbeddedDatabase, EmbeddedInUse, embeddedOwner, openEmbedded, socketPath } from "./embedded/EmbeddedDatabase.ts"
 export type { PgliteWire } from "./embedded/PgliteWire.ts"
 export {
@@ -55,24 +56,38 @@ export {
 export { isSealedWith, type SecretKeys, secretKeyId, webhookSecrets } from "./repos/WebhookSecretsNode.ts"
 export { checkStoredSecrets, NoSecretKey, rekeyStoredSecrets, SecretKeyMismatch, surveySecrets } from "./repos/WebhookSecretsSql.ts"
 
+/**
+ * Every resource, one line each: its SQL repository and its core service. A service is given
+ * every repository (a registration checks its member and contact), and one whose repository no
+ * line gives does not compile (`StorageLive` needs nothing more).
+ */
+const Resources = [
+  [ApiKeyRepoSql, Keys.layer],
+  [MemberRepoSql, Members.layer],
+  [ContactRepoSql, Contacts.layer],
+  [EventRepoSql, Events.layer],
+  [RegistrationRepoSql, Registrations.layer],
+  [DealRepoSql, Deals.layer],
+  [InvoiceRepoSql, Invoices.layer],
+  [PaymentRepoSql, Payments.layer],
+  [SponsorshipRepoSql, Sponsorships.layer],
+  [PlacementRepoSql, Placements.layer],
+  [BookingRepoSql, Bookings.layer],
+  [HookRepoSql, Hooks.layer],
+  [ChangeLogSql, Changes.layer]
+] as const
+
+type AnyLayer = Layer.Layer<never, any, any>
+
+/** The layers merged into one; the list is never empty, so the tuple type `mergeAll` asks for holds. */
+const mergeAll = <L extends AnyLayer>(layers: ReadonlyArray<L>) => Layer.mergeAll(...(layers as unknown as [L, ...Array<L>]))
+
 /** Every repository and infrastructure port over the SQL client. */
 const RepositoriesLive = Layer.mergeAll(
+  mergeAll(Resources.map(([repository]) => repository)),
   TenantRepoSql,
-  ApiKeyRepoSql,
-  MemberRepoSql,
-  ContactRepoSql,
-  EventRepoSql,
-  RegistrationRepoSql,
-  DealRepoSql,
-  InvoiceRepoSql,
-  PaymentRepoSql,
-  SponsorshipRepoSql,
-  PlacementRepoSql,
-  BookingRepoSql,
-  HookRepoSql,
   IdempotencyRepoSql,
   OutboxSql,
-  ChangeLogSql,
   RateLimitSnapshotsSql,
   TransactorSql,
   KeyHasherNode,
@@ -83,27 +98,14 @@ const RepositoriesLive = Layer.mergeAll(
 
 /** Every core service over the repositories (which stay available too); the importer over them all. */
 export const ServicesLive = Importer.layer.pipe(
-  Layer.provideMerge(
-    Layer.mergeAll(
-      Keys.layer,
-      Members.layer,
-      Contacts.layer,
-      Events.layer,
-      Registrations.layer,
-      Deals.layer,
-      Invoices.layer,
-      Payments.layer,
-      Sponsorships.layer,
-      Placements.layer,
-      Bookings.layer,
-      Hooks.layer,
-      Changes.layer
-    )
-  ),
+  Layer.provideMerge(mergeAll(Resources.map(([, service]) => service))),
   Layer.provideMerge(Tenants.layer),
   Layer.provideMerge(RepositoriesLive)
 )
 
+/** A layer that needs nothing more: a service left without its repository is a type error here. */
+const needingNothing = <A, E>(layer: Layer.Layer<A, E, never>) => layer
+
 /** Core services plus the database they run on, migrated. */
 export const StorageLive = (config: DatabaseConfig, options?: DatabaseOptions) =>
-  ServicesLive.pipe(Layer.provideMerge(DatabaseLive(config, options)))
+  needingNothing(ServicesLive.pipe(Layer.provideMerge(DatabaseLive(config, options))))

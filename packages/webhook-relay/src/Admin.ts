@@ -7,7 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import { isoColumn as ISO } from "./IsoColumn.ts"
+import { isoColumn as ISO } from "@chamber/pg-adapter"
 
 export interface HookHealth {
   readonly id: number

@@ -13,7 +13,7 @@ import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { type EventKind, type OutboxEvent, WebhookSecrets, type WebhookSecretUnreadable } from "@chamber/core"
-import { isoColumn } from "./IsoColumn.ts"
+import { isoColumn } from "@chamber/pg-adapter"
 import { RETRIES_PER_DELIVERY } from "./Schedule.ts"
 
 /** A delivery this relay holds the lease of. */

@@ -8,7 +8,7 @@ import { createElement as h, useEffect, useReducer, useRef, useState } from "rea
 import type { AdminData, DeliveryView, HookRow, KeyRow, TenantRow } from "./AdminData.ts"
 import { type Binding, EVERYWHERE, INSPECTING, MINT_STEPS, ON_SCREEN, SCREEN_TITLES } from "./keymap.ts"
 import { perform } from "./perform.ts"
-import { Context, Header, HelpBar, Status, type Tone } from "./screens/Chrome.ts"
+import { Context, Header, HelpBar, Status, type Tone } from "./screens/ScreenFrame.ts"
 import { AttemptsScreen, DeliveriesScreen, deliveryText } from "./screens/DeliveriesScreen.ts"
 import { HelpScreen } from "./screens/HelpScreen.ts"
 import { hookText, HooksScreen } from "./screens/HooksScreen.ts"

@@ -1,7 +1,7 @@
 /**
  * The admin TUI's model (docs/admin.md): what it holds (State), the actions it asks for (Task)
  * and their outcomes, what a key sees of the screen (Shown), and the small rules every part of
- * the state machine shares. state.ts, pressed.ts and minting.ts change it.
+ * the state machine shares. state.ts, keyActions.ts and minting.ts change it.
  */
 import * as Duration from "effect/Duration"
 import { ALL_SCOPES } from "@chamber/core"

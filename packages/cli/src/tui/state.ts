@@ -4,7 +4,7 @@
  * faster than the screen redraws still apply in order and the behaviour is testable without a
  * terminal. App.ts runs the actions it asks for (`task`).
  */
-import { pressed } from "./pressed.ts"
+import { applyKey } from "./keyActions.ts"
 import { error, type Event, info, ok, type Outcome, plural, type State, type Task } from "./model.ts"
 
 export * from "./model.ts"
@@ -36,7 +36,7 @@ export const reduce = (s: State, e: Event): State => {
       return { ...finished(s, e.task, e.outcome), task: undefined, progress: undefined, refresh: s.refresh + 1 }
     case "key": {
       // A replay's progress belongs to the view it was asked from: another view starts with a clear status line.
-      const next = pressed(s, e.input, e.key, e.shown)
+      const next = applyKey(s, e.input, e.key, e.shown)
       return next.screen === s.screen ? next : { ...next, tracking: undefined }
     }
   }

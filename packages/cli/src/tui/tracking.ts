@@ -3,7 +3,7 @@
  * deliveries are followed, whatever the list's filter, until each is delivered or fails again.
  */
 import type { DeliveryView } from "./AdminData.ts"
-import type { Tone } from "./screens/Chrome.ts"
+import type { Tone } from "./screens/ScreenFrame.ts"
 
 const answer = (d: DeliveryView) => {
   const last = d.attempts[d.attempts.length - 1]

@@ -3,6 +3,7 @@
  * subscriptions in every state of health and deliveries with attempts, at a fixed time. `down`
  * makes every call reject as a database that went away does; `calls` records what was asked.
  */
+import { ALL_SCOPES } from "@chamber/core"
 import type { AdminData, AttemptView, DeliveryView, HookRow, KeyRow, MintRequest, TenantRow } from "../../src/tui/AdminData.ts"
 import { DataError } from "../../src/tui/AdminData.ts"
 
@@ -12,7 +13,8 @@ const at = (minutesAgo: number) => new Date(NOW - minutesAgo * 60_000).toISOStri
 export const RIVERSIDE = "chm_4fQk2ZpL9sTx7BnA"
 export const LAKESIDE = "chm_8cVn3RtY6wQe1ZoP"
 export const MINTED_KEY = "cck_Q7m2Xv9KpL4tR8wZ3nB6yH1cF5dJ0gS2aE7uM9kT"
-const READ = ["members:read", "contacts:read", "events:read", "registrations:read", "deals:read", "invoices:read", "payments:read", "sponsorships:read", "placements:read"]
+/** `read`: every `:read` scope but the opt-in bookings:read (docs/api.md "Authentication and scopes"). */
+export const READ: ReadonlyArray<string> = ALL_SCOPES.filter((s) => s.endsWith(":read") && s !== "bookings:read")
 
 const attempt = (minutesAgo: number, status: number | null, latency: number, excerpt: string | null, error: string | null = null): AttemptView => ({
   attempted_at: at(minutesAgo),

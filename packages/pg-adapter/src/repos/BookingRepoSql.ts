@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { BookingRepo, BookingResource, type BookingSort } from "@chamber/core"
-import { orderBy } from "./ResourceSql.ts"
+import { orderBy } from "./PageSql.ts"
 import { shownTable } from "./ShownSql.ts"
 
 /** Soonest first by default. */

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { ChangeLog, type EventKind, EventKinds } from "@chamber/core"
-import { isoColumn } from "./ResourceSql.ts"
+import { isoColumn } from "./IsoColumn.ts"
 
 /** `payload` as text: the feed writes it into its answer without parsing it. */
 interface FeedRow {

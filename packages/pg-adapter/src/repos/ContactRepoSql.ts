@@ -7,7 +7,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { ContactRepo, ContactResource, type ContactSort } from "@chamber/core"
-import { orderBy, resourceTable } from "./ResourceSql.ts"
+import { orderBy } from "./PageSql.ts"
+import { resourceTable } from "./ResourceSql.ts"
 
 const orderOf = orderBy<ContactSort["column"]>("c", { last_name: `lower(c.last_name) COLLATE "C"`, created_at: "c.created_at" }, "last_name")
 

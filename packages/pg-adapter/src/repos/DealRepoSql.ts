@@ -3,7 +3,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { DealRepo, DealResource, type DealSort } from "@chamber/core"
-import { orderBy, resourceTable } from "./ResourceSql.ts"
+import { orderBy } from "./PageSql.ts"
+import { resourceTable } from "./ResourceSql.ts"
 
 /** Newest first by default. */
 const orderOf = (sort: DealSort | undefined) =>

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type Hook, HookRepo } from "@chamber/core"
-import { isoColumn } from "./ResourceSql.ts"
+import { isoColumn } from "./IsoColumn.ts"
 
 interface HookRow {
   readonly id: bigint | number

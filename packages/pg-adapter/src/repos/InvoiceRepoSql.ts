@@ -5,7 +5,8 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { InvoiceRepo, InvoiceResource, type InvoiceSort } from "@chamber/core"
 import { randomBytes } from "node:crypto"
-import { orderBy, resourceTable } from "./ResourceSql.ts"
+import { orderBy } from "./PageSql.ts"
+import { resourceTable } from "./ResourceSql.ts"
 
 /** Newest issued first by default; drafts, never issued, after the issued ones. */
 const order = orderBy<InvoiceSort["column"]>("i", { issued_at: "i.issued_at", created_at: "i.created_at" }, "issued_at", ["issued_at"])

@@ -3,7 +3,7 @@
  * beside them: the list, whole or by status, counts from `member_counts` (`countedPage`); a
  * search by name alone finds its matches in `member_names`, one narrow row a member, through
  * the trigram index when there is one, counts them and orders them there, keeps them while the
- * chamber's members stay as they were (`FoundMembers`), and reads only the page's members. `lower(name) LIKE lower(pattern)` is how ILIKE compares, so the matches are
+ * chamber's members stay as they were (`MemberSearchCache`), and reads only the page's members. `lower(name) LIKE lower(pattern)` is how ILIKE compares, so the matches are
  * those of `name ILIKE pattern`, and `name_key, id` is the order `lower(name) COLLATE "C", id`.
  */
 import * as Effect from "effect/Effect"
@@ -12,7 +12,7 @@ import type * as Statement from "effect/sql/Statement"
 import { type Member, MemberResource, type MemberSort, type MemberStatus, type Page, PER_PAGE, pageOffset } from "@chamber/core"
 import { likeEscape } from "./rows.ts"
 import { countedPage, type Order, orderBy, orderSql } from "./PageSql.ts"
-import { type FoundMembers, MANY, MAX_IDS, SEEN } from "./FoundMembers.ts"
+import { MANY, MAX_IDS, type MemberSearchCache, SEEN } from "./MemberSearchCache.ts"
 import { envelopeColumns } from "./ResourceSql.ts"
 
 /** The members order on the members table, `m`. */
@@ -68,13 +68,13 @@ const versionOf = (sql: SqlClient.SqlClient, tenantId: number) =>
  * Members whose name contains `text`, case-insensitively. The first read of a search reads its
  * matches (`matchesPage`) and marks it seen. The next finds every match in `member_names`
  * (through the trigram index), counts them and keeps their ids in order with the version
- * (`FoundMembers`); from then on a page is its slice of ids, read by id with the version beside,
+ * (`MemberSearchCache`); from then on a page is its slice of ids, read by id with the version beside,
  * and used only when the version has not moved. A search of more matches than are kept, or one
  * inside a writing transaction, reads its matches every time.
  */
 export const membersNamed = (
   sql: SqlClient.SqlClient,
-  found: FoundMembers,
+  searches: MemberSearchCache,
   tenantId: number,
   text: string,
   sort: MemberSort | undefined,
@@ -85,8 +85,8 @@ export const membersNamed = (
     const order = orderSql(namesOrder(sort))
     const key = `${tenantId}\u0000${order}\u0000${text}`
     const offset = pageOffset(page)
-    const entry = found.get(key)
-    if (entry === undefined) found.set(key, SEEN)
+    const entry = searches.get(key)
+    if (entry === undefined) searches.set(key, SEEN)
     if (entry === undefined || entry === MANY) return yield* matchesPage(sql, tenantId, matching, sort, page)
     let kept = entry
     for (let read = 1; read <= REREADS; read++) {
@@ -98,10 +98,10 @@ export const membersNamed = (
           SELECT ${versionOf(sql, tenantId)} AS version, counted.total_count,
             (SELECT string_agg(s.member_id::text, ',' ORDER BY ${sql.literal(order)}) FROM matches s WHERE counted.total_count <= ${MAX_IDS}) AS ids
           FROM counted`
-        if (Number(row!.total_count) > MAX_IDS) found.set(key, MANY)
+        if (Number(row!.total_count) > MAX_IDS) searches.set(key, MANY)
         if (row!.version === null || Number(row!.total_count) > MAX_IDS) break
         kept = { version: row!.version, ids: row!.ids === null ? [] : row!.ids.split(",").map(Number) }
-        found.set(key, kept)
+        searches.set(key, kept)
       }
       const ids = kept.ids.slice(offset, offset + PER_PAGE)
       if (ids.length === 0) {
@@ -116,7 +116,7 @@ export const membersNamed = (
         if (rows.length === ids.length && rows[0]![0] === kept.version) return { rows: rows.map(toMember), total: kept.ids.length }
       }
       kept = SEEN
-      found.set(key, SEEN)
+      searches.set(key, SEEN)
     }
     return yield* matchesPage(sql, tenantId, matching, sort, page)
   }).pipe(Effect.orDie)

@@ -6,13 +6,13 @@ import { MemberRepo, MemberResource, SlugTaken } from "@chamber/core"
 import { likeEscape } from "./rows.ts"
 import { columnValues, resourceTable } from "./ResourceSql.ts"
 import { countedMembers, memberOrder, membersNamed } from "./MemberListSql.ts"
-import { foundMembers } from "./FoundMembers.ts"
+import { memberSearchCache } from "./MemberSearchCache.ts"
 
 export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const members = resourceTable(sql, MemberResource, "members", "m")
-  const found = foundMembers()
+  const searches = memberSearchCache()
   const find = members.find
 
   /** The written row, or SlugTaken when the slug is another member's (ON CONFLICT keeps the transaction usable). */
@@ -25,7 +25,7 @@ export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
     list: Effect.fn("MemberRepo.list")(function*(tenantId, filter, sort, page) {
       // The list, and a search by name alone, read what is kept beside the members (MemberListSql.ts).
       if (filter.email === undefined && filter.name === undefined) return yield* countedMembers(sql, tenantId, filter.status, sort, page)
-      if (filter.email === undefined && filter.status === undefined) return yield* membersNamed(sql, found, tenantId, filter.name!, sort, page)
+      if (filter.email === undefined && filter.status === undefined) return yield* membersNamed(sql, searches, tenantId, filter.name!, sort, page)
       const clauses = [sql`m.tenant_id = ${tenantId}`]
       if (filter.status !== undefined) clauses.push(sql`m.status = ${filter.status}`)
       if (filter.email !== undefined) clauses.push(sql`lower(m.email) = lower(${filter.email})`)

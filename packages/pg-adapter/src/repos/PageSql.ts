@@ -12,7 +12,6 @@ import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import { type Page, PER_PAGE, pageOffset, type SortOrder } from "@chamber/core"
-import type { Columns } from "./ResourceSql.ts"
 
 /** One key of an order: an SQL expression, its direction, and nulls last in either direction or not. */
 export interface OrderKey {
@@ -46,8 +45,19 @@ export const orderBy = <C extends string>(alias: string, columns: Record<C, stri
     { expression: `${alias}.id`, descending, nullsLast: false }
   ]
 
+/**
+ * A select list and how to read its values out of a statement's rows read as arrays
+ * (`statement.values`), wherever in the row the list starts (ResourceSql.ts `envelopeColumns`).
+ */
+export interface Columns<A> {
+  /** The select list (`selectList`). */
+  readonly select: string
+  /** The mapping of a row whose select list starts at `offset`. */
+  readonly at: (offset: number) => (values: ReadonlyArray<unknown>) => A
+}
+
 export interface PageQuery<A> {
-  /** What a row of the page is, read by position (ResourceSql.ts `Columns`). */
+  /** What a row of the page is, read by position. */
   readonly columns: Columns<A>
   /** The table (or view) and its alias: `members m`. */
   readonly from: string

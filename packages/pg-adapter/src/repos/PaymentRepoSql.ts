@@ -3,7 +3,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { PaymentRepo, PaymentResource, type PaymentSort } from "@chamber/core"
-import { orderBy, resourceTable } from "./ResourceSql.ts"
+import { orderBy } from "./PageSql.ts"
+import { resourceTable } from "./ResourceSql.ts"
 
 /** Newest received first by default; payments without a date after the dated ones, either way. */
 const order = orderBy<PaymentSort["column"]>("p", { received_on: "p.received_on", created_at: "p.created_at" }, "received_on", ["received_on"])

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { PlacementRepo, PlacementResource, type PlacementSort } from "@chamber/core"
-import { orderBy } from "./ResourceSql.ts"
+import { orderBy } from "./PageSql.ts"
 import { shownTable } from "./ShownSql.ts"
 import { liveOn } from "./SponsorshipRepoSql.ts"
 

@@ -3,7 +3,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { RegistrationRepo, RegistrationResource } from "@chamber/core"
-import { columnValues, envelopeColumns, listPage, type Order, type ResourceRow, toEnvelope } from "./ResourceSql.ts"
+import { listPage, type Order } from "./PageSql.ts"
+import { columnValues, envelopeColumns, type ResourceRow, toEnvelope } from "./ResourceSql.ts"
 
 type RegistrationRow = ResourceRow<typeof RegistrationResource.fields>
 

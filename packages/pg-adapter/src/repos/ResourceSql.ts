@@ -8,14 +8,9 @@ import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import type { Fields, Resource, StoredStruct } from "@chamber/core"
-import { listPage, type Order } from "./PageSql.ts"
+import { isoColumn } from "./IsoColumn.ts"
+import { type Columns, listPage, type Order } from "./PageSql.ts"
 
-export { listPage, type Order, orderBy } from "./PageSql.ts"
-
-const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
-
-/** A timestamp column as the API shows it (ISO 8601, UTC, milliseconds), formatted by the database. */
-export const isoColumn = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${ISO})`
 
 /** The custom field values the tenant marked API-visible, as one jsonb object. */
 const visibleCustomFields = (alias: string, resource: string) =>
@@ -86,20 +81,12 @@ export const toEnvelope = <D extends Fields>(resource: Resource<string, D>) => {
 }
 
 /**
- * A resource's select list and how to read its values out of a statement's rows read as arrays
- * (`statement.values`), wherever in the row the list starts. Rows read as objects have their
- * keys added one by one by the driver; past a few dozen columns V8 keeps such objects as
- * dictionaries, slow to build and to read, and a members page spent a fifth of its CPU on them.
- * Read by position, each envelope is one literal.
+ * The envelope columns of a resource read through `alias`, its values read out of rows read as
+ * arrays (`statement.values`). Rows read as objects have their keys added one by one by the
+ * driver; past a few dozen columns V8 keeps such objects as dictionaries, slow to build and to
+ * read, and a members page spent a fifth of its CPU on them. Read by position, each envelope is
+ * one literal.
  */
-export interface Columns<A> {
-  /** The select list (`selectList`). */
-  readonly select: string
-  /** The mapping of a row whose select list starts at `offset`. */
-  readonly at: (offset: number) => (values: ReadonlyArray<unknown>) => A
-}
-
-/** The envelope columns of a resource read through `alias`. */
 export const envelopeColumns = <D extends Fields>(resource: Resource<string, D>, alias: string): Columns<Resource<string, D>["Envelope"]["Type"]> => {
   const bad = resource.keys.find((key) => !IDENTIFIER.test(key))
   if (bad !== undefined) throw new Error(`${resource.name} field ${JSON.stringify(bad)} is not a plain identifier`)

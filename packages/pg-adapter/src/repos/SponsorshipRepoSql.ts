@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { SponsorshipRepo, SponsorshipResource, type SponsorshipSort } from "@chamber/core"
-import { orderBy } from "./ResourceSql.ts"
+import { orderBy } from "./PageSql.ts"
 import { shownTable } from "./ShownSql.ts"
 
 /**

@@ -12,7 +12,7 @@
 export const MAX_IDS = 10_000
 const MAX_KEPT = 500_000
 
-export interface Found {
+export interface KeptSearch {
   readonly version: string
   readonly ids: ReadonlyArray<number>
 }
@@ -22,9 +22,9 @@ export const SEEN = "seen"
 /** A search with more matches than are kept when last counted: read from its matches every time. */
 export const MANY = "many"
 
-type Entry = Found | typeof SEEN | typeof MANY
+type Entry = KeptSearch | typeof SEEN | typeof MANY
 
-export interface FoundMembers {
+export interface MemberSearchCache {
   readonly get: (key: string) => Entry | undefined
   readonly set: (key: string, entry: Entry) => void
   readonly forget: (key: string) => void
@@ -32,7 +32,7 @@ export interface FoundMembers {
 
 const weight = (entry: Entry) => (typeof entry === "string" ? 1 : entry.ids.length)
 
-export const foundMembers = (): FoundMembers => {
+export const memberSearchCache = (): MemberSearchCache => {
   const entries = new Map<string, Entry>()
   let kept = 0
   const forget = (key: string) => {

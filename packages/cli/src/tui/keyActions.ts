@@ -40,15 +40,16 @@ const typing = (s: State) =>
 /** A terminal's answer to the device attributes question (terminal.ts) as ink hands it over, when it comes late. */
 const DEVICE_ATTRIBUTES = /^\[\?[0-9;]*c$/
 
-export const pressed = (s0: State, input: string, key: KeyPress, shown: Shown): State => {
+/** The state after one read of the keyboard: a key, or several keys typed or pasted at once. */
+export const applyKey = (s0: State, input: string, key: KeyPress, shown: Shown): State => {
   if (DEVICE_ATTRIBUTES.test(input)) return s0
   const k = named(key)
   // Several keys in one read (fast typing, a paste): text runs and control characters, in order;
   // outside a text field, one key per character.
   if (k === undefined && [...input].length > 1) {
     const parts = input.match(/[\r\n\t\x7f\b]|[^\r\n\t\x7f\b]+/g) ?? []
-    if (parts.length > 1) return parts.reduce((acc, part) => pressed(acc, CONTROL[part] === undefined ? part : "", CONTROL[part] ?? {}, shown), s0)
-    if (!typing(s0)) return [...input].reduce((acc, ch) => pressed(acc, ch, {}, shown), s0)
+    if (parts.length > 1) return parts.reduce((acc, part) => applyKey(acc, CONTROL[part] === undefined ? part : "", CONTROL[part] ?? {}, shown), s0)
+    if (!typing(s0)) return [...input].reduce((acc, ch) => applyKey(acc, ch, {}, shown), s0)
   }
   if (key.ctrl) return s0
   const s: State = { ...s0, notice: undefined }
