@@ -35,6 +35,7 @@ import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql
 import { benchRelay } from "./relay.ts"
 import { benchLarge } from "./large.ts"
 import { benchEmbedded } from "./embedded.ts"
+import { startOtlpSink } from "./otlp-sink.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
@@ -44,7 +45,7 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2))
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
 const BEFORE = process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : undefined
-const BAR = { throughput: 0.9, p99: 1.2, peakRss: 1.5, accessLog: 0.05, limiter: 0.05, before: 0.9 }
+const BAR = { throughput: 0.9, p99: 1.2, peakRss: 1.5, accessLog: 0.05, limiter: 0.05, before: 0.9, metrics: 0.05, otlp: 0.15 }
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 const log = (line: string) => console.log(line)
@@ -325,6 +326,9 @@ const ALL_ENDPOINTS: ReadonlyArray<Endpoint> = [
   invoiceFlow
 ]
 const MEMBERS_PAGE = ALL_ENDPOINTS[0]!
+/** The endpoints measured also on ours with metrics on and with OTLP export. */
+const OBSERVED_ENDPOINTS = ["members", "me"]
+const OBSERVED_SERVERS = ["ours-metrics", "ours-otlp"]
 const ENDPOINTS = ALL_ENDPOINTS.filter((e) => ONLY.length === 0 || ONLY.includes(e.id))
 const RELAY = ONLY.length === 0 || ONLY.includes("relay")
 {
@@ -453,7 +457,7 @@ const printTable = (endpoint: Endpoint, rows: Rows) => {
   log(cells(["server", `${unit}s/s`, "p50 ms", "p99 ms", `CPU ms/${unit}`, "peak RSS MB", "non-2xx/err"]))
   for (const [name, m] of rows) log(cells([name, f(m.rps), f(m.p50), f(m.p99), f(m.cpuMs, 3), f(m.peakRssMb), String(m.bad)]))
   const get = (name: string) => rows.find(([n]) => n === name)?.[1]
-  for (const other of ["baseline", "ours-nolog", "ours-nolimit", "before"]) {
+  for (const other of ["baseline", "ours-nolog", "ours-nolimit", "ours-metrics", "ours-otlp", "before"]) {
     const [a, b] = [get("ours")!, get(other)]
     if (b === undefined) continue
     log(
@@ -486,7 +490,15 @@ const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly
         const cost = 1 - ours.rps / get(name)!.rps
         verdict(cost <= bar, `${what} costs ${f(cost * 100)}% of the members page's throughput (bar <= ${bar * 100}%)`, clean)
       }
-    } else {
+    }
+    // Metrics (CHAMBER_METRICS_PORT) and OTLP export at ratio 1, against ours without them (docs/operations.md "Metrics").
+    for (const [name, what, bar] of [["ours-metrics", "metrics on", BAR.metrics], ["ours-otlp", "OTLP export (traces at ratio 1)", BAR.otlp]] as const) {
+      const observed = get(name)
+      if (observed === undefined) continue
+      const cost = 1 - observed.rps / ours.rps
+      verdict(cost <= bar, `${what} costs ${f(cost * 100)}% of ${label}'s throughput (bar <= ${bar * 100}%); p99 ${f(observed.p99 / ours.p99, 2)}x`, clean)
+    }
+    if (endpoint !== MEMBERS_PAGE) {
       log(`ratio: ${label} against the baseline: throughput ${f(throughput, 2)}x, p99 ${f(p99, 2)}x, CPU ${f(ours.cpuMs / baseline.cpuMs, 2)}x`)
     }
     if (before !== undefined) {
@@ -532,8 +544,15 @@ const benchHttp = async (db: pg.Client) => {
   // Ours as shipped: the in-process rate limiter and the access log (one JSON line a request to a file).
   const logged = { BENCH_ACCESS_LOG: accessLogFile(dbName) }
   const page = ENDPOINTS.includes(MEMBERS_PAGE)
+  // Ours again with metrics on, and with OTLP export (every request traced) to a collector in this process.
+  const observed = ENDPOINTS.some((e) => OBSERVED_ENDPOINTS.includes(e.id))
+  const collector = observed ? await startOtlpSink() : undefined
   const servers = await Promise.all([
     startServer("ours", here("./our-server.ts"), logged),
+    ...(collector === undefined ? [] : [
+      startServer("ours-metrics", here("./our-server.ts"), { ...logged, CHAMBER_METRICS_PORT: "0" }),
+      startServer("ours-otlp", here("./our-server.ts"), { ...logged, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER_ARG: "1" })
+    ]),
     startServer("baseline", here("./baseline-server.ts")),
     ...(page ? [startServer("ours-nolog", here("./our-server.ts")), startServer("ours-nolimit", here("./our-server.ts"), { ...logged, BENCH_RATE_LIMITS: "off" })] : []),
     ...(BEFORE === undefined ? [] : [startServer("before", join(BEFORE, "bench/our-server.ts"), { BENCH_ACCESS_LOG: accessLogFile(`${dbName}-before`) })])
@@ -542,7 +561,9 @@ const benchHttp = async (db: pg.Client) => {
 
   const results: Array<{ endpoint: Endpoint; rows: Rows }> = []
   for (const endpoint of ENDPOINTS) {
-    const measured = servers.filter((s) => endpoint === MEMBERS_PAGE || !s.name.startsWith("ours-"))
+    const measured = servers.filter((s) =>
+      endpoint === MEMBERS_PAGE || !s.name.startsWith("ours-") || (OBSERVED_ENDPOINTS.includes(endpoint.id) && OBSERVED_SERVERS.includes(s.name))
+    )
     for (const server of measured) await fire(server.base, endpoint, world, WARMUP)
     const writes = endpoint.steps.some((step) => step.startsWith("POST"))
     const tallies = measured.map((server) => new Tally(server, endpoint))
@@ -556,6 +577,10 @@ const benchHttp = async (db: pg.Client) => {
     results.push({ endpoint, rows: tallies.map((t) => [t.server.name, t.result()] as const) })
   }
   await Promise.all(servers.map((server) => stopChild(server.child)))
+  if (collector !== undefined) {
+    log(`[${elapsed()}] the OTLP collector received ${collector.posts()} exports, ${f(collector.bytes() / 1e6)} MB`)
+    await collector.close()
+  }
 
   log(`\n=== ${CONNECTIONS} connections, ${DURATION} s measured per server in ${ROUNDS} rounds taken in turn; ${cpus().length} CPUs shared by load, servers and PostgreSQL ===`)
   log("units/s: requests (flows) whose responses were all 2xx; p50/p99 over every one; CPU: the server's user+sys over them; peak RSS: sampled every 100 ms")

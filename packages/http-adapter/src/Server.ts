@@ -34,6 +34,7 @@ import { jsonErrors, MaxBodySizeLive } from "./server/JsonErrors.ts"
 import { lazyDocs } from "./server/LazyDocs.ts"
 import { makeLimiterBeforeRouting } from "./server/RateLimiting.ts"
 import { withRequestLog } from "./server/RequestLog.ts"
+import { makeRequestMetrics, RequestMetricsOn } from "./server/RequestMetrics.ts"
 import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
 import { SponsorshipsHandlers } from "./sponsorships/SponsorshipsHandlers.ts"
 
@@ -67,7 +68,11 @@ const aroundEveryRequest = <Id extends string, Groups extends HttpApiGroup.Const
       const docs = compressingDocs([DOCS_PATH, OPENAPI_PATH])
       // Failures are all answered inside; the error type says "passes the rest on" (none are left).
       type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
-      return (app): Handled => withRequestLog((request) => docs(request, errors(request, app)))
+      const serveOne = (app: Handled): Handled => withRequestLog((request) => docs(request, errors(request, app)))
+      if (!(yield* RequestMetricsOn)) return serveOne
+      // Measured from outside everything else, only while metrics or traces are exported (server/RequestMetrics.ts).
+      const measured = makeRequestMetrics(api)
+      return (app): Handled => measured(serveOne(app))
     }),
     { global: true }
   )

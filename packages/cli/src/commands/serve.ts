@@ -25,6 +25,7 @@ import { storedSecretsChecked } from "../StoredSecrets.ts"
 import { describeStore, rateLimitsLayer, rateLimitSettingsFromEnv } from "../RateLimits.ts"
 import { bold, dim, errorMessage, fail, printError } from "../Output.ts"
 import { causeError } from "../Run.ts"
+import { observability, observabilityFromEnv } from "../observability/Observability.ts"
 
 export interface ServeOptions {
   readonly port?: string
@@ -58,11 +59,12 @@ export const serve = (opts: ServeOptions) => {
   if (requestTimeout === undefined || Duration.toMillis(requestTimeout) <= 0) {
     return fail(json, new Error(`CHAMBER_REQUEST_TIMEOUT must be a duration above zero, such as 30s, 500ms or 2m, not "${requestTimeoutText}".`))
   }
-  let settings, limits, config
+  let settings, limits, config, observed
   try {
     settings = deliverySettingsFromEnv()
     limits = rateLimitSettingsFromEnv()
     config = databaseConfigFromEnv()
+    observed = observabilityFromEnv()
   } catch (error) {
     return fail(json, error)
   }
@@ -160,8 +162,11 @@ export const serve = (opts: ServeOptions) => {
   const relay = opts.relay === false
     ? Layer.empty
     : RelayLive({ settings, listen: config._tag === "Postgres", stopTimeoutMs: Duration.toMillis(shutdownTimeout) })
+  // Metrics and traces (docs/operations.md "Metrics"): the server and the relay are measured, the
+  // metrics listener and the readings run beside them.
+  const { telemetry, readers } = observability(observed, host, (url) => tell(dim(`Metrics on ${url}`), "Metrics listening", { url }))
   // Stored webhook secrets this process cannot decrypt stop it before it listens (docs/webhooks.md "Secrets").
-  const app = Layer.mergeAll(HttpLive, relay, Layer.effectDiscard(announce)).pipe(
+  const app = Layer.mergeAll(Layer.mergeAll(HttpLive, relay).pipe(Layer.provide(telemetry)), readers, Layer.effectDiscard(announce)).pipe(
     Layer.provide(listener),
     Layer.provide(rateLimitsLayer(limits)),
     Layer.provide(storedSecretsChecked(tell)),
