@@ -7,7 +7,8 @@
  * - a command is a line, with its `\` continuations; `#` lines after it that begin with a status
  *   (`# 201 {...}`) or a JSON value (`# {...}`) are the result it shows, continued by `#` lines
  *   indented further;
- * - `KEY=...` and `TENANT=...` lines stand for what `pnpm start` printed and are not run.
+ * - `KEY=...` and `TENANT=...` lines stand for what `pnpm start` printed and are not run; a block's
+ *   commands run in one shell, so a variable set in a block holds for the rest of it.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -29,6 +30,8 @@ export interface Example {
   readonly file: string
   /** 1-based line of the command's first line. */
   readonly line: number
+  /** 1-based line of its block's fence: a block's commands run in one shell, in order. */
+  readonly block: number
   readonly command: string
   readonly shown: Shown | undefined
 }
@@ -49,6 +52,7 @@ export const examplesOf = (file: string, text: string): ReadonlyArray<Example> =
   const out: Array<Example> = []
   for (let i = 0; i < lines.length; i++) {
     if (!/^```sh\s*$/.test(lines[i]!)) continue
+    const fence = i + 1
     const skipped = i > 0 && NOT_RUN.test(lines[i - 1]!.trim())
     let j = i + 1
     const body: Array<{ readonly n: number; readonly text: string }> = []
@@ -70,7 +74,7 @@ export const examplesOf = (file: string, text: string): ReadonlyArray<Example> =
         while (k + 1 < body.length && /^#\s{2,}\S/.test(body[k + 1]!.text.trim())) resultText += body[++k]!.text.trim().replace(/^#\s+/, "")
         shown = { status: result[1] === undefined ? undefined : Number(result[1]), text: resultText }
       }
-      out.push({ file, line: first.n, command, shown })
+      out.push({ file, line: first.n, block: fence, command, shown })
     }
   }
   return out

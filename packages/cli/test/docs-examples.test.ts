@@ -28,16 +28,26 @@ interface Ran {
   readonly stderr: string
 }
 
-const run = (example: Example, env: Record<string, string>, port: number): Ran => {
-  const command = example.command.replaceAll("127.0.0.1:3000", `127.0.0.1:${port}`).replaceAll(DOC_TENANT, env.TENANT!)
-  const r = spawnSync("bash", ["-c", `${PRELUDE}\n${command}`], {
+/** One block's commands in one shell, in order; what each printed and how it exited. */
+const runBlock = (examples: ReadonlyArray<Example>, env: Record<string, string>, port: number): ReadonlyArray<Ran> => {
+  const local = (command: string) => command.replaceAll("127.0.0.1:3000", `127.0.0.1:${port}`).replaceAll(DOC_TENANT, env.TENANT!)
+  const script = examples.map((e, i) =>
+    `${local(e.command)}\n__status=$?; printf '\\n${MARK}%d %d\\n' ${i} $__status >&2; printf '\\n${MARK}%d\\n' ${i}`
+  ).join("\n")
+  const r = spawnSync("bash", ["-c", `${PRELUDE}\n${script}`], {
     cwd: ROOT,
     env: { ...process.env, ...env, CHAMBER_BIN: BIN, NO_COLOR: "1" },
     encoding: "utf8",
-    timeout: 60_000
+    timeout: 120_000
   })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+  const cut = (text: string) => text.split(new RegExp(`\\n${MARK}\\d+[^\\n]*\\n`))
+  const outs = cut(r.stdout)
+  const errs = cut(r.stderr)
+  const codes = [...r.stderr.matchAll(new RegExp(`${MARK}\\d+ (\\d+)`, "g"))].map((m) => Number(m[1]))
+  return examples.map((_, i) => ({ code: codes[i] ?? r.status, stdout: outs[i] ?? "", stderr: errs[i] ?? r.stderr }))
 }
+
+const MARK = "__docs_example_done_"
 
 const compact = (text: string): string => {
   try {
@@ -85,9 +95,17 @@ describe("the examples in README.md and docs/", () => {
       const env = { ...(yield* Env), KEY: key!, TENANT: tenant! }
       const failures: Array<string> = []
       const examples = allExamples(ROOT)
+      const blocks = new Map<string, Array<Example>>()
       for (const example of examples) {
-        const problem = mismatch(example, run(example, env, server.port))
-        if (problem !== undefined) failures.push(problem)
+        const id = `${example.file}:${example.block}`
+        blocks.set(id, [...(blocks.get(id) ?? []), example])
+      }
+      for (const block of blocks.values()) {
+        const ran = runBlock(block, env, server.port)
+        block.forEach((example, i) => {
+          const problem = mismatch(example, ran[i]!)
+          if (problem !== undefined) failures.push(problem)
+        })
       }
       assert.deepStrictEqual(failures, [], `${failures.length} of ${examples.length} examples do not run as written:\n${failures.join("\n")}`)
     }).pipe(Effect.scoped, Effect.provide(DemoDir)), 240_000)

@@ -31,6 +31,7 @@ import { checkContract } from "./server/ContractCheck.ts"
 import { compressingDocs } from "./server/DocsCompression.ts"
 import { HealthRoutes } from "./server/Health.ts"
 import { jsonErrors, MaxBodySizeLive } from "./server/JsonErrors.ts"
+import { IdempotencyPruning } from "./server/Idempotency.ts"
 import { lazyDocs } from "./server/LazyDocs.ts"
 import { makeLimiterBeforeRouting } from "./server/RateLimiting.ts"
 import { withRequestLog } from "./server/RequestLog.ts"
@@ -94,8 +95,8 @@ export const serveApi = <Id extends string, Groups extends HttpApiGroup.Constrai
     aroundEveryRequest(api)
   ).pipe(Layer.provide(Layer.effectDiscard(checkContract(api))))
 
-/** The product's routes and the health checks. Needs the core services. */
-export const ApiRoutes = Layer.mergeAll(serveApi(Api, HandlersLive), HealthRoutes)
+/** The product's routes, the health checks and the pruning of expired Idempotency-Keys. Needs the core services. */
+export const ApiRoutes = Layer.mergeAll(serveApi(Api, HandlersLive), HealthRoutes, IdempotencyPruning)
 
 /**
  * Spans are made only when a tracer is installed. The default one keeps them nowhere, and making

@@ -6,3 +6,4 @@ export { createServer, NodeServerLive, NodeServerTest, nodeServerTest, type Serv
 export { checkContract, ContractViolation, contractProblems } from "./server/ContractCheck.ts"
 export { RateLimitPerMinute, rateLimitHeaders } from "./server/RateLimiting.ts"
 export { RequestMetricsOn } from "./server/RequestMetrics.ts"
+export { IdempotencyRetention } from "./server/Idempotency.ts"

@@ -11,6 +11,7 @@ import { ContactRepoSql } from "./repos/ContactRepoSql.ts"
 import { DealRepoSql } from "./repos/DealRepoSql.ts"
 import { EventRepoSql } from "./repos/EventRepoSql.ts"
 import { HookRepoSql } from "./repos/HookRepoSql.ts"
+import { IdempotencyRepoSql } from "./repos/IdempotencyRepoSql.ts"
 import { InvoiceRepoSql } from "./repos/InvoiceRepoSql.ts"
 import { PaymentRepoSql } from "./repos/PaymentRepoSql.ts"
 import { RegistrationRepoSql } from "./repos/RegistrationRepoSql.ts"
@@ -35,6 +36,7 @@ export {
   DealRepoSql,
   EventRepoSql,
   HookRepoSql,
+  IdempotencyRepoSql,
   InvoiceRepoSql,
   KeyHasherNode,
   MemberRepoSql,
@@ -66,6 +68,7 @@ const RepositoriesLive = Layer.mergeAll(
   PlacementRepoSql,
   BookingRepoSql,
   HookRepoSql,
+  IdempotencyRepoSql,
   OutboxSql,
   RateLimitSnapshotsSql,
   TransactorSql,

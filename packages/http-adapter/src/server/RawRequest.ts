@@ -43,8 +43,7 @@ export const soleBearer = (request: HttpServerRequest.HttpServerRequest): string
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 const notUtf8 = ValidationError.of({ body: ["The body must be valid UTF-8 text."] })
 
-/** Whether the request says it carries a JSON body. */
-export const hasJsonBody = (request: HttpServerRequest.HttpServerRequest) =>
+const hasJsonBody = (request: HttpServerRequest.HttpServerRequest) =>
   (request.headers["content-type"] ?? "").toLowerCase().includes("json") &&
   (request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0)
 
