@@ -1,6 +1,7 @@
 /**
  * `pnpm bench` (bench/README.md): our HTTP server against a raw node:http + pg baseline on
- * PostgreSQL, then our webhook relay against a minimal loop (relay.ts); large chambers (large.ts)
+ * PostgreSQL, then our webhook relay against a minimal loop (relay.ts) and the change feed against
+ * the members page (changes.ts); large chambers (large.ts)
  * and the embedded database (embedded.ts) when named in BENCH_ONLY.
  *
  * A fresh database `chamber_bench_<random>` on DATABASE_URL's server, dropped at the end. One
@@ -37,6 +38,7 @@ import { benchRelay } from "./relay.ts"
 import { benchLarge } from "./large.ts"
 import { benchEmbedded } from "./embedded.ts"
 import { startOtlpSink } from "./otlp-sink.ts"
+import { benchChanges } from "./changes.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
@@ -365,9 +367,10 @@ const OBSERVED_ENDPOINTS = ["members", "me"]
 const OBSERVED_SERVERS = ["ours-metrics", "ours-otlp"]
 const ENDPOINTS = ALL_ENDPOINTS.filter((e) => ONLY.length === 0 || ONLY.includes(e.id))
 const RELAY = ONLY.length === 0 || ONLY.includes("relay")
+const CHANGES = ONLY.length === 0 || ONLY.includes("changes")
 const IDEMPOTENCY = ONLY.length === 0 || ONLY.includes("idempotency")
 {
-  const known = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "large", "embedded"]
+  const known = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "changes", "large", "embedded"]
   const unknown = ONLY.filter((id) => !known.includes(id))
   if (unknown.length > 0) {
     console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
@@ -703,6 +706,7 @@ const main = async () => {
   await db.connect()
   if (ENDPOINTS.length > 0 || IDEMPOTENCY) await benchHttp(db)
   if (RELAY) await benchRelay({ dbUrl, db, log, elapsed })
+  if (CHANGES) await benchChanges({ dbUrl, log, elapsed })
   if (ONLY.includes("large")) await benchLarge({ dbUrl, log, elapsed })
   if (ONLY.includes("embedded")) await benchEmbedded({ dbUrl, log, elapsed })
 }

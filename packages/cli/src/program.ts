@@ -186,6 +186,14 @@ export const program = () => {
     .addHelpText("after", example("chamber deliveries replay 812 813", "chamber deliveries replay --hook 3 --failed --since 2026-11-22T00:00:00Z"))
     .action(webhooks("deliveriesReplay"))
 
+  json(chamber.command("changes").description("a chamber's change feed: every event in commit order, 100 a page (docs/cli.md \"Change feed\")"))
+    .requiredOption("--tenant <id>", "chamber id (chm_...)")
+    .option("--after <cursor>", "head, or the next cursor of an earlier page; without it, from the oldest event kept")
+    .option("--types <kinds>", "comma-separated event kinds (member.created,invoice.paid,...)")
+    .option("--follow", "keep polling and printing new events until Ctrl-C (with --json: one JSON line per event)")
+    .addHelpText("after", example(`chamber changes --tenant ${CHAMBER}`, `chamber changes --tenant ${CHAMBER} --after head --follow`))
+    .action(async (opts) => (await import("./commands/changes.ts")).changes(opts))
+
   const secrets = chamber.command("secrets").description("webhook signing secrets at rest (CHAMBER_SECRET_KEY)")
     .addHelpText("after", example("CHAMBER_SECRET_KEY_PREVIOUS=\"$OLD_KEY\" CHAMBER_SECRET_KEY=\"$NEW_KEY\" chamber secrets rekey"))
   json(secrets.command("rekey").description(

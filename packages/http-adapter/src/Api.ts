@@ -5,6 +5,7 @@
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { BookingsGroup } from "./bookings/BookingsGroup.ts"
+import { ChangesGroup } from "./changes/ChangesGroup.ts"
 import { ContactsGroup } from "./contacts/ContactsGroup.ts"
 import { DealsGroup } from "./deals/DealsGroup.ts"
 import { EventsGroup } from "./events/EventsGroup.ts"
@@ -35,6 +36,7 @@ export class Api extends HttpApi.make("chamber-data-api")
   .add(PlacementsGroup)
   .add(BookingsGroup)
   .add(HooksGroup)
+  .add(ChangesGroup)
   .middleware(ValidationErrors)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "ignore" })
   .annotateMerge(

@@ -17,6 +17,7 @@ import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { DatabaseFailures } from "@chamber/core"
 import { Api } from "./Api.ts"
 import { BookingsHandlers } from "./bookings/BookingsHandlers.ts"
+import { ChangesHandlers } from "./changes/ChangesHandlers.ts"
 import { ContactsHandlers } from "./contacts/ContactsHandlers.ts"
 import { DealsHandlers } from "./deals/DealsHandlers.ts"
 import { EventsHandlers } from "./events/EventsHandlers.ts"
@@ -53,7 +54,8 @@ export const HandlersLive = Layer.mergeAll(
   SponsorshipsHandlers,
   PlacementsHandlers,
   BookingsHandlers,
-  HooksHandlers
+  HooksHandlers,
+  ChangesHandlers
 ).pipe(
   Layer.provide([AuthenticationLive, ValidationErrorsLive])
 )

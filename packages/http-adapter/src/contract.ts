@@ -4,7 +4,7 @@
  */
 export { Api } from "./Api.ts"
 export * from "./shared/HttpErrors.ts"
-export { type Access, AnyValidKey, Authentication, describeAccess, RequiredAccess } from "./shared/Access.ts"
+export { type Access, type AnyOfScopes, AnyValidKey, Authentication, describeAccess, RequiredAccess, scopesOf } from "./shared/Access.ts"
 export { operation, type OperationDoc } from "./shared/Operation.ts"
 export { PageQuery, RowId, SortQuery } from "./shared/Params.ts"
 export { MemberList, MemberResponse, MembersGroup } from "./members/MembersGroup.ts"
@@ -15,4 +15,5 @@ export { ContactList, ContactResponse, ContactsGroup, SubscriberCreate } from ".
 export { SponsorshipList, SponsorshipsGroup } from "./sponsorships/SponsorshipsGroup.ts"
 export { PlacementList, PlacementsGroup } from "./placements/PlacementsGroup.ts"
 export { BookingList, BookingsGroup } from "./bookings/BookingsGroup.ts"
+export { ChangeEvent, ChangesGroup, ChangesPage } from "./changes/ChangesGroup.ts"
 export { type ChamberClient, FetchClientLive, makeClient } from "./Client.ts"

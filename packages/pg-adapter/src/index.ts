@@ -3,10 +3,11 @@
  * resource adds its repository to `RepositoriesLive` and its core service to `ServicesLive`.
  */
 import * as Layer from "effect/Layer"
-import { Bookings, Contacts, Deals, Events, Hooks, Importer, Invoices, Keys, Members, Payments, Placements, Registrations, Sponsorships, Tenants } from "@chamber/core"
+import { Bookings, Changes, Contacts, Deals, Events, Hooks, Importer, Invoices, Keys, Members, Payments, Placements, Registrations, Sponsorships, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"
 import { BookingRepoSql } from "./repos/BookingRepoSql.ts"
+import { ChangeLogSql } from "./repos/ChangeLogSql.ts"
 import { ContactRepoSql } from "./repos/ContactRepoSql.ts"
 import { DealRepoSql } from "./repos/DealRepoSql.ts"
 import { EventRepoSql } from "./repos/EventRepoSql.ts"
@@ -31,6 +32,7 @@ export type { PgliteWire } from "./embedded/PgliteWire.ts"
 export {
   ApiKeyRepoSql,
   BookingRepoSql,
+  ChangeLogSql,
   ContactRepoSql,
   DatabaseFailuresSql,
   DealRepoSql,
@@ -70,6 +72,7 @@ const RepositoriesLive = Layer.mergeAll(
   HookRepoSql,
   IdempotencyRepoSql,
   OutboxSql,
+  ChangeLogSql,
   RateLimitSnapshotsSql,
   TransactorSql,
   KeyHasherNode,
@@ -93,7 +96,8 @@ export const ServicesLive = Importer.layer.pipe(
       Sponsorships.layer,
       Placements.layer,
       Bookings.layer,
-      Hooks.layer
+      Hooks.layer,
+      Changes.layer
     )
   ),
   Layer.provideMerge(Tenants.layer),

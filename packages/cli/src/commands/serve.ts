@@ -14,6 +14,7 @@ import * as References from "effect/References"
 import * as HttpServer from "effect/http/HttpServer"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { ChangesPruner } from "@chamber/core"
 import { databaseConfigFromEnv, StorageLive } from "@chamber/pg-adapter"
 import { HttpLive, IdempotencyRetention, NodeServerLive } from "@chamber/http-adapter"
 import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
@@ -63,6 +64,11 @@ export const serve = (opts: ServeOptions) => {
   const idempotencyRetention = parseDuration(retentionText)
   if (idempotencyRetention === undefined || Duration.toMillis(idempotencyRetention) <= 0) {
     return fail(json, new Error(`CHAMBER_IDEMPOTENCY_RETENTION must be a duration such as 72h, 7d or 90m, not "${retentionText}".`))
+  }
+  const eventRetentionText = process.env.CHAMBER_EVENT_RETENTION ?? "90d"
+  const eventRetention = parseDuration(eventRetentionText)
+  if (eventRetention === undefined || Duration.toMillis(eventRetention) <= 0) {
+    return fail(json, new Error(`CHAMBER_EVENT_RETENTION must be a duration above zero, such as 90d or 720h, not "${eventRetentionText}".`))
   }
   let settings, limits, config, observed
   try {
@@ -171,7 +177,12 @@ export const serve = (opts: ServeOptions) => {
   // metrics listener and the readings run beside them.
   const { telemetry, readers } = observability(observed, host, (url) => tell(dim(`Metrics on ${url}`), "Metrics listening", { url }))
   // Stored webhook secrets this process cannot decrypt stop it before it listens (docs/webhooks.md "Secrets").
-  const app = Layer.mergeAll(Layer.mergeAll(HttpLive, relay).pipe(Layer.provide(telemetry)), readers, Layer.effectDiscard(announce)).pipe(
+  // The change feed's events past CHAMBER_EVENT_RETENTION are pruned by every server (docs/api.md "Change feed").
+  const app = Layer.mergeAll(
+    Layer.mergeAll(HttpLive, relay, ChangesPruner(Duration.toMillis(eventRetention))).pipe(Layer.provide(telemetry)),
+    readers,
+    Layer.effectDiscard(announce)
+  ).pipe(
     Layer.provide(listener),
     Layer.provide(rateLimitsLayer(limits)),
     Layer.provide(Layer.succeed(IdempotencyRetention)(Duration.toMillis(idempotencyRetention))),

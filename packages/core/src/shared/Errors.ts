@@ -31,7 +31,19 @@ export interface UnavailableKind {
   readonly message: string
 }
 
-export type DomainError = NotFoundKind | InvalidKind | BusinessRuleKind | UnavailableKind
+/** The key lacks a scope the request needs (the message names it): a 403 `{message}`. */
+export interface ForbiddenKind {
+  readonly kind: "Forbidden"
+  readonly message: string
+}
+
+/** What the request points at is no longer kept (a feed cursor past retention): a 410 `{message}`. */
+export interface GoneKind {
+  readonly kind: "Gone"
+  readonly message: string
+}
+
+export type DomainError = NotFoundKind | InvalidKind | BusinessRuleKind | UnavailableKind | ForbiddenKind | GoneKind
 
 /** Administrative input (tenants, people, keys) that breaks a rule, by field. */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {

@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { ApiKeyRepo, type KeyContext, Keys } from "@chamber/core"
-import { AnyValidKey, Authentication, CurrentKey, RequiredAccess } from "../shared/Access.ts"
+import { Authentication, CurrentKey, RequiredAccess, scopesOf } from "../shared/Access.ts"
 import { Forbidden, Unauthenticated } from "../shared/HttpErrors.ts"
 import { makeIdempotent } from "./Idempotency.ts"
 import { authorizationHeaders } from "./RawRequest.ts"
@@ -57,7 +57,8 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
           yield* limitRequest(key, facts)
           const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
           if (access === undefined) return yield* undeclared
-          if (access !== AnyValidKey && !key.scopes.includes(access)) return yield* Forbidden.lacking(access)
+          const opening = scopesOf(access)
+          if (opening.length > 0 && !opening.some((s) => key.scopes.includes(s))) return yield* Forbidden.lacking(opening[0]!)
           return yield* idempotent(request, key, Effect.provideService(httpEffect, CurrentKey, key))
         })
       })

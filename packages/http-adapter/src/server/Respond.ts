@@ -9,7 +9,7 @@ import type * as Schema from "effect/Schema"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { type DomainError, type KeyContext, type Page, pageMeta, readablePage } from "@chamber/core"
 import { CurrentKey } from "../shared/Access.ts"
-import { BusinessRuleError, NotFoundError, ServiceUnavailable, ValidationError } from "../shared/HttpErrors.ts"
+import { BusinessRuleError, Forbidden, Gone, NotFoundError, ServiceUnavailable, ValidationError } from "../shared/HttpErrors.ts"
 
 /** An encoded value as the JSON body of an answer. */
 const jsonText = (encoded: unknown, status = 200) =>
@@ -21,8 +21,10 @@ export type HttpErrorOf<E> =
   | (E extends { readonly kind: "Invalid" } ? ValidationError : never)
   | (E extends { readonly kind: "BusinessRule" } ? BusinessRuleError : never)
   | (E extends { readonly kind: "Unavailable" } ? ServiceUnavailable : never)
+  | (E extends { readonly kind: "Forbidden" } ? Forbidden : never)
+  | (E extends { readonly kind: "Gone" } ? Gone : never)
 
-export const toHttpError = (error: DomainError): NotFoundError | ValidationError | BusinessRuleError | ServiceUnavailable => {
+export const toHttpError = (error: DomainError): NotFoundError | ValidationError | BusinessRuleError | ServiceUnavailable | Forbidden | Gone => {
   switch (error.kind) {
     case "NotFound":
       return NotFoundError.body
@@ -32,6 +34,10 @@ export const toHttpError = (error: DomainError): NotFoundError | ValidationError
       return new BusinessRuleError({ message: error.message })
     case "Unavailable":
       return new ServiceUnavailable({ message: error.message })
+    case "Forbidden":
+      return new Forbidden({ message: error.message })
+    case "Gone":
+      return new Gone({ message: error.message })
   }
 }
 
@@ -52,6 +58,16 @@ const forTenant = <A, E, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) =
 /** An answer made from the request's key alone (the connection check), written as JSON directly. */
 export const fromKey = <S extends Schema.Top>(_response: S, answer: (key: KeyContext) => S["Encoded"]) =>
   withKey((key) => Effect.succeed(jsonText(answer(key))))
+
+/**
+ * An answer a core call made from the request's key as JSON text, written as it is (the change
+ * feed: its events' `data` is never parsed on the way, bench/changes.ts); the core call owns its
+ * shape, that of `_response`.
+ */
+export const textForKey = <S extends Schema.Top, E extends DomainError, R>(
+  _response: S,
+  run: (key: KeyContext) => Effect.Effect<string, E, R>
+) => answered(withKey(run), (text) => HttpServerResponse.text(text, { status: 200, contentType: "application/json" }))
 
 type DataOf<S extends Schema.Top> = S["Encoded"] extends { readonly data: infer D } ? D : never
 

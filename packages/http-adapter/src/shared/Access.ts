@@ -14,7 +14,19 @@ import { Forbidden, TooManyRequests, Unauthenticated, Unavailable, ValidationErr
 /** The access of an endpoint that needs a valid key and no scope. */
 export const AnyValidKey: unique symbol = Symbol("AnyValidKey")
 
-export type Access = Scope | typeof AnyValidKey
+/**
+ * The access of an endpoint any of several scopes opens, each for part of what it answers (the
+ * change feed: each event kind to its resource's read scope). A key with none is a 403 naming the first.
+ */
+export interface AnyOfScopes {
+  readonly anyOf: readonly [Scope, ...Array<Scope>]
+}
+
+export type Access = Scope | typeof AnyValidKey | AnyOfScopes
+
+/** The scopes that let a key in (none: any valid key). */
+export const scopesOf = (access: Access): ReadonlyArray<Scope> =>
+  access === AnyValidKey ? [] : typeof access === "string" ? [access] : access.anyOf
 
 /** What an endpoint requires; one with none is refused at server start (server/ContractCheck.ts). */
 export class RequiredAccess extends Context.Service<RequiredAccess, Access>()("chamber/http/RequiredAccess") {}
@@ -23,7 +35,11 @@ export class RequiredAccess extends Context.Service<RequiredAccess, Access>()("c
 export class CurrentKey extends Context.Service<CurrentKey, KeyContext>()("chamber/http/CurrentKey") {}
 
 export const describeAccess = (access: Access): string =>
-  access === AnyValidKey ? "Any valid key; no scope is needed." : `Requires the \`${access}\` scope.`
+  access === AnyValidKey
+    ? "Any valid key; no scope is needed."
+    : typeof access === "string"
+    ? `Requires the \`${access}\` scope.`
+    : `Requires any of ${access.anyOf.map((s) => `\`${s}\``).join(", ")}; a key with none is refused naming \`${access.anyOf[0]}\`.`
 
 /** The scheme of every key: `Authorization: Bearer <key>`, as the OpenAPI document names it. */
 const ApiKeyBearer = HttpApiSecurity.bearer.pipe(

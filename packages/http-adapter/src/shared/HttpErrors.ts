@@ -50,6 +50,14 @@ export class BusinessRuleError extends Schema.Error<BusinessRuleError>("Business
   readonly _tag = "BusinessRuleError" as const
 }
 
+/** What the request points at is no longer kept (a change-feed cursor past retention): resync. */
+export class Gone extends Schema.Error<Gone>("Gone")(
+  { message: Schema.String },
+  { httpApiStatus: 410, description: "The cursor is older than the events kept: resync from the lists, then start again with `after=head`" }
+) {
+  readonly _tag = "Gone" as const
+}
+
 /** A request the server cannot answer for a fault of its own that its operator must mend; nothing was changed. */
 export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(
   { message: Schema.String },

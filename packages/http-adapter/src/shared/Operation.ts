@@ -7,7 +7,7 @@
 import * as Context from "effect/Context"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { type Access, AnyValidKey, describeAccess, RequiredAccess } from "./Access.ts"
+import { type Access, AnyValidKey, describeAccess, RequiredAccess, scopesOf } from "./Access.ts"
 import { declaredAt, ValidationError } from "./HttpErrors.ts"
 
 export interface OperationDoc {
@@ -92,7 +92,8 @@ const transform = (doc: OperationDoc, declaresValidation: boolean) => (op: Opera
     summary: doc.summary,
     description: `${doc.description}\n\n${describeAccess(doc.access)}`,
     parameters,
-    security: [{ bearer: doc.access === AnyValidKey ? [] : [doc.access] }],
+    // Any one of several scopes opens it: one requirement each (OpenAPI's "or").
+    security: doc.access === AnyValidKey ? [{ bearer: [] }] : scopesOf(doc.access).map((s) => ({ bearer: [s] })),
     responses
   }
 }

@@ -1,0 +1,80 @@
+/**
+ * `chamber changes` (docs/cli.md "Change feed") as an operator runs it, a real process per command,
+ * on each storage runtime: one page as one JSON document or a table, `--after`, `--types`, and
+ * `--follow` printing events as they are committed until it is interrupted.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { spawn } from "node:child_process"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { runtimes } from "@chamber/pg-adapter/testing"
+import { BIN, chamber, Env, envLayer, json } from "./harness.ts"
+import { suiteDir } from "./tempDirs.ts"
+
+const dir = suiteDir("changes")
+
+const importFile = (name: string, document: unknown) => {
+  const file = join(dir, name)
+  writeFileSync(file, JSON.stringify(document))
+  return file
+}
+
+for (const rt of runtimes()) {
+  describe(`chamber changes on ${rt.name}`, () => {
+    layer(envLayer(rt), { timeout: 180_000 })((it) => {
+      it.effect("one page as one JSON document or a table; --after its cursor; --types; --follow prints later events until interrupted", () =>
+        Effect.gen(function*() {
+          const tenant = json(yield* chamber(["tenant", "create", "--name", "Feed Chamber", "--json"]))
+          const first = importFile(`first-${rt.name}.json`, {
+            members: [{ ref: "a", name: "Acme", status: "active" }, { name: "Birch", status: "active" }],
+            contacts: [{ first_name: "Ann", last_name: "Lee" }]
+          })
+          json(yield* chamber(["import", "--tenant", tenant.id, first, "--json"]))
+
+          const page = json(yield* chamber(["changes", "--tenant", tenant.id, "--json"]))
+          assert.deepStrictEqual(Object.keys(page), ["data", "meta"])
+          assert.deepStrictEqual(page.data.map((e: any) => [e.type, e.data.attributes.name ?? e.data.attributes.first_name]), [
+            ["member.created", "Acme"],
+            ["member.created", "Birch"],
+            ["contact.created", "Ann"]
+          ])
+          assert.deepStrictEqual(Object.keys(page.data[0]), ["id", "type", "created_at", "data"])
+          assert.strictEqual(page.meta.has_more, false)
+
+          const table = yield* chamber(["changes", "--tenant", tenant.id])
+          assert.strictEqual(table.code, 0, table.stderr)
+          assert.match(table.stdout, /^created_at\s+type\s+resource\s+id\n/)
+          assert.match(table.stdout, /\n\d{4}-\S+\s+contact\.created\s+\d+\s+evt_\S+\n/)
+          assert.include(table.stdout, `next cursor: ${page.meta.next_cursor}`)
+
+          const none = json(yield* chamber(["changes", "--tenant", tenant.id, "--after", page.meta.next_cursor, "--json"]))
+          assert.deepStrictEqual(none, { data: [], meta: { next_cursor: page.meta.next_cursor, has_more: false } })
+          const contacts = json(yield* chamber(["changes", "--tenant", tenant.id, "--types", "contact.created", "--json"]))
+          assert.deepStrictEqual(contacts.data.map((e: any) => e.type), ["contact.created"])
+          const bad = yield* chamber(["changes", "--tenant", tenant.id, "--after", "nope", "--json"])
+          assert.strictEqual(bad.code, 1)
+          assert.match(JSON.parse(bad.stderr).error, /after/)
+
+          // --follow from now: only what is committed after it started, one JSON line per event.
+          const env = yield* Env
+          const follower = spawn(process.execPath, [BIN, "changes", "--tenant", tenant.id, "--after", "head", "--follow", "--json"], {
+            env: { ...process.env, REDIS_URL: "", ...env, NO_COLOR: "1" }
+          })
+          let out = ""
+          follower.stdout.on("data", (d) => (out += d))
+          follower.stderr.on("data", (d) => (out += d))
+          const exited = new Promise<void>((resolve) => follower.on("close", () => resolve()))
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 3_000)))
+          json(yield* chamber(["import", "--tenant", tenant.id, importFile(`later-${rt.name}.json`, { members: [{ name: "Cedar", status: "active" }] }), "--json"]))
+          yield* Effect.promise(async () => {
+            for (let waited = 0; waited < 30_000 && !out.includes("Cedar"); waited += 50) await new Promise((r) => setTimeout(r, 50))
+          })
+          follower.kill("SIGINT")
+          yield* Effect.promise(() => exited)
+          const lines = out.trim().split("\n").map((l) => JSON.parse(l))
+          assert.deepStrictEqual(lines.map((e) => [e.type, e.data.attributes.name]), [["member.created", "Cedar"]])
+        }), 170_000)
+    })
+  })
+}
