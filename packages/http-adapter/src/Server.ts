@@ -31,7 +31,7 @@ import { AuthenticationLive } from "./server/AuthenticationLive.ts"
 import { checkContract } from "./server/ContractCheck.ts"
 import { compressingDocs } from "./server/DocsCompression.ts"
 import { HealthRoutes } from "./server/Health.ts"
-import { jsonErrors, maxBodySize } from "./server/JsonErrors.ts"
+import { jsonErrors, MaxBodySizeLive } from "./server/JsonErrors.ts"
 import { IdempotencyPruning } from "./server/Idempotency.ts"
 import { lazyDocs } from "./server/LazyDocs.ts"
 import { makeLimiterBeforeRouting } from "./server/RateLimiting.ts"
@@ -71,7 +71,7 @@ const aroundEveryRequest = <Id extends string, Groups extends HttpApiGroup.Const
       const docs = compressingDocs([DOCS_PATH, OPENAPI_PATH])
       // Failures are all answered inside; the error type says "passes the rest on" (none are left).
       type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
-      const serveOne = (app: Handled): Handled => withRequestLog([maxBodySize], (request) => docs(request, errors(request, app)))
+      const serveOne = (app: Handled): Handled => withRequestLog((request) => docs(request, errors(request, app)))
       if (!(yield* RequestMetricsOn)) return serveOne
       // Measured from outside everything else, only while metrics or traces are exported (server/RequestMetrics.ts).
       const measured = makeRequestMetrics(api)
@@ -111,10 +111,11 @@ const spansOnlyForATracer = Effect.map(Effect.service(Tracer.Tracer), (tracer) =
 /**
  * The served application (no listener): provide an HttpServer (server/NodeServer.ts) to run it.
  * Paths match exactly as written: case, trailing and doubled slashes count. Spans are made only
- * when a tracer is installed (see `spansOnlyForATracer`).
+ * when a tracer is installed (see `spansOnlyForATracer`). What holds for every request (the body
+ * limit, whether spans are made) is provided to the server once: each request's fiber inherits it.
  */
 export const HttpLive = HttpRouter.serve(ApiRoutes, {
   disableLogger: true,
   disableListenLog: true,
   routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
-}).pipe(Layer.provide(Layer.effect(References.TracerEnabled, spansOnlyForATracer)))
+}).pipe(Layer.provide([Layer.effect(References.TracerEnabled, spansOnlyForATracer), MaxBodySizeLive]))

@@ -30,31 +30,37 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
   const idempotent = yield* makeIdempotent
   // last_used_at is written at most once a minute per key and per process, off the request path.
   const touched = new Map<number, number>()
-  const touch = (key: KeyContext) => {
+  /** Whether the key's last_used_at is due to be written (`touch`). */
+  const touchDue = (key: KeyContext) => {
     const now = Date.now()
-    if (now - (touched.get(key.keyId) ?? 0) < TOUCH_EVERY_MS) return Effect.void
+    if (now - (touched.get(key.keyId) ?? 0) < TOUCH_EVERY_MS) return false
     touched.set(key.keyId, now)
-    return Effect.forkDetach(repo.touch(key.keyId)).pipe(Effect.asVoid)
+    return true
   }
+  const touch = (key: KeyContext) => Effect.forkDetach(repo.touch(key.keyId))
   return Authentication.of({
     // The framework hands over the credential of the first Authorization header, or "" when it
-    // has none in the bearer scheme; `authenticate` finds no key for "" without a query.
+    // has none in the bearer scheme; `authenticate` finds no key for "" without a query. What
+    // the request holds (its headers, its facts) is read from its context at once; a touch not
+    // due is no step at all.
     bearer: (httpEffect, { credential, endpoint }) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
+      Effect.withFiber((fiber) => {
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         // Two keys are no key: which one would count?
-        if (authorizationHeaders(request) > 1) return yield* Unauthenticated.body
-        const key = yield* keys.authenticate(Redacted.value(credential))
-        if (key === undefined) return yield* Unauthenticated.body
-        const facts = yield* Effect.serviceOption(RequestFacts)
-        if (facts._tag === "Some") facts.value.keyPrefix = key.prefix
-        yield* touch(key)
-        yield* limitRequest(key, facts._tag === "Some" ? facts.value : undefined)
-        const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
-        if (access === undefined) return yield* undeclared
-        const opening = scopesOf(access)
-        if (opening.length > 0 && !opening.some((s) => key.scopes.includes(s))) return yield* Forbidden.lacking(opening[0]!)
-        return yield* idempotent(request, key, Effect.provideService(httpEffect, CurrentKey, key))
+        if (authorizationHeaders(request) > 1) return Effect.fail(Unauthenticated.body)
+        const facts = Context.getOrUndefined(fiber.context, RequestFacts)
+        return Effect.gen(function*() {
+          const key = yield* keys.authenticate(Redacted.value(credential))
+          if (key === undefined) return yield* Unauthenticated.body
+          if (facts !== undefined) facts.keyPrefix = key.prefix
+          if (touchDue(key)) yield* touch(key)
+          yield* limitRequest(key, facts)
+          const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
+          if (access === undefined) return yield* undeclared
+          const opening = scopesOf(access)
+          if (opening.length > 0 && !opening.some((s) => key.scopes.includes(s))) return yield* Forbidden.lacking(opening[0]!)
+          return yield* idempotent(request, key, Effect.provideService(httpEffect, CurrentKey, key))
+        })
       })
   })
 }))

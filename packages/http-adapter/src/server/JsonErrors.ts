@@ -10,6 +10,7 @@
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpServerError from "effect/http/HttpServerError"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -20,7 +21,6 @@ import type { DatabaseFailures } from "@chamber/core"
 import { statusMessages } from "../shared/HttpErrors.ts"
 import type { LimiterBeforeRouting } from "./RateLimiting.ts"
 import { lacksHost } from "./RawRequest.ts"
-import type { RequestService } from "./RequestLog.ts"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -170,5 +170,5 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
   }
 }
 
-/** The 1 MiB limit on every request body, as a service every request is given. */
-export const maxBodySize: RequestService = [HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)]
+/** The 1 MiB limit on every request body, for the whole server: each request's fiber inherits it. */
+export const MaxBodySizeLive = Layer.succeed(HttpIncomingMessage.MaxBodySize)(ByteSize.bytes(MAX_BODY_BYTES))

@@ -53,22 +53,17 @@ export const loggedPath = (url: string): string => {
   return withoutSecrets(`${url.slice(0, at)}?${query.join("&")}`)
 }
 
-/** A service every request is given (`aroundEveryRequest`, Server.ts), as a key and its value. */
-export type RequestService = readonly [key: Context.Key<any, any>, service: unknown]
-
 /**
- * Runs `handle` for the request with its facts, its request id on every log line and `services`
- * (whatever else every request is given); then the answer gets its fields (server/AnswerFields.ts,
- * the key's rate limits, the request id) and the access-log line is written. The request's
- * headers are read once, here: Node's request object builds them anew each time they are asked for.
+ * Runs `handle` for the request with its facts and its request id on every log line; then the
+ * answer gets its fields (server/AnswerFields.ts, the key's rate limits, the request id) and the
+ * access-log line is written. The request adds two services to its context, nothing else: the
+ * router and the endpoint add theirs after it, and each one more deepens what every lookup walks.
  */
 export const withRequestLog = <E, R>(
-  services: ReadonlyArray<RequestService>,
   handle: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ) =>
   Effect.withFiber((fiber) => {
-    const sent = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-    const request = sent.modify({ headers: sent.headers })
+    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
     const incoming = request.headers["x-request-id"]
     // An id shaped like a key is not kept: it would be logged on every line of the request.
     const requestId = incoming !== undefined && WELL_FORMED.test(incoming) && withoutSecrets(incoming) === incoming ? incoming : randomUUID()
@@ -80,12 +75,9 @@ export const withRequestLog = <E, R>(
     const started = performance.now()
     return handle(request).pipe(
       Effect.flatMap((response) => {
-        const answered = HttpServerResponse.setHeaders(
-          response,
-          facts.headers === undefined
-            ? { ...answerFields(response), "x-request-id": requestId }
-            : { ...answerFields(response), ...facts.headers, "x-request-id": requestId }
-        )
+        const fields: Record<string, string> = { ...answerFields(response), ...facts.headers }
+        fields["x-request-id"] = requestId
+        const answered = HttpServerResponse.setHeaders(response, fields)
         // The line is made only when it is written: with info off (the bench, `LOG_LEVEL=warn`), a
         // request skips its annotations altogether.
         if (LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")) return Effect.succeed(answered)
@@ -96,11 +88,8 @@ export const withRequestLog = <E, R>(
         annotations.key_prefix = facts.keyPrefix
         return Effect.as(Effect.logInfo("request"), answered)
       }),
-      Effect.updateContext((context: Context.Context<any>): Context.Context<any> => {
-        let next = Context.add(context, References.CurrentLogAnnotations, annotations)
-        next = Context.add(Context.add(next, RequestFacts, facts), HttpServerRequest.HttpServerRequest, request)
-        for (const [key, service] of services) next = Context.add(next, key, service)
-        return next
-      })
+      Effect.updateContext((context: Context.Context<any>): Context.Context<any> =>
+        Context.add(Context.add(context, References.CurrentLogAnnotations, annotations), RequestFacts, facts)
+      )
     ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, Exclude<R, RequestFacts>>
   })

@@ -132,11 +132,14 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
   const stored = selectList(resource, alias, { stored: true })
   const toOne = columns.at(0)
   const storedOf = toStored(resource)
+  // The statements' fixed parts, made once.
   const from = sql.literal(`${table} ${alias}`)
   const self = sql.literal(alias)
+  const selected = sql.literal(columns.select)
+  const storedSelected = sql.literal(stored)
 
   const find = (tenantId: number, id: number) =>
-    sql`SELECT ${sql.literal(columns.select)} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id}`.values.pipe(
+    sql`SELECT ${selected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id}`.values.pipe(
       Effect.map((rows) => (rows[0] === undefined ? undefined : toOne(rows[0]))),
       Effect.orDie
     )
@@ -146,7 +149,7 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
   return {
     find,
     findForUpdate: (tenantId: number, id: number) =>
-      sql<Row>`SELECT ${sql.literal(stored)} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id} FOR UPDATE`.pipe(
+      sql<Row>`SELECT ${storedSelected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id} FOR UPDATE`.pipe(
         Effect.map((rows) => (rows[0] === undefined ? undefined : storedOf(rows[0]))),
         Effect.orDie
       ),
