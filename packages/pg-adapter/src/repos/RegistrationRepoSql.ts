@@ -4,6 +4,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { RegistrationRepo, RegistrationResource } from "@chamber/core"
 import { columnValues, envelopeColumns, listPage, type Order, type ResourceRow, toEnvelope } from "./ResourceSql.ts"
+import { updatedAtOrder } from "./PageSql.ts"
 
 type RegistrationRow = ResourceRow<typeof RegistrationResource.fields>
 
@@ -19,14 +20,15 @@ const REGISTERED: Order = [
 export const RegistrationRepoSql = Layer.effect(RegistrationRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return RegistrationRepo.of({
-    listForEvent: (tenantId, eventId, page) =>
+    listForEvent: (tenantId, eventId, sort, page, updatedSince) =>
       listPage(sql, {
         columns: REGISTRATION,
         from: "registrations r",
         alias: "r",
         where: sql`r.tenant_id = ${tenantId} AND r.event_id = ${eventId}`,
-        order: REGISTERED,
-        page
+        order: sort === undefined ? REGISTERED : updatedAtOrder("r", sort),
+        page,
+        updatedSince
       }),
     insert: (tenantId, values) =>
       Effect.gen(function*() {

@@ -1,0 +1,103 @@
+/**
+ * Incremental sync on lists (ruling 30, docs/api.md "Incremental sync"): `updated_at` moves with
+ * every change of a row, derived ones included, and each list can read its rows by it.
+ *
+ * - `updated_at` is set by the database, never by a caller: on insert, and on every update that
+ *   changes the row, to the clock when the row is written (after its lock is held, so a row's
+ *   next value is never below its last), in whole milliseconds, as the API shows it, so rows that
+ *   look equal sort by id. An update that changes nothing leaves it; one that sets `updated_at`
+ *   (whatever to) marks the row changed.
+ * - A change shown on other rows moves theirs: a member's name (the `member_name` of its
+ *   sponsorships), a booking type's name (its bookings' `booking_type_name`), and a custom field
+ *   definition made, dropped or turned visible or hidden (the `custom_fields` of the members or
+ *   contacts that hold a value for it).
+ * - `(tenant_id, updated_at, id)` indexes serve `updated_since` and `sort=updated_at`; an event's
+ *   registrations are read within the event.
+ */
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
+
+/** The tables of the lists whose items carry `updated_at` (the webhook list is not one). */
+const LISTED = ["members", "contacts", "events", "registrations", "deals", "invoices", "payments", "sponsorships", "bookings"]
+
+export default Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE FUNCTION row_written_at() RETURNS timestamptz LANGUAGE sql VOLATILE AS $$
+      SELECT date_trunc('milliseconds', clock_timestamp())
+    $$`
+  yield* sql`
+    CREATE FUNCTION rows_stamp_updated_at() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP = 'INSERT' THEN
+        NEW.updated_at := row_written_at();
+        RETURN NEW;
+      END IF;
+      IF NEW.updated_at IS NOT DISTINCT FROM OLD.updated_at AND NEW IS NOT DISTINCT FROM OLD THEN
+        RETURN NEW;
+      END IF;
+      NEW.updated_at := greatest(row_written_at(), date_trunc('milliseconds', OLD.updated_at));
+      RETURN NEW;
+    END
+    $$`
+  for (const table of LISTED) {
+    yield* sql`CREATE TRIGGER ${sql.literal(`${table}_stamp_updated_at`)} BEFORE INSERT OR UPDATE ON ${sql.literal(table)}
+      FOR EACH ROW EXECUTE FUNCTION rows_stamp_updated_at()`
+  }
+
+  // Rows that show another row's value are marked changed when that value changes.
+  yield* sql`
+    CREATE FUNCTION members_renamed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      UPDATE sponsorships SET updated_at = row_written_at()
+      WHERE tenant_id = NEW.tenant_id AND member_id = NEW.id AND kind IN ('tier', 'logo_wall');
+      RETURN NULL;
+    END
+    $$`
+  yield* sql`
+    CREATE TRIGGER members_renamed AFTER UPDATE OF name ON members FOR EACH ROW
+    WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION members_renamed()`
+  yield* sql`
+    CREATE FUNCTION booking_types_renamed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      UPDATE bookings SET updated_at = row_written_at() WHERE tenant_id = NEW.tenant_id AND booking_type_id = NEW.id;
+      RETURN NULL;
+    END
+    $$`
+  yield* sql`
+    CREATE TRIGGER booking_types_renamed AFTER UPDATE OF name ON booking_types FOR EACH ROW
+    WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION booking_types_renamed()`
+  yield* sql`
+    CREATE FUNCTION custom_field_shown_values(field custom_field_definitions) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+      IF field.resource = 'member' THEN
+        UPDATE members SET updated_at = row_written_at() WHERE tenant_id = field.tenant_id AND custom_fields ? field.key;
+      ELSE
+        UPDATE contacts SET updated_at = row_written_at() WHERE tenant_id = field.tenant_id AND custom_fields ? field.key;
+      END IF;
+    END
+    $$`
+  yield* sql`
+    CREATE FUNCTION custom_fields_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.api_visible
+        AND (TG_OP = 'DELETE' OR (OLD.tenant_id, OLD.resource, OLD.key, OLD.api_visible) IS DISTINCT FROM (NEW.tenant_id, NEW.resource, NEW.key, NEW.api_visible)) THEN
+        PERFORM custom_field_shown_values(OLD);
+      END IF;
+      IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.api_visible
+        AND (TG_OP = 'INSERT' OR (OLD.tenant_id, OLD.resource, OLD.key, OLD.api_visible) IS DISTINCT FROM (NEW.tenant_id, NEW.resource, NEW.key, NEW.api_visible)) THEN
+        PERFORM custom_field_shown_values(NEW);
+      END IF;
+      RETURN NULL;
+    END
+    $$`
+  yield* sql`
+    CREATE TRIGGER custom_fields_changed AFTER INSERT OR UPDATE OR DELETE ON custom_field_definitions
+    FOR EACH ROW EXECUTE FUNCTION custom_fields_changed()`
+
+  for (const table of LISTED.filter((t) => t !== "registrations")) {
+    yield* sql`CREATE INDEX ${sql.literal(`${table}_tenant_updated`)} ON ${sql.literal(table)} (tenant_id, updated_at, id)`
+  }
+  yield* sql`CREATE INDEX registrations_event_updated ON registrations (tenant_id, event_id, updated_at, id)`
+  yield* sql`CREATE INDEX sponsorships_tenant_member ON sponsorships (tenant_id, member_id)`
+})
