@@ -64,6 +64,7 @@ for (const rt of runtimes()) {
           const member = yield* (yield* Members).create(tenant.id, { name: "Acme", status: "active" })
           const invoices = yield* Invoices
           const draft = yield* invoices.create(tenant.id, { member_id: member.id, lines: [{ description: "Dues", unit: 10_000, quantity: 1 }] })
+          yield* invoices.create(tenant.id, { member_id: member.id, lines: [{ description: "Gala", unit: 5_000, quantity: 1 }] })
           const beforeIssue = yield* mark
           yield* invoices.issue(tenant.id, draft.id)
           assert.deepStrictEqual((yield* changedSince(key, "/api/v1/invoices", beforeIssue)).map((i) => i.attributes.status), ["open"])

@@ -140,8 +140,11 @@ const MALFORMED = [
 for (const rt of runtimes()) {
   describe(`updated_since and sort=updated_at on every list carrying updated_at, on ${rt.name}`, () => {
   layer(serverOn(rt), { timeout: 120_000 })((it) => {
-    it("the contract's lists carrying updated_at are found, and the webhook list is not among them", () => {
+    it("the contract's lists carrying updated_at are found, the webhook list is not among them, and each sorts by updated_at", () => {
       assert.sameMembers(LISTS.map((l) => l.path), Object.keys(MAKERS))
+      for (const { parameters, path } of LISTS) {
+        assert.includeMembers(parameters.find((p) => p.name === "sort")?.schema.anyOf?.[0]?.enum ?? [], ["updated_at", "-updated_at"], path)
+      }
     })
 
     for (const { parameters, path } of LISTS) {
