@@ -2,11 +2,11 @@
  * Incremental sync on lists (ruling 30, docs/api.md "Incremental sync"): `updated_at` moves with
  * every change of a row, derived ones included, and each list can read its rows by it.
  *
- * - `updated_at` is set by the database, never by a caller: on insert, and on every update that
- *   changes the row, to the clock when the row is written (after its lock is held, so a row's
- *   next value is never below its last), in whole milliseconds, as the API shows it, so rows that
- *   look equal sort by id. An update that changes nothing leaves it; one that sets `updated_at`
- *   (whatever to) marks the row changed.
+ * - `updated_at` is set by the database, never by a caller, in whole milliseconds as the API
+ *   shows it (rows that look equal sort by id): on insert, the row's `created_at`; on every update
+ *   that changes the row, the clock when the row is written (its lock held), and always at least
+ *   a millisecond past its previous value, so every change moves it. An update that changes
+ *   nothing leaves it; one that sets `updated_at` (whatever to) marks the row changed.
  * - A change shown on other rows moves theirs: a member's name (the `member_name` of its
  *   sponsorships), a booking type's name (its bookings' `booking_type_name`), and a custom field
  *   definition made, dropped or turned visible or hidden (the `custom_fields` of the members or
@@ -30,13 +30,13 @@ export default Effect.gen(function*() {
     CREATE FUNCTION rows_stamp_updated_at() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'INSERT' THEN
-        NEW.updated_at := row_written_at();
+        NEW.updated_at := date_trunc('milliseconds', NEW.created_at);
         RETURN NEW;
       END IF;
       IF NEW.updated_at IS NOT DISTINCT FROM OLD.updated_at AND NEW IS NOT DISTINCT FROM OLD THEN
         RETURN NEW;
       END IF;
-      NEW.updated_at := greatest(row_written_at(), date_trunc('milliseconds', OLD.updated_at));
+      NEW.updated_at := greatest(row_written_at(), date_trunc('milliseconds', OLD.updated_at) + interval '1 millisecond');
       RETURN NEW;
     END
     $$`
