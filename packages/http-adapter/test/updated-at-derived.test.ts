@@ -56,7 +56,7 @@ for (const rt of runtimes()) {
           assert.isAbove(Date.parse(paid[0]!.updated_at), Date.parse(partly[0]!.updated_at))
           // The other invoice of the member did not change.
           assert.notInclude((yield* changedSince(key, "/api/v1/invoices", beforePayment)).map((i) => i.id), other.id)
-        }))
+        }), 120_000)
 
       it.effect("issue and void: each status transition moves the invoice's updated_at", () =>
         Effect.gen(function*() {
@@ -71,7 +71,7 @@ for (const rt of runtimes()) {
           const beforeVoid = yield* mark
           yield* invoices.void(tenant.id, draft.id)
           assert.deepStrictEqual((yield* changedSince(key, "/api/v1/invoices", beforeVoid)).map((i) => i.attributes.status), ["void"])
-        }))
+        }), 120_000)
 
       it.effect("a member's new name moves the updated_at of its sponsorships, which show it as member_name", () =>
         Effect.gen(function*() {
@@ -89,7 +89,7 @@ for (const rt of runtimes()) {
           const changed = yield* changedSince(key, "/api/v1/sponsorships", before)
           assert.deepStrictEqual(changed.map((s) => [s.id, s.attributes.member_name]), [[gold.id, "Acme Tools"]])
           assert.deepStrictEqual((yield* changedSince(key, "/api/v1/members", before)).map((m) => m.id), [acme.id])
-        }))
+        }), 120_000)
 
       it.effect("a custom field made visible moves the updated_at of the members holding a value for it; a hidden one moves none", () =>
         Effect.gen(function*() {
@@ -108,7 +108,7 @@ for (const rt of runtimes()) {
           yield* tenants.addField(tenant.id, { resource: "contact", key: "tier", label: "Tier", api_visible: true })
           const changed = yield* changedSince(key, "/api/v1/members", beforeVisible)
           assert.deepStrictEqual(changed.map((m) => [m.id, m.attributes.custom_fields]), [[gold.id, { tier: "Gold" }]])
-        }))
+        }), 120_000)
 
       it.effect("an event ended and a contact unsubscribed move their updated_at; a PATCH that changes nothing moves nothing", () =>
         Effect.gen(function*() {
@@ -126,7 +126,7 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual((yield* changedSince(key, "/api/v1/events", before)).map((e) => [e.id, e.attributes.status]), [[event.id, "cancelled"]])
           assert.deepStrictEqual((yield* changedSince(key, "/api/v1/contacts", before)).map((c) => c.id), [subscribed.contact.id])
           assert.deepStrictEqual(yield* changedSince(key, "/api/v1/members", before), [])
-        }))
+        }), 120_000)
     })
   })
 }

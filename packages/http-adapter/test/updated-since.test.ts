@@ -110,7 +110,7 @@ MAKERS["/api/v1/members/search"] = MAKERS["/api/v1/members"]!
 MAKERS["/api/v1/contacts/search"] = MAKERS["/api/v1/contacts"]!
 
 /** Sets rows' `updated_at` as given, with the triggers that stamp it off for this one transaction. */
-export const stampAt = (table: string, stamps: ReadonlyArray<readonly [number, string]>) =>
+const stampAt = (table: string, stamps: ReadonlyArray<readonly [number, string]>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql.withTransaction(Effect.gen(function*() {
@@ -212,7 +212,7 @@ for (const rt of runtimes()) {
             const errors = assertInvalid(yield* get(`updated_since=${encodeURIComponent(value)}`), ["updated_since"], `${path} ${value}`)
             assert.match(errors.updated_since![0]!, /^The updated since field must be a date-time/)
           }
-        }))
+        }), 120_000)
     }
 
     it.effect("members: updated_since across pages, with status and with a name search, PageMeta of the filtered rows", () =>
@@ -255,7 +255,7 @@ for (const rt of runtimes()) {
         const later = yield* read(`/api/v1/members/search?name=Acme%2000&updated_since=${stamped[2]![1]}&sort=updated_at`)
         const firstTen = new Set(ids.slice(0, 10))
         assert.deepStrictEqual(later.ids, expected.filter((id) => firstTen.has(id) && stamped[ids.indexOf(id)]![1] >= stamped[2]![1]))
-      }))
+      }), 120_000)
   })
   })
 }
