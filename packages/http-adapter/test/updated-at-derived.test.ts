@@ -2,12 +2,14 @@
  * `updated_at` moves with every change of a row, derived ones included (ruling 30), as an
  * integrator syncing with `updated_since` sees it, on every storage runtime: a payment changes
  * its invoice's balance and status, a member's new name the `member_name` of its sponsorships, a
- * custom field made visible the `custom_fields` of the rows holding a value; status transitions
+ * custom field made visible the `custom_fields` of the rows holding a value, a booking type's new
+ * name the `booking_type_name` of its bookings; status transitions
  * and an unsubscribe move the row they change, and a PATCH that changes nothing moves nothing.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { Contacts, Events, Invoices, Members, Sponsorships, Tenants } from "@chamber/core"
+import * as SqlClient from "effect/sql/SqlClient"
+import { Bookings, Contacts, Events, Invoices, Members, Sponsorships, Tenants } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, serverOn } from "./fixture.ts"
 
@@ -89,6 +91,21 @@ for (const rt of runtimes()) {
           const changed = yield* changedSince(key, "/api/v1/sponsorships", before)
           assert.deepStrictEqual(changed.map((s) => [s.id, s.attributes.member_name]), [[gold.id, "Acme Tools"]])
           assert.deepStrictEqual((yield* changedSince(key, "/api/v1/members", before)).map((m) => m.id), [acme.id])
+        }), 120_000)
+
+      it.effect("a booking type's new name moves the updated_at of its bookings, which show it as booking_type_name", () =>
+        Effect.gen(function*() {
+          const { key, tenant } = yield* chamberWithKey("all")
+          const bookings = yield* Bookings
+          const tomorrow = new Date(Date.now() + 86_400_000).toISOString()
+          const room = yield* bookings.create(tenant.id, { booking_type_name: "Room A", starts_at: tomorrow })
+          yield* bookings.create(tenant.id, { booking_type_name: "Room B", starts_at: tomorrow })
+          const before = yield* mark
+          // Booking types are named by whoever runs the database (no endpoint renames one).
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE booking_types SET name = 'Board Room' WHERE tenant_id = ${tenant.id} AND id = ${room.attributes.booking_type_id}`.pipe(Effect.orDie)
+          const changed = yield* changedSince(key, "/api/v1/bookings", before)
+          assert.deepStrictEqual(changed.map((b) => [b.id, b.attributes.booking_type_name]), [[room.id, "Board Room"]])
         }), 120_000)
 
       it.effect("a custom field made visible moves the updated_at of the members holding a value for it; a hidden one moves none", () =>

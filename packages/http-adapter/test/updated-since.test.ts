@@ -9,6 +9,7 @@
  * (`stampAt`), so boundaries and ties are exact.
  */
 import { assert, describe, layer } from "@effect/vitest"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -46,36 +47,27 @@ interface Chamber {
   readonly eventId: number
 }
 
-let made = 0
+let n = 0
 
 /** A draft invoice of $100.00 to the chamber's member. */
 const draftFor = (c: Chamber) => ({ member_id: c.memberId, lines: [{ description: "Dues", unit: 10_000, quantity: 1 }] })
 
+/** The id of the row a core service makes: `made(Members, (s) => s.create(...))`. */
+const made = <I, S, E, R>(service: Context.Key<I, S>, make: (s: S) => Effect.Effect<{ readonly id: number }, E, R>) =>
+  Effect.map(Effect.flatMap(Effect.service(service), make), (row) => row.id)
+
+const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString()
+
 /** How one row of each list is made, and the table it is stored in. */
 const MAKERS: Record<string, { readonly table: string; readonly make: (c: Chamber) => Effect.Effect<number, unknown, any> }> = {
-  "/api/v1/members": {
-    table: "members",
-    make: (c) => Effect.gen(function*() { return (yield* (yield* Members).create(c.tenantId, { name: `Acme ${++made}`, status: "active" })).id })
-  },
+  "/api/v1/members": { table: "members", make: (c) => made(Members, (s) => s.create(c.tenantId, { name: `Acme ${++n}`, status: "active" })) },
   "/api/v1/contacts": {
     table: "contacts",
-    make: (c) =>
-      Effect.gen(function*() {
-        return (yield* (yield* Contacts).create(c.tenantId, { first_name: "Ann", last_name: `Lee ${++made}`, email: "ann.lee@acme.example" })).id
-      })
+    make: (c) => made(Contacts, (s) => s.create(c.tenantId, { first_name: "Ann", last_name: `Lee ${++n}`, email: "ann.lee@acme.example" }))
   },
-  "/api/v1/events": {
-    table: "events",
-    make: (c) => Effect.gen(function*() { return (yield* (yield* Events).create(c.tenantId, { title: `Gala ${++made}`, starts_at: "2027-01-10T18:00:00.000Z" })).id })
-  },
-  "/api/v1/events/{event}/registrations": {
-    table: "registrations",
-    make: (c) => Effect.gen(function*() { return (yield* (yield* Registrations).create(c.tenantId, c.eventId, { first_name: `Guest ${++made}` })).id })
-  },
-  "/api/v1/invoices": {
-    table: "invoices",
-    make: (c) => Effect.gen(function*() { return (yield* (yield* Invoices).create(c.tenantId, draftFor(c))).id })
-  },
+  "/api/v1/events": { table: "events", make: (c) => made(Events, (s) => s.create(c.tenantId, { title: `Gala ${++n}`, starts_at: "2027-01-10T18:00:00.000Z" })) },
+  "/api/v1/events/{event}/registrations": { table: "registrations", make: (c) => made(Registrations, (s) => s.create(c.tenantId, c.eventId, { first_name: `Guest ${++n}` })) },
+  "/api/v1/invoices": { table: "invoices", make: (c) => made(Invoices, (s) => s.create(c.tenantId, draftFor(c))) },
   "/api/v1/payments": {
     table: "payments",
     make: (c) =>
@@ -86,25 +78,10 @@ const MAKERS: Record<string, { readonly table: string; readonly make: (c: Chambe
         return (yield* (yield* Payments).record(c.tenantId, draft.id, { method: "check", amount: 2_500 })).id
       })
   },
-  "/api/v1/deals": {
-    table: "deals",
-    make: (c) => Effect.gen(function*() { return (yield* (yield* Deals).create(c.tenantId, { member_id: c.memberId, title: `Deal ${++made}` })).id })
-  },
-  "/api/v1/sponsorships": {
-    table: "sponsorships",
-    make: (c) => Effect.gen(function*() { return (yield* (yield* Sponsorships).create(c.tenantId, { name: `Gold ${++made}`, status: "active", kind: "tier" })).id })
-  },
-  "/api/v1/placements": {
-    table: "sponsorships",
-    make: (c) => Effect.gen(function*() { return (yield* (yield* Placements).create(c.tenantId, { ad_headline: `Ad ${++made}`, status: "active" })).id })
-  },
-  "/api/v1/bookings": {
-    table: "bookings",
-    make: (c) =>
-      Effect.gen(function*() {
-        return (yield* (yield* Bookings).create(c.tenantId, { booking_type_name: "Room A", starts_at: new Date(Date.now() + 86_400_000).toISOString() })).id
-      })
-  }
+  "/api/v1/deals": { table: "deals", make: (c) => made(Deals, (s) => s.create(c.tenantId, { member_id: c.memberId, title: `Deal ${++n}` })) },
+  "/api/v1/sponsorships": { table: "sponsorships", make: (c) => made(Sponsorships, (s) => s.create(c.tenantId, { name: `Gold ${++n}`, status: "active", kind: "tier" })) },
+  "/api/v1/placements": { table: "sponsorships", make: (c) => made(Placements, (s) => s.create(c.tenantId, { ad_headline: `Ad ${++n}`, status: "active" })) },
+  "/api/v1/bookings": { table: "bookings", make: (c) => made(Bookings, (s) => s.create(c.tenantId, { booking_type_name: "Room A", starts_at: tomorrow() })) }
 }
 MAKERS["/api/v1/members/search"] = MAKERS["/api/v1/members"]!
 MAKERS["/api/v1/contacts/search"] = MAKERS["/api/v1/contacts"]!

@@ -45,36 +45,29 @@ export default Effect.gen(function*() {
       FOR EACH ROW EXECUTE FUNCTION rows_stamp_updated_at()`
   }
 
-  // Rows that show another row's value are marked changed when that value changes.
+  // Rows that show another row's value are marked changed when that value changes. The trigger's
+  // arguments: the table of the rows showing it, their column naming the changed row, and which
+  // of them show it.
   yield* sql`
-    CREATE FUNCTION members_renamed() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION shown_value_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      UPDATE sponsorships SET updated_at = row_written_at()
-      WHERE tenant_id = NEW.tenant_id AND member_id = NEW.id AND kind IN ('tier', 'logo_wall');
+      EXECUTE format('UPDATE %I SET updated_at = row_written_at() WHERE tenant_id = $1 AND %I = $2 AND (%s)', TG_ARGV[0], TG_ARGV[1], TG_ARGV[2])
+        USING NEW.tenant_id, NEW.id;
       RETURN NULL;
     END
     $$`
   yield* sql`
     CREATE TRIGGER members_renamed AFTER UPDATE OF name ON members FOR EACH ROW
-    WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION members_renamed()`
-  yield* sql`
-    CREATE FUNCTION booking_types_renamed() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      UPDATE bookings SET updated_at = row_written_at() WHERE tenant_id = NEW.tenant_id AND booking_type_id = NEW.id;
-      RETURN NULL;
-    END
-    $$`
+    WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION shown_value_changed('sponsorships', 'member_id', 'kind IN (''tier'', ''logo_wall'')')`
   yield* sql`
     CREATE TRIGGER booking_types_renamed AFTER UPDATE OF name ON booking_types FOR EACH ROW
-    WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION booking_types_renamed()`
+    WHEN (OLD.name IS DISTINCT FROM NEW.name) EXECUTE FUNCTION shown_value_changed('bookings', 'booking_type_id', 'true')`
+  // A custom field's values are shown by the members or contacts (its resource) holding one.
   yield* sql`
     CREATE FUNCTION custom_field_shown_values(field custom_field_definitions) RETURNS void LANGUAGE plpgsql AS $$
     BEGIN
-      IF field.resource = 'member' THEN
-        UPDATE members SET updated_at = row_written_at() WHERE tenant_id = field.tenant_id AND custom_fields ? field.key;
-      ELSE
-        UPDATE contacts SET updated_at = row_written_at() WHERE tenant_id = field.tenant_id AND custom_fields ? field.key;
-      END IF;
+      EXECUTE format('UPDATE %I SET updated_at = row_written_at() WHERE tenant_id = $1 AND custom_fields ? $2', field.resource || 's')
+        USING field.tenant_id, field.key;
     END
     $$`
   yield* sql`
