@@ -45,3 +45,13 @@ export interface Page<A> {
 
 /** The wire shape of a list: `{data, meta}`. */
 export const ListOf = <S extends Schema.Top>(item: S) => Schema.Struct({ data: Schema.Array(item), meta: PageMeta })
+
+/**
+ * What every list takes: `sort`, `page`, and `updated_since` (ruling 30), a moment as an ISO
+ * date-time: only rows whose `updated_at` is at or after it.
+ */
+export interface ListQuery {
+  readonly sort?: string | undefined
+  readonly page?: number | undefined
+  readonly updated_since?: string | undefined
+}

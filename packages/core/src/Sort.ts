@@ -4,6 +4,12 @@ export interface SortOrder<C extends string> {
   readonly descending: boolean
 }
 
+/** The column every list whose items carry `updated_at` also sorts by, ties by id (ruling 30). */
+export const UPDATED_AT = "updated_at"
+
+/** A list's sort columns: its own, then `updated_at`. */
+export const sortColumns = <const C extends ReadonlyArray<string>>(...columns: C): readonly [...C, typeof UPDATED_AT] => [...columns, UPDATED_AT]
+
 export const parseSort = <C extends string>(
   value: string | undefined,
   columns: ReadonlyArray<C>

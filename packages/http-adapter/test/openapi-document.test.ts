@@ -246,19 +246,22 @@ layer(serverOn(pgliteRuntime), { timeout: 120_000 })((it) => {
       const doc = yield* served
       const { key } = yield* chamberWithKey("all")
       const sorts: Record<string, ReadonlyArray<string>> = {
-        "/api/v1/members": ["name", "created_at"],
-        "/api/v1/members/search": ["name", "created_at"],
-        "/api/v1/contacts": ["last_name", "created_at"],
-        "/api/v1/contacts/search": ["last_name", "created_at"],
-        "/api/v1/events": ["starts_at", "created_at"],
-        "/api/v1/invoices": ["issued_at", "created_at"],
-        "/api/v1/payments": ["received_on", "created_at"],
-        "/api/v1/deals": ["created_at"],
-        "/api/v1/sponsorships": ["starts_on", "created_at"],
-        "/api/v1/placements": ["starts_on", "created_at"],
-        "/api/v1/bookings": ["starts_at", "created_at"]
+        "/api/v1/members": ["name", "created_at", "updated_at"],
+        "/api/v1/members/search": ["name", "created_at", "updated_at"],
+        "/api/v1/contacts": ["last_name", "created_at", "updated_at"],
+        "/api/v1/contacts/search": ["last_name", "created_at", "updated_at"],
+        "/api/v1/events": ["starts_at", "created_at", "updated_at"],
+        "/api/v1/invoices": ["issued_at", "created_at", "updated_at"],
+        "/api/v1/payments": ["received_on", "created_at", "updated_at"],
+        "/api/v1/deals": ["created_at", "updated_at"],
+        "/api/v1/sponsorships": ["starts_on", "created_at", "updated_at"],
+        "/api/v1/placements": ["starts_on", "created_at", "updated_at"],
+        "/api/v1/bookings": ["starts_at", "created_at", "updated_at"],
+        "/api/v1/events/{event}/registrations": ["updated_at"]
       }
       const filter: Record<string, string> = { "/api/v1/members/search": "name=acme&", "/api/v1/contacts/search": "email=ann%40acme.example&" }
+      const event = yield* call("POST", "/api/v1/events", { key, body: { title: "Gala", starts_at: "2027-01-10T18:00:00Z" } })
+      const concrete = (path: string) => path.replace("{event}", String(event.body.data.id))
       const withSort = operations(doc).filter(({ op }) => op.parameters?.some((p: Json) => p.name === "sort"))
       assert.sameMembers(withSort.map(({ path }) => path), Object.keys(sorts))
       for (const { path, op } of withSort) {
@@ -267,7 +270,7 @@ layer(serverOn(pgliteRuntime), { timeout: 120_000 })((it) => {
         assert.sameMembers(offered?.enum ?? [], sorts[path]!.flatMap((c) => [c, `-${c}`]), path)
         assert.isTrue((sort.anyOf as Array<Json>).some((s) => s.type === "string" && s.enum === undefined && s.pattern === undefined), `${path}: any string`)
         for (const value of ["-created_at", "shoe_size", "-", ""]) {
-          const reply = yield* call("GET", `${path}?${filter[path] ?? ""}sort=${encodeURIComponent(value)}`, { key })
+          const reply = yield* call("GET", `${concrete(path)}?${filter[path] ?? ""}sort=${encodeURIComponent(value)}`, { key })
           assert.strictEqual(reply.status, 200, `${path} sort=${value}: ${JSON.stringify(reply.body)}`)
         }
       }

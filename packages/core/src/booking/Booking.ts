@@ -6,9 +6,10 @@
 import * as Schema from "effect/Schema"
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { sortColumns } from "../Sort.ts"
 
 export const BookingStatuses = ["confirmed", "cancelled"] as const
-export const BookingSortColumns = ["starts_at", "created_at"] as const
+export const BookingSortColumns = sortColumns("starts_at", "created_at")
 
 const bookingTypeId = F.bigInteger(1, 2)
 

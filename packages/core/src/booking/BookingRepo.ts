@@ -12,7 +12,7 @@ export class BookingRepo extends Context.Service<BookingRepo, {
    * The confirmed bookings starting at or after `now` (ISO 8601) (docs/api.md "Bookings"),
    * by default the soonest first.
    */
-  readonly listUpcoming: (tenantId: number, now: string, sort: BookingSort | undefined, page: number) => Effect.Effect<Page<Booking>>
+  readonly listUpcoming: (tenantId: number, now: string, sort: BookingSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Booking>>
   readonly insert: (tenantId: number, values: BookingStored) => Effect.Effect<Booking>
   readonly hasBookingType: (tenantId: number, id: number) => Effect.Effect<boolean>
   /** The id of the tenant's booking type named `name`, made when there is none (one under concurrency). */

@@ -10,17 +10,14 @@ import { InvalidInput } from "../shared/Errors.ts"
 import { randomBase62 } from "../shared/Ids.ts"
 import { decodeInput, requireOwn } from "../shared/Input.ts"
 import { Transactor } from "../shared/Ports.ts"
-import type { Page } from "../Pagination.ts"
+import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import { ContactRepo } from "../contact/ContactRepo.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
 import { type Booking, BookingCreate, BookingResource, BookingSortColumns } from "./Booking.ts"
 import { BookingRepo } from "./BookingRepo.ts"
 
-export interface BookingListQuery {
-  readonly sort?: string | undefined
-  readonly page?: number | undefined
-}
+export type BookingListQuery = ListQuery
 
 export class Bookings extends Context.Service<Bookings, {
   readonly list: (tenantId: number, query: BookingListQuery) => Effect.Effect<Page<Booking>>
@@ -39,7 +36,7 @@ export class Bookings extends Context.Service<Bookings, {
     const tx = yield* Transactor
 
     const list = Effect.fn("Bookings.list")(function*(tenantId: number, query: BookingListQuery) {
-      return yield* repo.listUpcoming(tenantId, new Date().toISOString(), parseSort(query.sort, BookingSortColumns), query.page ?? 1)
+      return yield* repo.listUpcoming(tenantId, new Date().toISOString(), parseSort(query.sort, BookingSortColumns), query.page ?? 1, query.updated_since)
     })
 
     const bookingType = Effect.fn("Bookings.bookingType")(function*(tenantId: number, input: BookingCreate) {

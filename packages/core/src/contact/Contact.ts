@@ -1,8 +1,9 @@
 /** Contacts (docs/api.md "Contacts and subscribers"): the one declaration of a contact's fields. */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { sortColumns } from "../Sort.ts"
 
-export const ContactSortColumns = ["last_name", "created_at"] as const
+export const ContactSortColumns = sortColumns("last_name", "created_at")
 
 export const ContactResource = defineResource("Contact", {
   first_name: F.required(F.filledText(255, "Ann")),

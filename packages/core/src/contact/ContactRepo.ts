@@ -19,7 +19,7 @@ export interface Subscription {
 }
 
 export class ContactRepo extends Context.Service<ContactRepo, {
-  readonly list: (tenantId: number, filter: ContactFilter, sort: ContactSort | undefined, page: number) => Effect.Effect<Page<Contact>>
+  readonly list: (tenantId: number, filter: ContactFilter, sort: ContactSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Contact>>
   readonly find: (tenantId: number, id: number) => Effect.Effect<Contact | undefined>
   /** The stored attributes, hidden custom fields included, locked for an update in this transaction. */
   readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<ContactAttributes | undefined>

@@ -10,16 +10,13 @@ import type { InvalidInput } from "../shared/Errors.ts"
 import { requireOwn } from "../shared/Input.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
 import { Outbox } from "../outbox/Outbox.ts"
-import type { Page } from "../Pagination.ts"
+import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import { type Contact, type ContactCreate, ContactResource, ContactSortColumns, type ContactUpdate } from "./Contact.ts"
 import { ContactNotFound } from "./ContactErrors.ts"
 import { ContactRepo } from "./ContactRepo.ts"
 
-export interface ContactListQuery {
-  readonly sort?: string | undefined
-  readonly page?: number | undefined
-}
+export type ContactListQuery = ListQuery
 
 export interface ContactSearchQuery extends ContactListQuery {
   readonly email: string
@@ -59,11 +56,11 @@ export class Contacts extends Context.Service<Contacts, {
     const tx = yield* Transactor
 
     const list = Effect.fn("Contacts.list")(function*(tenantId: number, query: ContactListQuery) {
-      return yield* repo.list(tenantId, {}, parseSort(query.sort, ContactSortColumns), query.page ?? 1)
+      return yield* repo.list(tenantId, {}, parseSort(query.sort, ContactSortColumns), query.page ?? 1, query.updated_since)
     })
 
     const search = Effect.fn("Contacts.search")(function*(tenantId: number, query: ContactSearchQuery) {
-      return yield* repo.list(tenantId, { email: query.email.trim() }, parseSort(query.sort, ContactSortColumns), query.page ?? 1)
+      return yield* repo.list(tenantId, { email: query.email.trim() }, parseSort(query.sort, ContactSortColumns), query.page ?? 1, query.updated_since)
     })
 
     const get = Effect.fn("Contacts.get")(function*(tenantId: number, id: number) {

@@ -1,10 +1,11 @@
 /** Hot Deals (docs/api.md "Deals"): the one declaration of a deal's fields. */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { sortColumns } from "../Sort.ts"
 
 export const DealStatuses = ["pending", "approved", "rejected"] as const
 export const DealAudiences = ["public", "members"] as const
-export const DealSortColumns = ["created_at"] as const
+export const DealSortColumns = sortColumns("created_at")
 
 export const DealResource = defineResource("Deal", {
   member_id: F.required(F.bigInteger(1, 12)),

@@ -8,7 +8,7 @@ import type { Deal, DealSortColumns, DealStored } from "./Deal.ts"
 export type DealSort = SortOrder<(typeof DealSortColumns)[number]>
 
 export class DealRepo extends Context.Service<DealRepo, {
-  readonly list: (tenantId: number, sort: DealSort | undefined, page: number) => Effect.Effect<Page<Deal>>
+  readonly list: (tenantId: number, sort: DealSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Deal>>
   readonly find: (tenantId: number, id: number) => Effect.Effect<Deal | undefined>
   /** Every stored field, write-only ones included, locked for an update in this transaction. */
   readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<DealStored | undefined>

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Transactor } from "../shared/Ports.ts"
 import { Outbox } from "../outbox/Outbox.ts"
-import type { Page } from "../Pagination.ts"
+import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import { slugify } from "../member/Member.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
@@ -18,10 +18,7 @@ import type { InvalidInput } from "../shared/Errors.ts"
 import { requireOwn } from "../shared/Input.ts"
 import { DealRepo } from "./DealRepo.ts"
 
-export interface DealListQuery {
-  readonly sort?: string | undefined
-  readonly page?: number | undefined
-}
+export type DealListQuery = ListQuery
 
 /** A deal ends after today (on a later calendar day, in UTC) or has no end; the import checks it before writing too. */
 export const afterToday = (endsAt: string | null | undefined, now: Date) =>
@@ -41,7 +38,7 @@ export class Deals extends Context.Service<Deals, {
     const requireMember = (tenantId: number, memberId: number | undefined) => requireOwn("member_id", memberId, (id) => members.find(tenantId, id))
 
     const list = Effect.fn("Deals.list")(function*(tenantId: number, query: DealListQuery) {
-      return yield* repo.list(tenantId, parseSort(query.sort, DealSortColumns), query.page ?? 1)
+      return yield* repo.list(tenantId, parseSort(query.sort, DealSortColumns), query.page ?? 1, query.updated_since)
     })
 
     const create = Effect.fn("Deals.create")(function*(tenantId: number, input: DealCreate) {

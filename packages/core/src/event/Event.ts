@@ -1,6 +1,7 @@
 /** Events (docs/api.md "Events"): the one declaration of an event's fields. */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { sortColumns } from "../Sort.ts"
 
 export const EventStatuses = ["draft", "published", "cancelled", "completed"] as const
 export type EventStatus = (typeof EventStatuses)[number]
@@ -8,7 +9,7 @@ export type EventStatus = (typeof EventStatuses)[number]
 export const SettableEventStatuses = ["draft", "published"] as const
 export const EventTypes = ["chamber", "member", "community"] as const
 
-export const EventSortColumns = ["starts_at", "created_at"] as const
+export const EventSortColumns = sortColumns("starts_at", "created_at")
 
 export const EventResource = defineResource("Event", {
   title: F.required(F.filledText(255, "Annual Gala")),

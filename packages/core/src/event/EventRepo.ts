@@ -8,7 +8,7 @@ import type { Event, EventSortColumns, EventStored } from "./Event.ts"
 export type EventSort = SortOrder<(typeof EventSortColumns)[number]>
 
 export class EventRepo extends Context.Service<EventRepo, {
-  readonly list: (tenantId: number, sort: EventSort | undefined, page: number) => Effect.Effect<Page<Event>>
+  readonly list: (tenantId: number, sort: EventSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Event>>
   readonly find: (tenantId: number, id: number) => Effect.Effect<Event | undefined>
   /** Every stored field, write-only ones included, locked for an update in this transaction. */
   readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<EventStored | undefined>

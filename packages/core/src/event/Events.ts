@@ -8,17 +8,14 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { InvalidInput } from "../shared/Errors.ts"
 import { Transactor } from "../shared/Ports.ts"
-import type { Page } from "../Pagination.ts"
+import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import { slugify } from "../member/Member.ts"
 import { type Event, type EventCreate, EventResource, EventSortColumns, type EventStored, EventTypes, type EventUpdate } from "./Event.ts"
 import { EventEndsBeforeStart, EventNotFound } from "./EventErrors.ts"
 import { EventRepo } from "./EventRepo.ts"
 
-export interface EventListQuery {
-  readonly sort?: string | undefined
-  readonly page?: number | undefined
-}
+export type EventListQuery = ListQuery
 
 const FINAL = new Set(["cancelled", "completed"])
 
@@ -42,7 +39,7 @@ export class Events extends Context.Service<Events, {
     const tx = yield* Transactor
 
     const list = Effect.fn("Events.list")(function*(tenantId: number, query: EventListQuery) {
-      return yield* repo.list(tenantId, parseSort(query.sort, EventSortColumns), query.page ?? 1)
+      return yield* repo.list(tenantId, parseSort(query.sort, EventSortColumns), query.page ?? 1, query.updated_since)
     })
 
     const get = Effect.fn("Events.get")(function*(tenantId: number, id: number) {

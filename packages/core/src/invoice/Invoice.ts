@@ -6,10 +6,11 @@
 import * as Schema from "effect/Schema"
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { sortColumns } from "../Sort.ts"
 
 export const InvoiceStatuses = ["draft", "open", "paid", "void", "uncollectible"] as const
 export type InvoiceStatus = (typeof InvoiceStatuses)[number]
-export const InvoiceSortColumns = ["issued_at", "created_at"] as const
+export const InvoiceSortColumns = sortColumns("issued_at", "created_at")
 
 const cents = (example: number) => F.readOnly(F.bigInteger(0, example))
 

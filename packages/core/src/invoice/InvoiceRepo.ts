@@ -9,7 +9,7 @@ export type InvoiceSort = SortOrder<(typeof InvoiceSortColumns)[number]>
 
 export class InvoiceRepo extends Context.Service<InvoiceRepo, {
   /** Newest issued first by default (drafts, never issued, last). */
-  readonly list: (tenantId: number, status: InvoiceStatus | undefined, sort: InvoiceSort | undefined, page: number) => Effect.Effect<Page<Invoice>>
+  readonly list: (tenantId: number, status: InvoiceStatus | undefined, sort: InvoiceSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Invoice>>
   readonly find: (tenantId: number, id: number) => Effect.Effect<Invoice | undefined>
   /** Every stored field, locked for an update in this transaction. */
   readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<InvoiceStored | undefined>

@@ -11,7 +11,7 @@ import { Transactor } from "../shared/Ports.ts"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { requireOwn } from "../shared/Input.ts"
 import { Outbox } from "../outbox/Outbox.ts"
-import type { Page } from "../Pagination.ts"
+import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import * as F from "../resource/Field.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
@@ -21,10 +21,8 @@ import { type Invoice, type InvoiceCreate, type InvoiceLineStored, InvoiceResour
 import { InvoiceNotDraft, InvoiceNotFound, InvoiceNotOpen, InvoiceNotVoidable, InvoiceTotalTooLarge } from "./InvoiceErrors.ts"
 import { InvoiceRepo } from "./InvoiceRepo.ts"
 
-export interface InvoiceListQuery {
+export interface InvoiceListQuery extends ListQuery {
   readonly status?: InvoiceStatus | undefined
-  readonly sort?: string | undefined
-  readonly page?: number | undefined
 }
 
 /** `INV-` + the number, at least six digits: `INV-000001` (ruling 12). */
@@ -59,7 +57,7 @@ export class Invoices extends Context.Service<Invoices, {
       Effect.flatMap(repo.findForUpdate(tenantId, id), (i) => (i === undefined ? Effect.fail(new InvoiceNotFound({ id })) : Effect.succeed(i)))
 
     const list = Effect.fn("Invoices.list")(function*(tenantId: number, query: InvoiceListQuery) {
-      return yield* repo.list(tenantId, query.status, parseSort(query.sort, InvoiceSortColumns), query.page ?? 1)
+      return yield* repo.list(tenantId, query.status, parseSort(query.sort, InvoiceSortColumns), query.page ?? 1, query.updated_since)
     })
 
     const get = Effect.fn("Invoices.get")(function*(tenantId: number, id: number) {

@@ -1,11 +1,12 @@
 /** Members (docs/api.md "Members"): the one declaration of a member's fields. */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { sortColumns } from "../Sort.ts"
 
 export const MemberStatuses = ["active", "pending", "lapsed", "former"] as const
 export type MemberStatus = (typeof MemberStatuses)[number]
 
-export const MemberSortColumns = ["name", "created_at"] as const
+export const MemberSortColumns = sortColumns("name", "created_at")
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 

@@ -17,7 +17,7 @@ export interface MemberFilter {
 }
 
 export class MemberRepo extends Context.Service<MemberRepo, {
-  readonly list: (tenantId: number, filter: MemberFilter, sort: MemberSort | undefined, page: number) => Effect.Effect<Page<Member>>
+  readonly list: (tenantId: number, filter: MemberFilter, sort: MemberSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Member>>
   readonly find: (tenantId: number, id: number) => Effect.Effect<Member | undefined>
   /** The stored attributes, hidden custom fields included, locked for an update in this transaction. */
   readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<MemberAttributes | undefined>

@@ -4,23 +4,19 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Transactor } from "../shared/Ports.ts"
 import { Outbox } from "../outbox/Outbox.ts"
-import type { Page } from "../Pagination.ts"
+import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import { type Member, type MemberCreate, MemberResource, MemberSortColumns, type MemberStatus, type MemberUpdate, slugify, uniqueSlug } from "./Member.ts"
 import { MemberNotFound, SearchCriteriaMissing, SlugTaken } from "./MemberErrors.ts"
 import { MemberRepo } from "./MemberRepo.ts"
 
-export interface MemberListQuery {
+export interface MemberListQuery extends ListQuery {
   readonly status?: MemberStatus | undefined
-  readonly sort?: string | undefined
-  readonly page?: number | undefined
 }
 
-export interface MemberSearchQuery {
+export interface MemberSearchQuery extends ListQuery {
   readonly email?: string | undefined
   readonly name?: string | undefined
-  readonly sort?: string | undefined
-  readonly page?: number | undefined
 }
 
 /** Core callers (import, embedders) may also set custom field values. */
@@ -47,14 +43,14 @@ export class Members extends Context.Service<Members, {
     const tx = yield* Transactor
 
     const list = Effect.fn("Members.list")(function*(tenantId: number, query: MemberListQuery) {
-      return yield* repo.list(tenantId, { status: query.status }, parseSort(query.sort, MemberSortColumns), query.page ?? 1)
+      return yield* repo.list(tenantId, { status: query.status }, parseSort(query.sort, MemberSortColumns), query.page ?? 1, query.updated_since)
     })
 
     const search = Effect.fn("Members.search")(function*(tenantId: number, query: MemberSearchQuery) {
       const email = query.email?.trim() || undefined
       const name = query.name?.trim() || undefined
       if (email === undefined && name === undefined) return yield* new SearchCriteriaMissing()
-      return yield* repo.list(tenantId, { email, name }, parseSort(query.sort, MemberSortColumns), query.page ?? 1)
+      return yield* repo.list(tenantId, { email, name }, parseSort(query.sort, MemberSortColumns), query.page ?? 1, query.updated_since)
     })
 
     const get = Effect.fn("Members.get")(function*(tenantId: number, id: number) {

@@ -5,10 +5,11 @@
 import * as Schema from "effect/Schema"
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { sortColumns } from "../Sort.ts"
 
 export const PaymentMethods = ["card", "check", "cash", "ach", "comp", "refund", "other"] as const
 export type PaymentMethod = (typeof PaymentMethods)[number]
-export const PaymentSortColumns = ["received_on", "created_at"] as const
+export const PaymentSortColumns = sortColumns("received_on", "created_at")
 
 export const PaymentResource = defineResource("Payment", {
   member_id: F.readOnly(F.bigInteger(1, 12)),

@@ -9,7 +9,7 @@ export type PaymentSort = SortOrder<(typeof PaymentSortColumns)[number]>
 
 export class PaymentRepo extends Context.Service<PaymentRepo, {
   /** Newest received first by default (those without a date last). */
-  readonly list: (tenantId: number, sort: PaymentSort | undefined, page: number) => Effect.Effect<Page<Payment>>
+  readonly list: (tenantId: number, sort: PaymentSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Payment>>
   /** A payment applied in full to one invoice. */
   readonly insert: (tenantId: number, invoiceId: number, values: PaymentStored) => Effect.Effect<Payment>
 }>()("chamber/PaymentRepo") {}

@@ -11,7 +11,7 @@ import { Transactor } from "../shared/Ports.ts"
 import { decodeInput } from "../shared/Input.ts"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { Outbox } from "../outbox/Outbox.ts"
-import type { Page } from "../Pagination.ts"
+import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import { InvoiceNotFound, InvoiceNotOpen } from "../invoice/InvoiceErrors.ts"
 import { InvoiceRepo } from "../invoice/InvoiceRepo.ts"
@@ -19,10 +19,7 @@ import { GatewayPayment, type Payment, type PaymentCreate, PaymentResource, Paym
 import { Overpayment, RefundNotAccepted } from "./PaymentErrors.ts"
 import { PaymentRepo } from "./PaymentRepo.ts"
 
-export interface PaymentListQuery {
-  readonly sort?: string | undefined
-  readonly page?: number | undefined
-}
+export type PaymentListQuery = ListQuery
 
 export type PaymentRefused = InvoiceNotFound | InvoiceNotOpen | RefundNotAccepted | Overpayment
 
@@ -66,7 +63,7 @@ export class Payments extends Context.Service<Payments, {
       }))
 
     const list = Effect.fn("Payments.list")(function*(tenantId: number, query: PaymentListQuery) {
-      return yield* repo.list(tenantId, parseSort(query.sort, PaymentSortColumns), query.page ?? 1)
+      return yield* repo.list(tenantId, parseSort(query.sort, PaymentSortColumns), query.page ?? 1, query.updated_since)
     })
     const record = Effect.fn("Payments.record")(function*(tenantId: number, invoiceId: number, input: PaymentCreate) {
       return yield* apply(tenantId, invoiceId, { ...input, amount_cents: input.amount, gateway: null })

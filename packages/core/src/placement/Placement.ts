@@ -5,10 +5,11 @@
  */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { sortColumns } from "../Sort.ts"
 import { SponsorshipStatuses } from "../sponsorship/Sponsorship.ts"
 
 export const AdKinds = ["image", "text"] as const
-export const PlacementSortColumns = ["starts_on", "created_at"] as const
+export const PlacementSortColumns = sortColumns("starts_on", "created_at")
 
 const HTTP = /^https?:\/\//i
 const httpAddress = (example: string) => F.patterned(2048, HTTP, "an address starting with http:// or https://", example, F.HTTP_ADDRESS)

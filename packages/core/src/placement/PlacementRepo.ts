@@ -13,7 +13,7 @@ export class PlacementRepo extends Context.Service<PlacementRepo, {
    * [starts_on, ends_on] (a null end open), and a headline, body or image that is not blank
    * (docs/api.md "Placements"). By default the latest-starting first (those without a start last).
    */
-  readonly listLive: (tenantId: number, today: string, sort: PlacementSort | undefined, page: number) => Effect.Effect<Page<Placement>>
+  readonly listLive: (tenantId: number, today: string, sort: PlacementSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Placement>>
   /** Stores a row of kind `ad`. */
   readonly insert: (tenantId: number, values: PlacementStored) => Effect.Effect<Placement>
 }>()("chamber/PlacementRepo") {}

@@ -9,17 +9,14 @@ import * as Layer from "effect/Layer"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { Transactor } from "../shared/Ports.ts"
 import { decodeInput, requireOwn } from "../shared/Input.ts"
-import type { Page } from "../Pagination.ts"
+import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
 import { utcToday } from "../sponsorship/Sponsorships.ts"
 import { type Placement, PlacementCreate, PlacementResource, PlacementSortColumns } from "./Placement.ts"
 import { PlacementRepo } from "./PlacementRepo.ts"
 
-export interface PlacementListQuery {
-  readonly sort?: string | undefined
-  readonly page?: number | undefined
-}
+export type PlacementListQuery = ListQuery
 
 const filled = (value: string | null | undefined) => value != null && value.trim() !== ""
 
@@ -38,7 +35,7 @@ export class Placements extends Context.Service<Placements, {
     const tx = yield* Transactor
 
     const list = Effect.fn("Placements.list")(function*(tenantId: number, query: PlacementListQuery) {
-      return yield* repo.listLive(tenantId, utcToday(), parseSort(query.sort, PlacementSortColumns), query.page ?? 1)
+      return yield* repo.listLive(tenantId, utcToday(), parseSort(query.sort, PlacementSortColumns), query.page ?? 1, query.updated_since)
     })
 
     const create = Effect.fn("Placements.create")(function*(tenantId: number, raw: PlacementCreate) {

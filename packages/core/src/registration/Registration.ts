@@ -1,6 +1,10 @@
 /** Event registrations (docs/api.md "Events"): read through the API, made by the core library and imports. */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { sortColumns } from "../Sort.ts"
+
+/** Registrations are listed by registration time; `sort` offers only `updated_at`. */
+export const RegistrationSortColumns = sortColumns()
 
 export const RegistrationStatuses = ["registered", "waitlisted", "cancelled", "attended"] as const
 

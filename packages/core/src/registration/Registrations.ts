@@ -9,16 +9,17 @@ import { Transactor } from "../shared/Ports.ts"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { requireOwn } from "../shared/Input.ts"
 import { Outbox } from "../outbox/Outbox.ts"
-import type { Page } from "../Pagination.ts"
+import type { ListQuery, Page } from "../Pagination.ts"
+import { parseSort } from "../Sort.ts"
 import { ContactRepo } from "../contact/ContactRepo.ts"
 import { EventNotFound } from "../event/EventErrors.ts"
 import { EventRepo } from "../event/EventRepo.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
-import { type Registration, type RegistrationCreate, RegistrationResource } from "./Registration.ts"
+import { type Registration, type RegistrationCreate, RegistrationResource, RegistrationSortColumns } from "./Registration.ts"
 import { RegistrationRepo } from "./RegistrationRepo.ts"
 
 export class Registrations extends Context.Service<Registrations, {
-  readonly listForEvent: (tenantId: number, eventId: number, page?: number) => Effect.Effect<Page<Registration>, EventNotFound>
+  readonly listForEvent: (tenantId: number, eventId: number, query?: ListQuery) => Effect.Effect<Page<Registration>, EventNotFound>
   /** Registers for an event of the tenant; a member or contact named must be the tenant's too. */
   readonly create: (tenantId: number, eventId: number, input: RegistrationCreate) => Effect.Effect<Registration, EventNotFound | InvalidInput>
 }>()("chamber/Registrations") {
@@ -33,9 +34,9 @@ export class Registrations extends Context.Service<Registrations, {
     const eventOf = (tenantId: number, eventId: number) =>
       Effect.flatMap(events.find(tenantId, eventId), (event) => (event === undefined ? Effect.fail(new EventNotFound({ id: eventId })) : Effect.void))
 
-    const listForEvent = Effect.fn("Registrations.listForEvent")(function*(tenantId: number, eventId: number, page?: number) {
+    const listForEvent = Effect.fn("Registrations.listForEvent")(function*(tenantId: number, eventId: number, query: ListQuery = {}) {
       yield* eventOf(tenantId, eventId)
-      return yield* repo.listForEvent(tenantId, eventId, page ?? 1)
+      return yield* repo.listForEvent(tenantId, eventId, parseSort(query.sort, RegistrationSortColumns), query.page ?? 1, query.updated_since)
     })
 
     const create = Effect.fn("Registrations.create")(function*(tenantId: number, eventId: number, input: RegistrationCreate) {

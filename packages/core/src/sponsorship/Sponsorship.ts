@@ -5,12 +5,13 @@
  */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { sortColumns } from "../Sort.ts"
 
 /** The statuses of sponsorships and placements alike. */
 export const SponsorshipStatuses = ["pending", "active", "fulfilled", "cancelled"] as const
 /** The kinds of sponsorship the sponsorships feed lists; `ad` rows are placements. */
 export const SponsorshipKinds = ["tier", "logo_wall"] as const
-export const SponsorshipSortColumns = ["starts_on", "created_at"] as const
+export const SponsorshipSortColumns = sortColumns("starts_on", "created_at")
 
 export const SponsorshipResource = defineResource("Sponsorship", {
   member_id: F.nullable(F.bigInteger(1, 12)),

@@ -13,6 +13,6 @@ export class SponsorshipRepo extends Context.Service<SponsorshipRepo, {
    * `today` within [starts_on, ends_on], a null end open (docs/api.md "Sponsorships").
    * By default the latest-starting first (those without a start last).
    */
-  readonly listLive: (tenantId: number, today: string, sort: SponsorshipSort | undefined, page: number) => Effect.Effect<Page<Sponsorship>>
+  readonly listLive: (tenantId: number, today: string, sort: SponsorshipSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Sponsorship>>
   readonly insert: (tenantId: number, values: SponsorshipStored) => Effect.Effect<Sponsorship>
 }>()("chamber/SponsorshipRepo") {}

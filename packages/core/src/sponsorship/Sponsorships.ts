@@ -8,17 +8,14 @@ import * as Layer from "effect/Layer"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { Transactor } from "../shared/Ports.ts"
 import { decodeInput, requireOwn } from "../shared/Input.ts"
-import type { Page } from "../Pagination.ts"
+import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import { EventRepo } from "../event/EventRepo.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
 import { type Sponsorship, SponsorshipCreate, SponsorshipResource, SponsorshipSortColumns } from "./Sponsorship.ts"
 import { SponsorshipRepo } from "./SponsorshipRepo.ts"
 
-export interface SponsorshipListQuery {
-  readonly sort?: string | undefined
-  readonly page?: number | undefined
-}
+export type SponsorshipListQuery = ListQuery
 
 /** Today's date in UTC, `YYYY-MM-DD`: the day the live rule of sponsorships and placements looks at. */
 export const utcToday = (): string => new Date().toISOString().slice(0, 10)
@@ -38,7 +35,7 @@ export class Sponsorships extends Context.Service<Sponsorships, {
     const tx = yield* Transactor
 
     const list = Effect.fn("Sponsorships.list")(function*(tenantId: number, query: SponsorshipListQuery) {
-      return yield* repo.listLive(tenantId, utcToday(), parseSort(query.sort, SponsorshipSortColumns), query.page ?? 1)
+      return yield* repo.listLive(tenantId, utcToday(), parseSort(query.sort, SponsorshipSortColumns), query.page ?? 1, query.updated_since)
     })
 
     const create = Effect.fn("Sponsorships.create")(function*(tenantId: number, raw: SponsorshipCreate) {

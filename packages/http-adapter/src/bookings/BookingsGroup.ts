@@ -16,7 +16,7 @@ export class BookingsGroup extends HttpApiGroup.make("bookings")
       description:
         "Only confirmed bookings that start now or later; schedule and status only, never the visitor's details. " +
         "`bookings:read` is opt-in: the `read` shorthand of key minting leaves it out, so a key must be given it by name. " +
-        "100 a page. `sort`: starts_at, -starts_at, created_at or -created_at (default: soonest first); anything else means " +
+        "100 a page. `sort`: starts_at, -starts_at, created_at, -created_at, updated_at or -updated_at (default: soonest first); anything else means " +
         "the default. `booking_type_name` is the booking type's current name."
     })
   )

@@ -9,13 +9,13 @@ import { Authentication } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 import { ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
-import { PageQuery, SortQuery } from "../shared/Params.ts"
+import { ListParams } from "../shared/Params.ts"
 import { single } from "../shared/Responses.ts"
 
 export const ContactResponse = single(Contact)
 export const ContactList = ContactResource.List
 
-const sortDoc = "`sort`: last_name, -last_name, created_at or -created_at (default: by last name); anything else means the default."
+const sortDoc = "`sort`: last_name, -last_name, created_at, -created_at, updated_at or -updated_at (default: by last name); anything else means the default."
 
 export const SubscriberCreate = Schema.Struct({
   email: Field.email(255, "ann.lee@acme.example").schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." })),
@@ -34,8 +34,7 @@ export class ContactsGroup extends HttpApiGroup.make("contacts")
     HttpApiEndpoint.get("search", "/api/v1/contacts/search", {
       query: {
         email: Field.email(255, "ann.lee@acme.example").schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." })),
-        sort: SortQuery,
-        page: PageQuery
+        ...ListParams
       },
       success: ContactList,
       error: ValidationError

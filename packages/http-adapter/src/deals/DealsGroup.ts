@@ -20,7 +20,7 @@ export class DealsGroup extends HttpApiGroup.make("deals")
       access: "deals:read",
       sort: DealSortColumns,
       summary: "List deals",
-      description: "100 a page. `sort`: created_at or -created_at (default: newest first); anything else means the default."
+      description: "100 a page. `sort`: created_at, -created_at, updated_at or -updated_at (default: newest first); anything else means the default."
     }),
     createEndpoint("/", DealCreate, DealResponse, {
       access: "deals:write",

@@ -3,12 +3,12 @@ import * as Schema from "effect/Schema"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Event, EventCreate, EventResource, EventSortColumns, EventUpdate, RegistrationResource } from "@chamber/core"
+import { Event, EventCreate, EventResource, EventSortColumns, EventUpdate, RegistrationResource, RegistrationSortColumns } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
-import { PageQuery, RowId } from "../shared/Params.ts"
+import { ListParams, RowId } from "../shared/Params.ts"
 import { single } from "../shared/Responses.ts"
 
 export const EventResponse = single(Event)
@@ -21,7 +21,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
       access: "events:read",
       sort: EventSortColumns,
       summary: "List events",
-      description: "100 a page. `sort`: starts_at, -starts_at, created_at or -created_at (default: newest-starting first); anything else means the default."
+      description: "100 a page. `sort`: starts_at, -starts_at, created_at, -created_at, updated_at or -updated_at (default: newest-starting first); anything else means the default."
     }),
     createEndpoint("/", EventCreate, EventResponse, {
       access: "events:write",
@@ -39,13 +39,14 @@ export class EventsGroup extends HttpApiGroup.make("events")
     }),
     HttpApiEndpoint.get("registrations", "/:event/registrations", {
       params: { event: RowId },
-      query: { page: PageQuery },
+      query: ListParams,
       success: RegistrationList,
       error: [NotFoundError, ValidationError]
     }).pipe(operation({
       access: "registrations:read",
+      sort: RegistrationSortColumns,
       summary: "List an event's registrations",
-      description: "100 a page, by registration time (registrations without one last), then id."
+      description: "100 a page, by registration time (registrations without one last), then id. `sort`: updated_at or -updated_at; anything else means the default."
     }))
   )
   .middleware(Authentication)

@@ -14,5 +14,5 @@ export const EventsHandlers = HttpApiBuilder.group(Api, "events", Effect.fn(func
     .handle("create", ({ payload }) => Respond.single(EventResponse, 201, (tenant) => events.create(tenant, payload)))
     .handle("update", ({ params, payload }) => Respond.single(EventResponse, 200, (tenant) => events.update(tenant, params.event, payload)))
     .handle("registrations", ({ params, query }) =>
-      Respond.page(RegistrationList, query.page, (tenant, page) => registrations.listForEvent(tenant, params.event, page)))
+      Respond.page(RegistrationList, query.page, (tenant, page) => registrations.listForEvent(tenant, params.event, { ...query, page })))
 }))

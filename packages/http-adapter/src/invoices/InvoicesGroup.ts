@@ -55,7 +55,7 @@ export class InvoicesGroup extends HttpApiGroup.make("invoices")
       sort: InvoiceSortColumns,
       summary: "List invoices",
       description:
-        "100 a page, optionally of one `status`. `sort`: issued_at, -issued_at, created_at or -created_at (default: newest issued " +
+        "100 a page, optionally of one `status`. `sort`: issued_at, -issued_at, created_at, -created_at, updated_at or -updated_at (default: newest issued " +
         "first, drafts last); anything else means the default. Money is in integer cents."
     }, { status: Schema.optionalKey(Field.oneOf(InvoiceStatuses, "open").schema) }),
     createEndpoint("/", InvoiceCreate, DraftInvoiceResponse, {

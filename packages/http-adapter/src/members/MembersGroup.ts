@@ -8,13 +8,13 @@ import { Authentication } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
-import { PageQuery, RowId, SortQuery } from "../shared/Params.ts"
+import { ListParams, RowId } from "../shared/Params.ts"
 import { single } from "../shared/Responses.ts"
 
 export const MemberResponse = single(Member)
 export const MemberList = MemberResource.List
 
-const sortDoc = "`sort`: name, -name, created_at or -created_at (default: by name); anything else means the default."
+const sortDoc = "`sort`: name, -name, created_at, -created_at, updated_at or -updated_at (default: by name); anything else means the default."
 
 export class MembersGroup extends HttpApiGroup.make("members")
   .add(
@@ -33,8 +33,7 @@ export class MembersGroup extends HttpApiGroup.make("members")
       query: {
         email: Schema.optionalKey(Field.email(255, "hello@acme.example").schema),
         name: Schema.optionalKey(Field.text(undefined, "acme").schema),
-        sort: SortQuery,
-        page: PageQuery
+        ...ListParams
       },
       success: MemberList,
       error: ValidationError

@@ -36,7 +36,7 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
       sort: PaymentSortColumns,
       summary: "List payments",
       description:
-        "100 a page. `sort`: received_on, -received_on, created_at or -created_at (default: newest received first, undated " +
+        "100 a page. `sort`: received_on, -received_on, created_at, -created_at, updated_at or -updated_at (default: newest received first, undated " +
         "last); anything else means the default."
     })
   )

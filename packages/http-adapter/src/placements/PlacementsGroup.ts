@@ -17,7 +17,7 @@ export class PlacementsGroup extends HttpApiGroup.make("placements")
         "Only live ad placements that carry a creative, as on the public placements feed: status active, today (UTC) within " +
         "`starts_on`..`ends_on` (a missing date is open), and a headline, body or image. With aggregate `impressions` and " +
         "`clicks`, and `ctr` = clicks / impressions as a fraction (0 without impressions). 100 a page. `sort`: starts_on, " +
-        "-starts_on, created_at or -created_at (default: current first, the latest-starting first, those without a start " +
+        "-starts_on, created_at, -created_at, updated_at or -updated_at (default: current first, the latest-starting first, those without a start " +
         "last); anything else means the default."
     })
   )

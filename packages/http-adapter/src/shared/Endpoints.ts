@@ -10,9 +10,9 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import { NotFoundError, ValidationError } from "./HttpErrors.ts"
 import { operation, type OperationDoc } from "./Operation.ts"
-import { PageQuery, RowId, SortQuery } from "./Params.ts"
+import { ListParams, RowId } from "./Params.ts"
 
-/** GET a page of rows, `{data, meta}`; `filters` are query parameters beside `sort` (its columns in `doc`) and `page`. */
+/** GET a page of rows, `{data, meta}`; `filters` are query parameters beside `updated_since`, `sort` (its columns in `doc`) and `page`. */
 export const listEndpoint = <const Path extends HttpRouter.PathInput, L extends Schema.Top, const Q extends Schema.Struct.Fields = {}>(
   path: Path,
   list: L,
@@ -20,7 +20,7 @@ export const listEndpoint = <const Path extends HttpRouter.PathInput, L extends 
   filters?: Q
 ) =>
   HttpApiEndpoint.get("list", path, {
-    query: { ...(filters as Q), sort: SortQuery, page: PageQuery },
+    query: { ...(filters as Q), ...ListParams },
     success: list,
     error: ValidationError
   }).pipe(operation(doc))

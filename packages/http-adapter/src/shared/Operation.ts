@@ -27,7 +27,10 @@ const VALIDATION_REF = "#/components/schemas/ValidationErrorEncoded"
 const QUERY_DESCRIPTIONS: Record<string, string> = {
   status: "Only rows of this status.",
   email: "An email address, matched exactly and case-insensitively.",
-  name: "Part of the name, matched case-insensitively."
+  name: "Part of the name, matched case-insensitively.",
+  updated_since:
+    "Only rows whose `updated_at` is at or after this moment: an RFC 3339 date-time with its offset (2026-03-01T00:00:00Z), " +
+    "years 0001 to 9999; anything else answers 422. For incremental sync, with `sort=updated_at`."
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Path and query parameters shared by every group (docs/api.md "Lists, paging, sorting"). */
 import * as Schema from "effect/Schema"
 import * as SchemaTransformation from "effect/SchemaTransformation"
+import { Field } from "@chamber/core"
 
 const DIGITS = /^[1-9][0-9]*$/
 
@@ -36,3 +37,12 @@ export const SortQuery = Schema.optionalKey(
     Schema.decodeTo(Schema.String, SchemaTransformation.transform({ decode: (v) => (typeof v === "string" ? v : ""), encode: (s) => s }))
   )
 )
+
+/**
+ * `updated_since` (ruling 30): an RFC 3339 date-time with its offset, years 0001 to 9999; only
+ * rows whose `updated_at` is at or after it. Anything else is a 422 naming the parameter.
+ */
+export const UpdatedSinceQuery = Schema.optionalKey(Field.dateTime("2026-03-01T00:00:00Z").schema)
+
+/** The query parameters every list takes beside its own filters. */
+export const ListParams = { updated_since: UpdatedSinceQuery, sort: SortQuery, page: PageQuery }

@@ -16,7 +16,7 @@ export class SponsorshipsGroup extends HttpApiGroup.make("sponsorships")
       description:
         "Only live tier and logo-wall sponsorships, as on the public sponsors feed: status active and today (UTC) within " +
         "`starts_on`..`ends_on` (a missing date is open). Advertising placements are listed by /api/v1/placements. " +
-        "100 a page. `sort`: starts_on, -starts_on, created_at or -created_at (default: current first, the latest-starting " +
+        "100 a page. `sort`: starts_on, -starts_on, created_at, -created_at, updated_at or -updated_at (default: current first, the latest-starting " +
         "first, those without a start last); anything else means the default. `member_name` is the member's current name."
     })
   )

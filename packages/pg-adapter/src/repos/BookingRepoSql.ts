@@ -18,8 +18,8 @@ export const BookingRepoSql = Layer.effect(BookingRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const bookings = shownTable(sql, BookingResource, { table: "bookings", view: "bookings_shown", alias: "b", derived: ["booking_type_name"] })
   return BookingRepo.of({
-    listUpcoming: (tenantId, now, sort, page) =>
-      bookings.page(sql`b.tenant_id = ${tenantId} AND b.status = 'confirmed' AND b.starts_at >= ${now}::timestamptz`, orderOf(sort), page),
+    listUpcoming: (tenantId, now, sort, page, updatedSince) =>
+      bookings.page(sql`b.tenant_id = ${tenantId} AND b.status = 'confirmed' AND b.starts_at >= ${now}::timestamptz`, orderOf(sort), page, updatedSince),
     insert: (tenantId, values) => bookings.insert(tenantId, values),
     hasBookingType: (tenantId, id) =>
       sql`SELECT 1 FROM booking_types WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(

@@ -21,10 +21,10 @@ export const ContactRepoSql = Layer.effect(ContactRepo, Effect.gen(function*() {
   const contacts = resourceTable(sql, ContactResource, "contacts", "c")
 
   return ContactRepo.of({
-    list: Effect.fn("ContactRepo.list")(function*(tenantId, filter, sort, page) {
+    list: Effect.fn("ContactRepo.list")(function*(tenantId, filter, sort, page, updatedSince) {
       const clauses = [sql`c.tenant_id = ${tenantId}`]
       if (filter.email !== undefined) clauses.push(sql`lower(c.email) = lower(${filter.email})`)
-      return yield* contacts.page(sql.and(clauses), orderOf(sort), page)
+      return yield* contacts.page(sql.and(clauses), orderOf(sort), page, updatedSince)
     }),
     find: contacts.find,
     findForUpdate: contacts.findForUpdate,
@@ -40,7 +40,7 @@ export const ContactRepoSql = Layer.effect(ContactRepo, Effect.gen(function*() {
         return rows[0] === undefined ? undefined : { id: Number(rows[0].id), subscribed: rows[0].subscribed }
       }).pipe(Effect.orDie),
     setSubscribed: (tenantId, id, subscribed) =>
-      sql<{ readonly id: bigint }>`UPDATE contacts SET subscribed_at = ${subscribed ? new Date() : null}, updated_at = now()
+      sql<{ readonly id: bigint }>`UPDATE contacts SET subscribed_at = ${subscribed ? new Date() : null}
           WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
   })
 }))

@@ -13,5 +13,5 @@ const orderOf = (sort: DealSort | undefined) =>
 export const DealRepoSql = Layer.effect(DealRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const deals = resourceTable(sql, DealResource, "deals", "d")
-  return DealRepo.of({ ...deals, list: (tenantId, sort, page) => deals.page(sql`d.tenant_id = ${tenantId}`, orderOf(sort), page) })
+  return DealRepo.of({ ...deals, list: (tenantId, sort, page, updatedSince) => deals.page(sql`d.tenant_id = ${tenantId}`, orderOf(sort), page, updatedSince) })
 }))

@@ -13,5 +13,5 @@ const orderOf = (sort: EventSort | undefined) =>
 export const EventRepoSql = Layer.effect(EventRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const events = resourceTable(sql, EventResource, "events", "e")
-  return EventRepo.of({ ...events, list: (tenantId, sort, page) => events.page(sql`e.tenant_id = ${tenantId}`, orderOf(sort), page) })
+  return EventRepo.of({ ...events, list: (tenantId, sort, page, updatedSince) => events.page(sql`e.tenant_id = ${tenantId}`, orderOf(sort), page, updatedSince) })
 }))

@@ -19,8 +19,8 @@ export const InvoiceRepoSql = Layer.effect(InvoiceRepo, Effect.gen(function*() {
     find: invoices.find,
     findForUpdate: invoices.findForUpdate,
     update: invoices.update,
-    list: (tenantId, status, sort, page) =>
-      invoices.page(status === undefined ? sql`i.tenant_id = ${tenantId}` : sql`i.tenant_id = ${tenantId} AND i.status = ${status}`, orderOf(sort), page),
+    list: (tenantId, status, sort, page, updatedSince) =>
+      invoices.page(status === undefined ? sql`i.tenant_id = ${tenantId}` : sql`i.tenant_id = ${tenantId} AND i.status = ${status}`, orderOf(sort), page, updatedSince),
     insert: (tenantId, values, lines) =>
       Effect.gen(function*() {
         const invoice = yield* invoices.insert(tenantId, values, { pay_token: randomBytes(24).toString("base64url") })

@@ -34,7 +34,8 @@ export const countedMembers = (
   tenantId: number,
   status: MemberStatus | undefined,
   sort: MemberSort | undefined,
-  page: number
+  page: number,
+  updatedSince?: string
 ): Effect.Effect<Page<Member>> => {
   const where: Statement.Fragment = status === undefined
     ? sql`m.tenant_id = ${tenantId}`
@@ -49,6 +50,7 @@ export const countedMembers = (
     where,
     order: memberOrder(sort),
     page,
+    updatedSince,
     count
   })
 }

@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import { MemberRepo, MemberResource, SlugTaken } from "@chamber/core"
+import { MemberRepo, MemberResource, SlugTaken, UPDATED_AT } from "@chamber/core"
 import { likeEscape } from "./rows.ts"
 import { columnValues, resourceTable } from "./ResourceSql.ts"
 import { countedMembers, memberOrder, membersNamed } from "./MemberListSql.ts"
@@ -22,15 +22,18 @@ export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
       : find(tenantId, Number(rows[0].id)).pipe(Effect.map((m) => m!))
 
   return MemberRepo.of({
-    list: Effect.fn("MemberRepo.list")(function*(tenantId, filter, sort, page) {
-      // The list, and a search by name alone, read what is kept beside the members (MemberListSql.ts).
-      if (filter.email === undefined && filter.name === undefined) return yield* countedMembers(sql, tenantId, filter.status, sort, page)
-      if (filter.email === undefined && filter.status === undefined) return yield* membersNamed(sql, searches, tenantId, filter.name!, sort, page)
+    list: Effect.fn("MemberRepo.list")(function*(tenantId, filter, sort, page, updatedSince) {
+      // The list, and a search by name alone, read what is kept beside the members (MemberListSql.ts);
+      // what is kept does not know `updated_at`, so a list asked for it (`updated_since`, its sort) reads the members.
+      if (filter.email === undefined && filter.name === undefined) return yield* countedMembers(sql, tenantId, filter.status, sort, page, updatedSince)
+      if (filter.email === undefined && filter.status === undefined && updatedSince === undefined && sort?.column !== UPDATED_AT) {
+        return yield* membersNamed(sql, searches, tenantId, filter.name!, sort, page)
+      }
       const clauses = [sql`m.tenant_id = ${tenantId}`]
       if (filter.status !== undefined) clauses.push(sql`m.status = ${filter.status}`)
       if (filter.email !== undefined) clauses.push(sql`lower(m.email) = lower(${filter.email})`)
       if (filter.name !== undefined) clauses.push(sql`m.name ILIKE ${"%" + likeEscape(filter.name) + "%"}`)
-      return yield* members.page(sql.and(clauses), memberOrder(sort), page)
+      return yield* members.page(sql.and(clauses), memberOrder(sort), page, updatedSince)
     }),
     find,
     findForUpdate: members.findForUpdate,
@@ -41,7 +44,7 @@ export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
         Effect.flatMap(written(tenantId, values.slug))
       ),
     update: (tenantId, id, changes) =>
-      sql<{ readonly id: bigint }>`UPDATE members SET ${sql.update({ ...columnValues(MemberResource, changes), updated_at: new Date() })}
+      sql<{ readonly id: bigint }>`UPDATE members SET ${sql.update(columnValues(MemberResource, changes))}
           WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
         Effect.catchReason("SqlError", "UniqueViolation", () => Effect.succeed([])),
         Effect.orDie,

@@ -11,7 +11,7 @@
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
-import { type Page, PER_PAGE, pageOffset, type SortOrder } from "@chamber/core"
+import { type Page, PER_PAGE, pageOffset, type SortOrder, UPDATED_AT } from "@chamber/core"
 
 /** One key of an order: an SQL expression, its direction, and nulls last in either direction or not. */
 export interface OrderKey {
@@ -39,11 +39,21 @@ export const orderSql = (order: Order, reversed = false) =>
  * id last, so pages never overlap or skip rows. The columns in `nullsLast` put their nulls last
  * in either direction.
  */
-export const orderBy = <C extends string>(alias: string, columns: Record<C, string>, fallback: C, nullsLast: ReadonlyArray<C> = []) =>
-  ({ column, descending }: SortOrder<C> = { column: fallback, descending: false }): Order => [
-    { expression: columns[column], descending, nullsLast: nullsLast.includes(column) },
+export const orderBy = <C extends string>(
+  alias: string,
+  columns: Record<Exclude<C, typeof UPDATED_AT>, string>,
+  fallback: C,
+  nullsLast: ReadonlyArray<C> = []
+) => {
+  const expressions: Record<string, string> = { ...columns, [UPDATED_AT]: `${alias}.${UPDATED_AT}` }
+  return ({ column, descending }: SortOrder<C> = { column: fallback, descending: false }): Order => [
+    { expression: expressions[column]!, descending, nullsLast: nullsLast.includes(column) },
     { expression: `${alias}.id`, descending, nullsLast: false }
   ]
+}
+
+/** The order of `sort=updated_at` / `-updated_at` on a list that has no other sort columns. */
+export const updatedAtOrder = (alias: string, sort: SortOrder<typeof UPDATED_AT>): Order => orderBy<typeof UPDATED_AT>(alias, {}, UPDATED_AT)(sort)
 
 /**
  * A select list and how to read its values out of a statement's rows read as arrays
@@ -65,7 +75,15 @@ export interface PageQuery<A> {
   readonly where: Statement.Fragment
   readonly order: Order
   readonly page: number
+  /** `updated_since` (ruling 30): only rows whose `updated_at` is at or after this ISO date-time. */
+  readonly updatedSince?: string | undefined
 }
+
+/** The rows a list reads: its filter and, when asked, `updated_at` at or after `updated_since`. */
+const filtered = <A>(sql: SqlClient.SqlClient, query: PageQuery<A>): Statement.Fragment =>
+  query.updatedSince === undefined
+    ? query.where
+    : sql.and([query.where, sql`${sql.literal(query.alias)}.updated_at >= ${query.updatedSince}::timestamptz`])
 
 /**
  * A page in one statement: the page's ids and the filtered total (a window count over the
@@ -74,15 +92,16 @@ export interface PageQuery<A> {
 export const listPage = <A>(sql: SqlClient.SqlClient, query: PageQuery<A>): Effect.Effect<Page<A>> =>
   Effect.gen(function*() {
     const { alias, from } = query
+    const where = filtered(sql, query)
     const order = orderSql(query.order)
     const rows = yield* sql`
       SELECT listed.total_count, ${sql.literal(query.columns.select)}
       FROM ${sql.literal(from)}
-      JOIN (SELECT ${sql.literal(alias)}.id, count(*) OVER () AS total_count FROM ${sql.literal(from)} WHERE ${query.where}
+      JOIN (SELECT ${sql.literal(alias)}.id, count(*) OVER () AS total_count FROM ${sql.literal(from)} WHERE ${where}
             ORDER BY ${sql.literal(order)} LIMIT ${PER_PAGE} OFFSET ${pageOffset(query.page)}) listed ON listed.id = ${sql.literal(alias)}.id
       ORDER BY ${sql.literal(order)}`.values
     if (rows.length > 0) return { rows: rows.map(query.columns.at(1)), total: Number(rows[0]![0]) }
-    const counted = yield* sql<{ readonly n: bigint }>`SELECT count(*) AS n FROM ${sql.literal(from)} WHERE ${query.where}`
+    const counted = yield* sql<{ readonly n: bigint }>`SELECT count(*) AS n FROM ${sql.literal(from)} WHERE ${where}`
     return { rows: [], total: Number(counted[0]!.n) }
   }).pipe(Effect.orDie)
 
@@ -95,13 +114,14 @@ const REREADS = 3
  * first: past the end it answers no rows; otherwise it reads the page from whichever end is
  * nearer, skipping at most half the rows. The page's statement carries the total again: when a
  * write committed in between changed it, the page is read again with the new one, so rows and
- * total are always of one moment.
+ * total are always of one moment. A list asked for `updated_since` counts what it reads (`listPage`):
+ * the kept count is of every row.
  */
 export const countedPage = <A>(
   sql: SqlClient.SqlClient,
   query: PageQuery<A> & { readonly count: Statement.Fragment }
 ): Effect.Effect<Page<A>> =>
-  Effect.gen(function*() {
+  query.updatedSince !== undefined ? listPage(sql, query) : Effect.gen(function*() {
     const { alias, count, from, where } = query
     const forward = orderSql(query.order)
     const map = query.columns.at(1)

@@ -14,7 +14,7 @@ export const PaymentRepoSql = Layer.effect(PaymentRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const payments = resourceTable(sql, PaymentResource, "payments", "p")
   return PaymentRepo.of({
-    list: (tenantId, sort, page) => payments.page(sql`p.tenant_id = ${tenantId}`, orderOf(sort), page),
+    list: (tenantId, sort, page, updatedSince) => payments.page(sql`p.tenant_id = ${tenantId}`, orderOf(sort), page, updatedSince),
     insert: (tenantId, invoiceId, values) => payments.insert(tenantId, values, { invoice_id: invoiceId })
   })
 }))

@@ -23,8 +23,8 @@ export const PlacementRepoSql = Layer.effect(PlacementRepo, Effect.gen(function*
   const sql = yield* SqlClient.SqlClient
   const placements = shownTable(sql, PlacementResource, { table: "sponsorships", view: "placements_shown", alias: "p", derived: ["ctr"] })
   return PlacementRepo.of({
-    listLive: (tenantId, today, sort, page) =>
-      placements.page(sql`p.tenant_id = ${tenantId} AND ${liveOn(sql, "p", today)} AND ${sql.literal(CREATIVE)}`, orderOf(sort), page),
+    listLive: (tenantId, today, sort, page, updatedSince) =>
+      placements.page(sql`p.tenant_id = ${tenantId} AND ${liveOn(sql, "p", today)} AND ${sql.literal(CREATIVE)}`, orderOf(sort), page, updatedSince),
     insert: (tenantId, values) => placements.insert(tenantId, values, { kind: "ad" })
   })
 }))

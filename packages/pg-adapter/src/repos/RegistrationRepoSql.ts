@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { RegistrationRepo, RegistrationResource } from "@chamber/core"
-import { listPage, type Order } from "./PageSql.ts"
+import { listPage, type Order, updatedAtOrder } from "./PageSql.ts"
 import { columnValues, envelopeColumns, type ResourceRow, toEnvelope } from "./ResourceSql.ts"
 
 type RegistrationRow = ResourceRow<typeof RegistrationResource.fields>
@@ -20,14 +20,15 @@ const REGISTERED: Order = [
 export const RegistrationRepoSql = Layer.effect(RegistrationRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return RegistrationRepo.of({
-    listForEvent: (tenantId, eventId, page) =>
+    listForEvent: (tenantId, eventId, sort, page, updatedSince) =>
       listPage(sql, {
         columns: REGISTRATION,
         from: "registrations r",
         alias: "r",
         where: sql`r.tenant_id = ${tenantId} AND r.event_id = ${eventId}`,
-        order: REGISTERED,
-        page
+        order: sort === undefined ? REGISTERED : updatedAtOrder("r", sort),
+        page,
+        updatedSince
       }),
     insert: (tenantId, values) =>
       Effect.gen(function*() {

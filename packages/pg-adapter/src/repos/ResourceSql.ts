@@ -159,12 +159,12 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
       return sql<{ readonly id: bigint }>`INSERT INTO ${sql.literal(table)} ${sql.insert(record)} RETURNING id`.pipe(Effect.orDie, Effect.flatMap(written(tenantId)))
     },
     update: (tenantId: number, id: number, changes: Partial<Record<keyof D, unknown>>) => {
-      const record = { ...columnValues(resource, changes), updated_at: new Date() }
-      return sql<{ readonly id: bigint }>`UPDATE ${sql.literal(table)} SET ${sql.update(record)} WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
+      return sql<{ readonly id: bigint }>`UPDATE ${sql.literal(table)} SET ${sql.update(columnValues(resource, changes))} WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
         Effect.orDie,
         Effect.flatMap(written(tenantId))
       )
     },
-    page: (where: Statement.Fragment, order: Order, page: number) => listPage(sql, { columns, from: `${table} ${alias}`, alias, where, order, page })
+    page: (where: Statement.Fragment, order: Order, page: number, updatedSince: string | undefined) =>
+      listPage(sql, { columns, from: `${table} ${alias}`, alias, where, order, page, updatedSince })
   }
 }

@@ -35,8 +35,8 @@ export const SponsorshipRepoSql = Layer.effect(SponsorshipRepo, Effect.gen(funct
     derived: ["member_name"]
   })
   return SponsorshipRepo.of({
-    listLive: (tenantId, today, sort, page) =>
-      sponsorships.page(sql`s.tenant_id = ${tenantId} AND ${liveOn(sql, "s", today)}`, orderOf(sort), page),
+    listLive: (tenantId, today, sort, page, updatedSince) =>
+      sponsorships.page(sql`s.tenant_id = ${tenantId} AND ${liveOn(sql, "s", today)}`, orderOf(sort), page, updatedSince),
     insert: (tenantId, values) => sponsorships.insert(tenantId, values)
   })
 }))
