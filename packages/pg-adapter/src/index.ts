@@ -10,6 +10,7 @@ import { BookingRepoSql } from "./repos/BookingRepoSql.ts"
 import { ContactRepoSql } from "./repos/ContactRepoSql.ts"
 import { DealRepoSql } from "./repos/DealRepoSql.ts"
 import { EventRepoSql } from "./repos/EventRepoSql.ts"
+import { HookDeliveryRepoSql } from "./repos/HookDeliveryRepoSql.ts"
 import { HookRepoSql } from "./repos/HookRepoSql.ts"
 import { InvoiceRepoSql } from "./repos/InvoiceRepoSql.ts"
 import { PaymentRepoSql } from "./repos/PaymentRepoSql.ts"
@@ -34,6 +35,7 @@ export {
   DatabaseFailuresSql,
   DealRepoSql,
   EventRepoSql,
+  HookDeliveryRepoSql,
   HookRepoSql,
   InvoiceRepoSql,
   KeyHasherNode,
@@ -66,6 +68,7 @@ const RepositoriesLive = Layer.mergeAll(
   PlacementRepoSql,
   BookingRepoSql,
   HookRepoSql,
+  HookDeliveryRepoSql,
   OutboxSql,
   RateLimitSnapshotsSql,
   TransactorSql,

@@ -15,6 +15,7 @@ import { DeliveryStoreSql } from "./DeliveryStore.ts"
 import { type Deliver, type RelayConfig, runRelay } from "./Relay.ts"
 import { nextAttemptDelay } from "./Schedule.ts"
 import { type ExtraCa, sendEffect } from "./Sender.ts"
+import { makePreviousSecrets, type PreviousSecretOf } from "./PreviousSecrets.ts"
 import { DEFAULT_LEASE_MS, type DeliverySettings } from "./Settings.ts"
 import { deliveryBody, deliveryHeaders } from "./Signature.ts"
 
@@ -22,14 +23,22 @@ import { deliveryBody, deliveryHeaders } from "./Signature.ts"
  * One attempt: the body serialized once, so the bytes signed are the bytes sent. A delivery
  * whose secret this relay cannot decrypt is not sent: its attempt fails with the reason.
  */
-export const deliverWith = (settings: DeliverySettings, ca?: ExtraCa): Deliver => (delivery: ClaimedDelivery) =>
+export const deliverWith = (settings: DeliverySettings, ca?: ExtraCa, previousOf: PreviousSecretOf = () => Effect.succeed(null)): Deliver =>
+(delivery: ClaimedDelivery) =>
+  Effect.suspend(() => {
+    if (Result.isFailure(delivery.secret)) return Effect.succeed(unsigned(delivery, new Date(), delivery.secret.failure))
+    return Effect.flatMap(previousOf(delivery.hookId, delivery.secret.success), (previous) => attempt(settings, ca, delivery, previous))
+  })
+
+/** One attempt signed with the claimed secret, and `previous` beside it during a rotation's overlap. */
+const attempt = (settings: DeliverySettings, ca: ExtraCa | undefined, delivery: ClaimedDelivery, previous: string | null) =>
   Effect.suspend(() => {
     const attemptedAt = new Date()
-    if (Result.isFailure(delivery.secret)) return Effect.succeed(unsigned(delivery, attemptedAt, delivery.secret.failure))
+    const secret = Result.getOrThrow(delivery.secret)
     const body = deliveryBody(delivery.event)
     return sendEffect({
       url: delivery.url,
-      headers: deliveryHeaders(delivery.event, delivery.secret.success, body, attemptedAt),
+      headers: deliveryHeaders(delivery.event, secret, body, attemptedAt, previous),
       body,
       timeoutMs: settings.timeoutMs,
       allowPrivate: settings.allowPrivate,
@@ -87,7 +96,10 @@ export const relayConfig = (options: RelayOptions): RelayConfig => ({
 /** A relay running in the background of the application; needs the storage layer (and its PgClient). */
 export const RelayLive = (options: RelayOptions) => {
   const config = relayConfig(options)
-  return Layer.effectDiscard(Effect.forkScoped(runRelay(config, deliverWith(options.settings, options.ca)))).pipe(
+  return Layer.effectDiscard(Effect.gen(function*() {
+    const previousOf = yield* makePreviousSecrets
+    return yield* Effect.forkScoped(runRelay(config, deliverWith(options.settings, options.ca, previousOf)))
+  })).pipe(
     Layer.provide(DeliveryStoreSql)
   )
 }

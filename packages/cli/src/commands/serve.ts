@@ -16,7 +16,7 @@ import * as HttpServerError from "effect/http/HttpServerError"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { databaseConfigFromEnv, StorageLive } from "@chamber/pg-adapter"
 import { HttpLive, NodeServerLive } from "@chamber/http-adapter"
-import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
+import { deliverySettingsFromEnv, HookPingsLive, RelayLive } from "@chamber/webhook-relay"
 import { knownChamber, seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
 import { parseDuration } from "../Durations.ts"
@@ -165,6 +165,7 @@ export const serve = (opts: ServeOptions) => {
     Layer.provide(listener),
     Layer.provide(rateLimitsLayer(limits)),
     Layer.provide(storedSecretsChecked(tell)),
+    Layer.provide(HookPingsLive(settings)),
     Layer.provide(StorageLive(config, { exclusive: true }))
   )
   return Layer.launch(app).pipe(
