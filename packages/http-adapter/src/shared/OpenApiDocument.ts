@@ -176,7 +176,7 @@ const EVENT_ID = "evt_3kT9vQ2mXw7LpR4sN8yB1cZd"
 const webhook = (kind: string, summary: string, data: Json, example: unknown): Json => ({
   post: {
     summary,
-    description: `${summary}\n\nSigned as every delivery is (docs/webhooks.md "Verifying a delivery"). Answer any 2xx within the timeout ` +
+    description: `${summary}\n\nSigned as every delivery is: \`X-CC-Signature\` and the Standard Webhooks headers. Answer any 2xx within the timeout ` +
       "(10 s by default); anything else, or nothing, is retried after about 1 minute, 30 minutes and 6 hours.",
     operationId: `webhook.${kind}`,
     parameters: deliveryHeaders(kind),
