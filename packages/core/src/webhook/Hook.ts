@@ -26,6 +26,9 @@ export const HookCreate = Schema.Struct({
 }).annotate({ identifier: "HookCreate", examples: [{ url: "https://hooks.example.com/chamber", events: ["member.created", "invoice.paid"] }] })
 export type HookCreate = typeof HookCreate.Type
 
+/** The subscription every example shows. */
+const example = { id: 3, url: "https://hooks.example.com/chamber", events: ["member.created"], active: true, created_at: "2026-11-22T15:04:05.000Z" }
+
 export const Hook = Schema.Struct({
   id: Schema.Int,
   url: Schema.String,
@@ -34,21 +37,14 @@ export const Hook = Schema.Struct({
   created_at: Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
 }).annotate({
   identifier: "Hook",
-  examples: [{ id: 3, url: "https://hooks.example.com/chamber", events: ["member.created"], active: true, created_at: "2026-11-22T15:04:05.000Z" }]
+  examples: [example]
 })
 export type Hook = typeof Hook.Type
 
 /** The create response: the subscription and its signing secret. */
 export const HookWithSecret = Schema.Struct({ ...Hook.fields, secret: Schema.String }).annotate({
   identifier: "HookWithSecret",
-  examples: [{
-    id: 3,
-    url: "https://hooks.example.com/chamber",
-    events: ["member.created"],
-    active: true,
-    created_at: "2026-11-22T15:04:05.000Z",
-    secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5dL4Y6sZtQ0="
-  }]
+  examples: [{ ...example, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5dL4Y6sZtQ0=" }]
 })
 export type HookWithSecret = typeof HookWithSecret.Type
 
@@ -73,11 +69,7 @@ export const HookHealth = Schema.Struct({
 }).annotate({
   identifier: "HookHealth",
   examples: [{
-    id: 3,
-    url: "https://hooks.example.com/chamber",
-    events: ["member.created"],
-    active: true,
-    created_at: "2026-11-22T15:04:05.000Z",
+    ...example,
     consecutive_failures: 2,
     last_success_at: "2026-11-24T09:12:00.000Z",
     last_failure_at: "2026-11-24T10:40:31.000Z",
