@@ -20,21 +20,23 @@ import { DEFAULT_LEASE_MS, type DeliverySettings } from "./Settings.ts"
 import { deliveryBody, deliveryHeaders } from "./Signature.ts"
 
 /**
- * One attempt: the body serialized once, so the bytes signed are the bytes sent. A delivery
- * whose secret this relay cannot decrypt is not sent: its attempt fails with the reason.
+ * One attempt: the body serialized once, so the bytes signed are the bytes sent; signed with the
+ * claimed secret and, during a rotation's overlap, the previous one (`previousOf`,
+ * PreviousSecrets.ts). A delivery whose secret this relay cannot decrypt is not sent: its attempt
+ * fails with the reason.
  */
 export const deliverWith = (settings: DeliverySettings, ca?: ExtraCa, previousOf: PreviousSecretOf = () => Effect.succeed(null)): Deliver =>
 (delivery: ClaimedDelivery) =>
   Effect.suspend(() => {
     if (Result.isFailure(delivery.secret)) return Effect.succeed(unsigned(delivery, new Date(), delivery.secret.failure))
-    return Effect.flatMap(previousOf(delivery.hookId, delivery.secret.success), (previous) => attempt(settings, ca, delivery, previous))
+    const secret = delivery.secret.success
+    return Effect.flatMap(previousOf(delivery.hookId, secret), (previous) => attempt(settings, ca, delivery, secret, previous))
   })
 
-/** One attempt signed with the claimed secret, and `previous` beside it during a rotation's overlap. */
-const attempt = (settings: DeliverySettings, ca: ExtraCa | undefined, delivery: ClaimedDelivery, previous: string | null) =>
+/** One attempt signed with `secret`, and `previous` beside it during a rotation's overlap. */
+const attempt = (settings: DeliverySettings, ca: ExtraCa | undefined, delivery: ClaimedDelivery, secret: string, previous: string | null) =>
   Effect.suspend(() => {
     const attemptedAt = new Date()
-    const secret = Result.getOrThrow(delivery.secret)
     const body = deliveryBody(delivery.event)
     return sendEffect({
       url: delivery.url,
