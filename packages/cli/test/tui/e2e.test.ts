@@ -53,7 +53,7 @@ const until = (pattern: RegExp, timeoutMs = 20_000) =>
 const keys = (...names: ReadonlyArray<string>) => Effect.sync(() => void tmux("send-keys", "-t", "tui", ...names))
 
 describe("chamber tui in a terminal beside chamber serve on the embedded database", () => {
-  layer(envLayer(pgliteRuntime), { timeout: 180_000 })((it) => {
+  layer(envLayer(pgliteRuntime), { timeout: 300_000 })((it) => {
     it.effect("replays a failed delivery from the Deliveries screen; it arrives signed with the same event id; the TUI outlives a server restart", () =>
       Effect.gen(function*() {
         tmux("-V")
@@ -151,6 +151,6 @@ describe("chamber tui in a terminal beside chamber serve on the embedded databas
         yield* keys("q")
         yield* until(/EXITED 0/)
         assert.isFalse(screens.some((s) => STACK.test(s)), "no screen showed a stack trace")
-      }), 180_000)
+      }), 300_000)
   })
 })
