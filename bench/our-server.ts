@@ -9,6 +9,8 @@
  * BENCH_RATE_LIMITS=off: no rate limiter; otherwise the in-process one, as `chamber serve`
  * without REDIS_URL. The bench raises the limit far above its load: the limiter runs in full,
  * admitting everything.
+ * CHAMBER_METRICS_PORT and OTEL_EXPORTER_OTLP_ENDPOINT (with the other OTEL_* variables): metrics
+ * and traces as `chamber serve` has them (docs/operations.md "Metrics").
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -21,6 +23,7 @@ import { pipelineFromEnv, StorageLive } from "../packages/pg-adapter/src/index.t
 import { HttpLive, NodeServerLive, RateLimitPerMinute } from "../packages/http-adapter/src/index.ts"
 import { HookPingsLive } from "../packages/webhook-relay/src/index.ts"
 import { lineWriter, linesLogger } from "../packages/cli/src/LogLines.ts"
+import { observability, observabilityFromEnv } from "../packages/cli/src/observability/Observability.ts"
 import { importFromPackage, LISTENING, POOL_SIZE } from "./shared.ts"
 
 const NodeRuntime = await importFromPackage("http-adapter", "@effect/platform-node/NodeRuntime")
@@ -33,7 +36,9 @@ const Logging = accessLog === undefined
   ? Layer.succeed(References.MinimumLogLevel)("Warn")
   : Logger.layer([linesLogger("json", lineWriter(((fd) => (chunk: string) => void writeSync(fd, chunk))(openSync(accessLog, "a"))))])
 
-const App = HttpLive.pipe(
+const { telemetry, readers } = observability(observabilityFromEnv(), "127.0.0.1", () => Effect.void)
+
+const App = Layer.mergeAll(HttpLive.pipe(Layer.provide(telemetry)), readers).pipe(
   Layer.provideMerge(NodeServerLive({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" })),
   Layer.provide([process.env.BENCH_RATE_LIMITS === "off" ? NoRateLimits : SavedRateLimitStore, Layer.succeed(RateLimitPerMinute)(1_000_000_000)]),
   Layer.provide(HookPingsLive({ timeoutMs: 10_000, allowPrivate: false })),

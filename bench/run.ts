@@ -13,7 +13,8 @@
  *
  * Verdicts: the members page against the baseline (throughput >= 0.9x, p99 <= 1.2x, peak RSS <=
  * 1.5x); the access log's and the in-process rate limiter's cost on it (<= 5% each, against ours
- * without them); /me, a single member, POST /members and the invoice flow as ratios; with
+ * without them); /me, a single member, POST /members and the invoice flow as ratios; POST /members
+ * with an Idempotency-Key against ours without (<= 10%) and a replay against the create; with
  * BENCH_BEFORE=<checkout>, that checkout's server measured in the same rounds, and each endpoint's
  * throughput within 10% of it. Exit code 1 only when the bench itself broke.
  */
@@ -35,6 +36,7 @@ import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql
 import { benchRelay } from "./relay.ts"
 import { benchLarge } from "./large.ts"
 import { benchEmbedded } from "./embedded.ts"
+import { startOtlpSink } from "./otlp-sink.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
@@ -44,7 +46,7 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2))
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
 const BEFORE = process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : undefined
-const BAR = { throughput: 0.9, p99: 1.2, peakRss: 1.5, accessLog: 0.05, limiter: 0.05, before: 0.9 }
+const BAR = { throughput: 0.9, p99: 1.2, peakRss: 1.5, accessLog: 0.05, limiter: 0.05, before: 0.9, metrics: 0.05, otlp: 0.15, idempotencyKey: 0.1 }
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 const log = (line: string) => console.log(line)
@@ -317,6 +319,39 @@ const invoiceFlow: Endpoint = {
   differs: ["id", "number", "issued_at", "created_at", "updated_at"]
 }
 
+/** POST /members as `membersPost`, each request with an Idempotency-Key of its own. */
+const membersPostWithKey: Endpoint = {
+  ...membersPost,
+  id: "idempotency",
+  name: "POST /api/v1/members with an Idempotency-Key",
+  requests: () => {
+    let next = 0
+    const run = randomBytes(4).toString("hex")
+    return [{
+      method: "POST",
+      path: "/api/v1/members",
+      headers: JSON_HEADERS,
+      // The request as autocannon built it, its headers the connection's (authorization) and these.
+      setupRequest: (request: Record<string, unknown>) => ({
+        ...request,
+        headers: { ...(request.headers as Record<string, string>), "idempotency-key": `bench-${run}-${++next}` },
+        body: JSON.stringify(nextMember())
+      })
+    }]
+  }
+}
+
+const REPLAYED_KEY = `bench-replayed-${randomBytes(4).toString("hex")}`
+const REPLAYED_BODY = JSON.stringify({ ...memberBodies(11)(), name: "Bench Replayed Bakery" })
+
+/** The same POST /members with the same Idempotency-Key over and over: every request after the first is a replay. */
+const membersPostReplayed: Endpoint = {
+  ...membersPost,
+  id: "idempotency",
+  name: "POST /api/v1/members replayed (the same Idempotency-Key and body)",
+  requests: () => [{ method: "POST", path: "/api/v1/members", headers: { ...JSON_HEADERS, "idempotency-key": REPLAYED_KEY }, body: REPLAYED_BODY }]
+}
+
 const ALL_ENDPOINTS: ReadonlyArray<Endpoint> = [
   getEndpoint("members", "GET /api/v1/members (page 1)", () => "/api/v1/members?page=1"),
   getEndpoint("me", "GET /api/v1/me", () => "/api/v1/me"),
@@ -325,10 +360,14 @@ const ALL_ENDPOINTS: ReadonlyArray<Endpoint> = [
   invoiceFlow
 ]
 const MEMBERS_PAGE = ALL_ENDPOINTS[0]!
+/** The endpoints measured also on ours with metrics on and with OTLP export. */
+const OBSERVED_ENDPOINTS = ["members", "me"]
+const OBSERVED_SERVERS = ["ours-metrics", "ours-otlp"]
 const ENDPOINTS = ALL_ENDPOINTS.filter((e) => ONLY.length === 0 || ONLY.includes(e.id))
 const RELAY = ONLY.length === 0 || ONLY.includes("relay")
+const IDEMPOTENCY = ONLY.length === 0 || ONLY.includes("idempotency")
 {
-  const known = [...ALL_ENDPOINTS.map((e) => e.id), "relay", "large", "embedded"]
+  const known = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "large", "embedded"]
   const unknown = ONLY.filter((id) => !known.includes(id))
   if (unknown.length > 0) {
     console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
@@ -428,7 +467,7 @@ class Tally {
 }
 
 /** The tables the measured writes grow. */
-const WRITTEN_TABLES = ["members", "outbox_events", "invoices", "invoice_lines", "invoice_sequences", "payments", "api_keys"]
+const WRITTEN_TABLES = ["members", "outbox_events", "invoices", "invoice_lines", "invoice_sequences", "payments", "api_keys", "idempotency_keys"]
 
 /**
  * Before a round of a write endpoint, outside the measured window: the previous rounds' dead rows
@@ -453,7 +492,7 @@ const printTable = (endpoint: Endpoint, rows: Rows) => {
   log(cells(["server", `${unit}s/s`, "p50 ms", "p99 ms", `CPU ms/${unit}`, "peak RSS MB", "non-2xx/err"]))
   for (const [name, m] of rows) log(cells([name, f(m.rps), f(m.p50), f(m.p99), f(m.cpuMs, 3), f(m.peakRssMb), String(m.bad)]))
   const get = (name: string) => rows.find(([n]) => n === name)?.[1]
-  for (const other of ["baseline", "ours-nolog", "ours-nolimit", "before"]) {
+  for (const other of ["baseline", "ours-nolog", "ours-nolimit", "ours-metrics", "ours-otlp", "before"]) {
     const [a, b] = [get("ours")!, get(other)]
     if (b === undefined) continue
     log(
@@ -486,7 +525,15 @@ const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly
         const cost = 1 - ours.rps / get(name)!.rps
         verdict(cost <= bar, `${what} costs ${f(cost * 100)}% of the members page's throughput (bar <= ${bar * 100}%)`, clean)
       }
-    } else {
+    }
+    // Metrics (CHAMBER_METRICS_PORT) and OTLP export at ratio 1, against ours without them (docs/operations.md "Metrics").
+    for (const [name, what, bar] of [["ours-metrics", "metrics on", BAR.metrics], ["ours-otlp", "OTLP export (traces at ratio 1)", BAR.otlp]] as const) {
+      const observed = get(name)
+      if (observed === undefined) continue
+      const cost = 1 - observed.rps / ours.rps
+      verdict(cost <= bar, `${what} costs ${f(cost * 100)}% of ${label}'s throughput (bar <= ${bar * 100}%); p99 ${f(observed.p99 / ours.p99, 2)}x`, clean)
+    }
+    if (endpoint !== MEMBERS_PAGE) {
       log(`ratio: ${label} against the baseline: throughput ${f(throughput, 2)}x, p99 ${f(p99, 2)}x, CPU ${f(ours.cpuMs / baseline.cpuMs, 2)}x`)
     }
     if (before !== undefined) {
@@ -499,6 +546,64 @@ const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly
       )
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Idempotency-Key: ours against ours, in the same rounds.
+
+/**
+ * POST /members on our server without a key, with a fresh key each, and replayed, measured in
+ * rounds taken in turn. Bars: a key costs at most 10% of the throughput and of the CPU per
+ * request; a replay costs less CPU and answers more requests a second than the create it replays.
+ */
+const benchIdempotency = async (ours: Server, world: World) => {
+  const write = world.keys.write
+  const post = (headers: Record<string, string>, body: string) =>
+    fetch(`${ours.base}/api/v1/members`, { method: "POST", headers: { authorization: `Bearer ${write}`, ...JSON_HEADERS, ...headers }, body })
+      .then(async (r) => ({ status: r.status, text: await r.text(), replayed: r.headers.get("idempotent-replayed") }))
+  const first = await post({ "idempotency-key": REPLAYED_KEY }, REPLAYED_BODY)
+  const again = await post({ "idempotency-key": REPLAYED_KEY }, REPLAYED_BODY)
+  if (first.status !== 201 || again.status !== 201 || again.text !== first.text || again.replayed !== "true" || first.replayed !== null) {
+    throw new Disagreement(`Idempotency-Key: the replay is not the first answer: ${JSON.stringify([first, again]).slice(0, 600)}`)
+  }
+  log(`  ${membersPostReplayed.name}: the replay is the first answer, byte for byte, marked replayed`)
+  const variants = [["without key", membersPost], ["with key", membersPostWithKey], ["replay", membersPostReplayed]] as const
+  for (const [, endpoint] of variants) await fire(ours.base, endpoint, world, WARMUP)
+  const tallies = variants.map(([, endpoint]) => new Tally(ours, endpoint))
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [i, tally] of tallies.entries()) {
+      await settle()
+      const rate = await tally.round(world, DURATION / ROUNDS)
+      log(`[${elapsed()}] idempotency round ${round}/${ROUNDS} ${variants[i]![0]}: ${f(rate)} req/s`)
+    }
+  }
+  const [without, withKey, replay] = tallies.map((t) => t.result()) as [Measured, Measured, Measured]
+  return () => report(without, withKey, replay)
+}
+
+/** The idempotency section's table and verdicts, printed after the other endpoints'. */
+const report = (without: Measured, withKey: Measured, replay: Measured) => {
+  const cells = (values: ReadonlyArray<string>) => `  ${values[0]!.padEnd(13)}${values.slice(1).map((v) => v.padStart(12)).join("")}`
+  log("\nPOST /api/v1/members on ours: without an Idempotency-Key, with a fresh one each, replayed")
+  log(cells(["variant", "reqs/s", "p50 ms", "p99 ms", "CPU ms/req", "peak RSS MB", "non-2xx/err"]))
+  for (const [name, m] of [["without key", without], ["with key", withKey], ["replay", replay]] as const) {
+    log(cells([name, f(m.rps), f(m.p50), f(m.p99), f(m.cpuMs, 3), f(m.peakRssMb), String(m.bad)]))
+  }
+  const clean = [without, withKey, replay].every((m) => m.bad === 0)
+  const verdict = (pass: boolean, line: string) =>
+    log(`${pass && clean ? "PASS" : "FAIL"}: ${line}${clean ? "" : " -- some requests failed (non-2xx/errors above): the run does not count"}`)
+  const throughputCost = 1 - withKey.rps / without.rps
+  const cpuCost = withKey.cpuMs / without.cpuMs - 1
+  verdict(
+    throughputCost <= BAR.idempotencyKey && cpuCost <= BAR.idempotencyKey,
+    `an Idempotency-Key costs POST /members ${f(throughputCost * 100)}% of its throughput and ${f(cpuCost * 100)}% more CPU a request ` +
+      `(bar <= ${BAR.idempotencyKey * 100}% each)`
+  )
+  verdict(
+    replay.cpuMs < withKey.cpuMs && replay.rps > withKey.rps,
+    `a replay against the create it replays: CPU a request ${f(replay.cpuMs / withKey.cpuMs, 2)}x, throughput ${f(replay.rps / withKey.rps, 2)}x ` +
+      `(bar: less CPU, more throughput)`
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -532,8 +637,15 @@ const benchHttp = async (db: pg.Client) => {
   // Ours as shipped: the in-process rate limiter and the access log (one JSON line a request to a file).
   const logged = { BENCH_ACCESS_LOG: accessLogFile(dbName) }
   const page = ENDPOINTS.includes(MEMBERS_PAGE)
+  // Ours again with metrics on, and with OTLP export (every request traced) to a collector in this process.
+  const observed = ENDPOINTS.some((e) => OBSERVED_ENDPOINTS.includes(e.id))
+  const collector = observed ? await startOtlpSink() : undefined
   const servers = await Promise.all([
     startServer("ours", here("./our-server.ts"), logged),
+    ...(collector === undefined ? [] : [
+      startServer("ours-metrics", here("./our-server.ts"), { ...logged, CHAMBER_METRICS_PORT: "0" }),
+      startServer("ours-otlp", here("./our-server.ts"), { ...logged, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER_ARG: "1" })
+    ]),
     startServer("baseline", here("./baseline-server.ts")),
     ...(page ? [startServer("ours-nolog", here("./our-server.ts")), startServer("ours-nolimit", here("./our-server.ts"), { ...logged, BENCH_RATE_LIMITS: "off" })] : []),
     ...(BEFORE === undefined ? [] : [startServer("before", join(BEFORE, "bench/our-server.ts"), { BENCH_ACCESS_LOG: accessLogFile(`${dbName}-before`) })])
@@ -542,7 +654,9 @@ const benchHttp = async (db: pg.Client) => {
 
   const results: Array<{ endpoint: Endpoint; rows: Rows }> = []
   for (const endpoint of ENDPOINTS) {
-    const measured = servers.filter((s) => endpoint === MEMBERS_PAGE || !s.name.startsWith("ours-"))
+    const measured = servers.filter((s) =>
+      endpoint === MEMBERS_PAGE || !s.name.startsWith("ours-") || (OBSERVED_ENDPOINTS.includes(endpoint.id) && OBSERVED_SERVERS.includes(s.name))
+    )
     for (const server of measured) await fire(server.base, endpoint, world, WARMUP)
     const writes = endpoint.steps.some((step) => step.startsWith("POST"))
     const tallies = measured.map((server) => new Tally(server, endpoint))
@@ -555,12 +669,22 @@ const benchHttp = async (db: pg.Client) => {
     }
     results.push({ endpoint, rows: tallies.map((t) => [t.server.name, t.result()] as const) })
   }
+  let idempotency: (() => void) | undefined
+  if (IDEMPOTENCY) {
+    log(`[${elapsed()}] idempotency: ours without and with an Idempotency-Key, and replayed`)
+    idempotency = await benchIdempotency(servers[0]!, world)
+  }
   await Promise.all(servers.map((server) => stopChild(server.child)))
+  if (collector !== undefined) {
+    log(`[${elapsed()}] the OTLP collector received ${collector.posts()} exports, ${f(collector.bytes() / 1e6)} MB`)
+    await collector.close()
+  }
 
   log(`\n=== ${CONNECTIONS} connections, ${DURATION} s measured per server in ${ROUNDS} rounds taken in turn; ${cpus().length} CPUs shared by load, servers and PostgreSQL ===`)
   log("units/s: requests (flows) whose responses were all 2xx; p50/p99 over every one; CPU: the server's user+sys over them; peak RSS: sampled every 100 ms")
   for (const r of results) printTable(r.endpoint, r.rows)
   verdicts(results)
+  idempotency?.()
   for (const server of servers.filter((s) => s.output.lines > 0)) {
     log(`\nnote: ${server.name} printed ${server.output.lines} line(s), e.g. requests cut off as autocannon closes its connections:`)
     for (const line of server.output.first.slice(0, 4)) log(`  | ${line.slice(0, 160)}`)
@@ -577,7 +701,7 @@ const main = async () => {
   log(`bench: node ${process.version}, ${cpus().length} CPUs, PostgreSQL ${version}, database ${dbName}${BEFORE === undefined ? "" : `, before: ${BEFORE}`}`)
   db = new pg.Client({ connectionString: dbUrl })
   await db.connect()
-  if (ENDPOINTS.length > 0) await benchHttp(db)
+  if (ENDPOINTS.length > 0 || IDEMPOTENCY) await benchHttp(db)
   if (RELAY) await benchRelay({ dbUrl, db, log, elapsed })
   if (ONLY.includes("large")) await benchLarge({ dbUrl, log, elapsed })
   if (ONLY.includes("embedded")) await benchEmbedded({ dbUrl, log, elapsed })

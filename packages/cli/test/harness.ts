@@ -113,7 +113,8 @@ export const serving = (args: ReadonlyArray<string> = [], extraEnv: Record<strin
       }
       throw new Error(`no ${pattern} in the output of serve: ${stdout}${stderr}`)
     }
-    const url = yield* Effect.promise(() => waitFor(/Chamber Data API on http:\/\/[^\s"]+:\d+\/api\/v1/))
+    // A loaded machine can take a while to make a demo chamber; a start that fails says so at once.
+    const url = yield* Effect.promise(() => waitFor(/Chamber Data API on http:\/\/[^\s"]+:\d+\/api\/v1/, 120_000))
     const port = Number(/:(\d+)\/api\/v1/.exec(url)![1])
     return { child, port, stdout: () => stdout, stderr: () => stderr, exited, waitFor } satisfies Serving
   })

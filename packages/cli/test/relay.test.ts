@@ -6,30 +6,14 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { writeFileSync } from "node:fs"
-import { join } from "node:path"
 import { spawn } from "node:child_process"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { verify } from "@chamber/webhook-relay"
-import { startReceiver } from "@chamber/webhook-relay/test/receiver"
 import { Webhook } from "standardwebhooks"
 import { BIN, chamber, Env, envLayer, get, json, post, serving } from "./harness.ts"
-import { tempDir } from "./tempDirs.ts"
+import { chamberWithKey as hookChamber, receiverWithTrust } from "./hookFixtures.ts"
 
-const receiverWithTrust = Effect.gen(function*() {
-  const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
-  const ca = join(yield* tempDir("ca"), "receiver.pem")
-  writeFileSync(ca, receiver.ca)
-  return { receiver, env: { NODE_EXTRA_CA_CERTS: ca, CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true" } }
-})
-
-/** A chamber with a key that may subscribe and write members. */
-const chamberWithKey = Effect.gen(function*() {
-  const tenant = json(yield* chamber(["tenant", "create", "--name", `Hooked ${Math.random()}`, "--json"]))
-  json(yield* chamber(["user", "add", "--tenant", tenant.id, "--email", "ops@hooked.example", "--role", "chamber_admin", "--json"]))
-  const key = json(yield* chamber(["key", "mint", "--tenant", tenant.id, "--as", "ops@hooked.example", "--name", "zap", "--scopes", "hooks:write,members:write", "--json"])).key as string
-  return { tenant: tenant.id as string, key }
-})
+const chamberWithKey = hookChamber("hooks:write,members:write")
 const chamberKey = Effect.map(chamberWithKey, (c) => c.key)
 
 for (const rt of runtimes()) {

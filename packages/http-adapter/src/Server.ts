@@ -31,9 +31,11 @@ import { checkContract } from "./server/ContractCheck.ts"
 import { compressingDocs } from "./server/DocsCompression.ts"
 import { HealthRoutes } from "./server/Health.ts"
 import { jsonErrors, maxBodySize } from "./server/JsonErrors.ts"
+import { IdempotencyPruning } from "./server/Idempotency.ts"
 import { lazyDocs } from "./server/LazyDocs.ts"
 import { makeLimiterBeforeRouting } from "./server/RateLimiting.ts"
 import { withRequestLog } from "./server/RequestLog.ts"
+import { makeRequestMetrics, RequestMetricsOn } from "./server/RequestMetrics.ts"
 import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
 import { SponsorshipsHandlers } from "./sponsorships/SponsorshipsHandlers.ts"
 
@@ -67,7 +69,11 @@ const aroundEveryRequest = <Id extends string, Groups extends HttpApiGroup.Const
       const docs = compressingDocs([DOCS_PATH, OPENAPI_PATH])
       // Failures are all answered inside; the error type says "passes the rest on" (none are left).
       type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
-      return (app): Handled => withRequestLog([maxBodySize], (request) => docs(request, errors(request, app)))
+      const serveOne = (app: Handled): Handled => withRequestLog([maxBodySize], (request) => docs(request, errors(request, app)))
+      if (!(yield* RequestMetricsOn)) return serveOne
+      // Measured from outside everything else, only while metrics or traces are exported (server/RequestMetrics.ts).
+      const measured = makeRequestMetrics(api)
+      return (app): Handled => measured(serveOne(app))
     }),
     { global: true }
   )
@@ -89,8 +95,8 @@ export const serveApi = <Id extends string, Groups extends HttpApiGroup.Constrai
     aroundEveryRequest(api)
   ).pipe(Layer.provide(Layer.effectDiscard(checkContract(api))))
 
-/** The product's routes and the health checks. Needs the core services. */
-export const ApiRoutes = Layer.mergeAll(serveApi(Api, HandlersLive), HealthRoutes)
+/** The product's routes, the health checks and the pruning of expired Idempotency-Keys. Needs the core services. */
+export const ApiRoutes = Layer.mergeAll(serveApi(Api, HandlersLive), HealthRoutes, IdempotencyPruning)
 
 /**
  * Spans are made only when a tracer is installed. The default one keeps them nowhere, and making

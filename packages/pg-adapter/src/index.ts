@@ -12,6 +12,7 @@ import { DealRepoSql } from "./repos/DealRepoSql.ts"
 import { EventRepoSql } from "./repos/EventRepoSql.ts"
 import { HookDeliveryRepoSql } from "./repos/HookDeliveryRepoSql.ts"
 import { HookRepoSql } from "./repos/HookRepoSql.ts"
+import { IdempotencyRepoSql } from "./repos/IdempotencyRepoSql.ts"
 import { InvoiceRepoSql } from "./repos/InvoiceRepoSql.ts"
 import { PaymentRepoSql } from "./repos/PaymentRepoSql.ts"
 import { RegistrationRepoSql } from "./repos/RegistrationRepoSql.ts"
@@ -37,6 +38,7 @@ export {
   EventRepoSql,
   HookDeliveryRepoSql,
   HookRepoSql,
+  IdempotencyRepoSql,
   InvoiceRepoSql,
   KeyHasherNode,
   MemberRepoSql,
@@ -69,6 +71,7 @@ const RepositoriesLive = Layer.mergeAll(
   BookingRepoSql,
   HookRepoSql,
   HookDeliveryRepoSql,
+  IdempotencyRepoSql,
   OutboxSql,
   RateLimitSnapshotsSql,
   TransactorSql,

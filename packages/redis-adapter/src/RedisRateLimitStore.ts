@@ -8,9 +8,11 @@
 import { readFileSync } from "node:fs"
 import { createHash } from "node:crypto"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import { createClient } from "redis"
 import { type Limits, makeMemoryStore, RateLimitStore, type Verdict } from "@chamber/core"
 
@@ -36,6 +38,12 @@ const toVerdict = (reply: Reply, limits: Limits): Verdict => ({
   minute: { limit: limits.perMinute, used: reply[1], backInMs: reply[2] },
   day: { limit: limits.daily, used: reply[3], backInMs: reply[4] },
   retryAfterMs: reply[5]
+})
+
+/** Checks Redis did not answer in time (docs/operations.md "Metrics"): each limited on this instance instead. */
+const redisErrors = Metric.counter("chamber_redis_errors_total", {
+  description: "Rate-limit checks Redis did not answer in time; each was limited on this instance alone.",
+  incremental: true
 })
 
 export const makeRedisStore = Effect.fn("RedisRateLimitStore.make")(function*(options: RedisStoreOptions) {
@@ -81,6 +89,7 @@ export const makeRedisStore = Effect.fn("RedisRateLimitStore.make")(function*(op
         return Effect.logInfo("rate limits: Redis answers again; limits are shared by every instance again")
       }),
       Effect.catch((error) => {
+        redisErrors.updateUnsafe(1, Context.empty())
         if (options.failOpen === false) return Effect.die(error)
         const local = mode === "hit" ? fallback.hit(key, limits) : fallback.peek(key, limits)
         if (down !== undefined) return local

@@ -6,6 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import * as Logger from "effect/Logger"
 import * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -42,6 +43,10 @@ const stop = (child: ChildProcess) =>
     child.kill("SIGKILL")
   })
 
+/** chamber_redis_errors_total as /metrics reports it. */
+const redisErrors = Effect.map(Metric.snapshot, (all) =>
+  all.filter((m) => m.id === "chamber_redis_errors_total").reduce((sum, m) => sum + Number((m.state as { readonly count: number }).count), 0))
+
 const LIMITS: Limits = { perMinute: 10, daily: 1_000 }
 
 describe("the Redis rate-limit store when Redis goes away", () => {
@@ -63,9 +68,11 @@ describe("the Redis rate-limit store when Redis goes away", () => {
       for (let i = 0; i < 3; i++) assert.isTrue((yield* store.hit(key, LIMITS)).admitted)
       assert.strictEqual((yield* other.peek(key, LIMITS)).minute.used, 3, "counted in Redis")
 
+      const errorsBefore = yield* redisErrors
       yield* Effect.promise(() => stop(redis))
       const during = []
       for (let i = 0; i < 15; i++) during.push(yield* store.hit(key, LIMITS))
+      assert.strictEqual((yield* redisErrors) - errorsBefore, 15, "each check Redis did not answer is counted (chamber_redis_errors_total)")
       assert.strictEqual(during.filter((v) => v.admitted).length, 10, "this instance alone holds the per-minute limit")
       assert.isAbove(during.at(-1)!.retryAfterMs, 0)
       const warnings = lines.filter((l) => l.includes("Redis does not answer"))

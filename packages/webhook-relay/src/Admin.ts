@@ -61,6 +61,16 @@ export interface RecentAttempts {
   readonly ok: ReadonlyArray<boolean>
 }
 
+/** The whole database's webhook backlog (docs/operations.md "Metrics"; `chamber deliveries summary`). */
+export interface Backlog {
+  /** Pending deliveries whose next attempt is due now. */
+  readonly due: number
+  /** How long the longest-waiting due delivery has been due, in seconds; 0 when none is. */
+  readonly oldest_due_seconds: number
+  readonly active_subscriptions: number
+  readonly inactive_subscriptions: number
+}
+
 export class WebhookAdmin extends Context.Service<WebhookAdmin, {
   readonly hooks: (tenant: string) => Effect.Effect<ReadonlyArray<HookHealth>>
   readonly hook: (id: number) => Effect.Effect<HookHealth | undefined>
@@ -72,6 +82,7 @@ export class WebhookAdmin extends Context.Service<WebhookAdmin, {
   readonly recentAttempts: (tenant: string, count: number) => Effect.Effect<ReadonlyArray<RecentAttempts>>
   /** Queues deliveries again, due now with a fresh set of retries; the ids it queued. */
   readonly replay: (ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<number>>
+  readonly backlog: Effect.Effect<Backlog>
 }>()("chamber/WebhookAdmin") {}
 
 
@@ -142,5 +153,21 @@ export const WebhookAdminSql = Layer.effect(WebhookAdmin, Effect.gen(function*()
       WHERE id IN ${sql.in(ids)} AND status <> 'pending'
       RETURNING id::int AS id`.pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
 
-  return WebhookAdmin.of({ hooks, hook, reactivate, deliveries, recentAttempts, replay })
+  // Pending rows only (the partial indexes on status = 'pending'): settled deliveries are never read.
+  const backlog = sql<{ readonly due: string; readonly oldest: number | null; readonly active: string; readonly inactive: string }>`
+    SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()) AS due,
+      (SELECT extract(epoch FROM now() - min(next_attempt_at))::float8 FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= now()) AS oldest,
+      (SELECT count(*) FROM webhook_subscriptions WHERE active) AS active,
+      (SELECT count(*) FROM webhook_subscriptions WHERE NOT active) AS inactive`.pipe(
+    Effect.map(([row]): Backlog => ({
+      due: Number(row!.due),
+      oldest_due_seconds: Math.max(0, Number(row!.oldest ?? 0)),
+      active_subscriptions: Number(row!.active),
+      inactive_subscriptions: Number(row!.inactive)
+    })),
+    Effect.orDie
+  )
+
+  return WebhookAdmin.of({ hooks, hook, reactivate, deliveries, recentAttempts, replay, backlog })
 }))

@@ -10,6 +10,7 @@ import * as Result from "effect/Result"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import type { WebhookSecretUnreadable } from "@chamber/core"
+import { attemptKind, countAttempt } from "./DeliveryMetrics.ts"
 import type { AttemptOutcome, ClaimedDelivery } from "./DeliveryStore.ts"
 import { DeliveryStoreSql } from "./DeliveryStore.ts"
 import { type Deliver, type RelayConfig, runRelay } from "./Relay.ts"
@@ -28,7 +29,11 @@ import { deliveryBody, deliveryHeaders } from "./Signature.ts"
 export const deliverWith = (settings: DeliverySettings, ca?: ExtraCa, previousOf: PreviousSecretOf = () => Effect.succeed(null)): Deliver =>
 (delivery: ClaimedDelivery) =>
   Effect.suspend(() => {
-    if (Result.isFailure(delivery.secret)) return Effect.succeed(unsigned(delivery, new Date(), delivery.secret.failure))
+    if (Result.isFailure(delivery.secret)) {
+      const attemptedAt = new Date()
+      countAttempt("failed", 0, delivery.event.created_at, attemptedAt.getTime())
+      return Effect.succeed(unsigned(delivery, attemptedAt, delivery.secret.failure))
+    }
     const secret = delivery.secret.success
     return Effect.flatMap(previousOf(delivery.hookId, secret), (previous) => attempt(settings, ca, delivery, secret, previous))
   })
@@ -45,16 +50,19 @@ const attempt = (settings: DeliverySettings, ca: ExtraCa | undefined, delivery: 
       timeoutMs: settings.timeoutMs,
       allowPrivate: settings.allowPrivate,
       ca
-    }).pipe(Effect.map((r): AttemptOutcome => ({
-      delivery,
-      attemptedAt,
-      ok: r.ok,
-      status: r.status,
-      latencyMs: r.latencyMs,
-      responseExcerpt: r.responseExcerpt,
-      error: r.error,
-      retryAfterSeconds: r.retryAfterSeconds
-    })))
+    }).pipe(Effect.map((r): AttemptOutcome => {
+      countAttempt(attemptKind(r.ok, r.failure), r.latencyMs, delivery.event.created_at, attemptedAt.getTime() + r.latencyMs)
+      return {
+        delivery,
+        attemptedAt,
+        ok: r.ok,
+        status: r.status,
+        latencyMs: r.latencyMs,
+        responseExcerpt: r.responseExcerpt,
+        error: r.error,
+        retryAfterSeconds: r.retryAfterSeconds
+      }
+    }))
   })
 
 const unsigned = (delivery: ClaimedDelivery, attemptedAt: Date, why: WebhookSecretUnreadable): AttemptOutcome => ({

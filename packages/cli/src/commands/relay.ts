@@ -15,14 +15,16 @@ import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
 import { parseDuration } from "../Durations.ts"
 import { dim, fail, printError } from "../Output.ts"
 import { causeError } from "../Run.ts"
+import { observability, observabilityFromEnv } from "../observability/Observability.ts"
 import { storedSecretsChecked } from "../StoredSecrets.ts"
 
 export const relay = (opts: { readonly json?: boolean }) => {
   const json = opts.json === true
-  let settings, config
+  let settings, config, observed
   try {
     settings = deliverySettingsFromEnv()
     config = databaseConfigFromEnv()
+    observed = observabilityFromEnv()
   } catch (error) {
     return fail(json, error)
   }
@@ -32,8 +34,11 @@ export const relay = (opts: { readonly json?: boolean }) => {
   const listen = config._tag === "Postgres"
   const say = (text: string, fields: Record<string, unknown>) =>
     Effect.sync(() => console.log(json ? JSON.stringify({ message: text, ...fields }) : dim(text)))
+  // Metrics and traces (docs/operations.md "Metrics"), on HOST like the API's.
+  const { telemetry, readers } = observability(observed, process.env.HOST ?? "127.0.0.1", (url) => say(`Metrics on ${url}`, { metrics: url }))
   const app = Layer.mergeAll(
-    RelayLive({ settings, listen, stopTimeoutMs: Duration.toMillis(stopTimeout) }),
+    RelayLive({ settings, listen, stopTimeoutMs: Duration.toMillis(stopTimeout) }).pipe(Layer.provide(telemetry)),
+    readers,
     Layer.effectDiscard(say(`Webhook relay running (${listen ? "woken by LISTEN/NOTIFY" : "polling every second"}); Ctrl-C stops it.`, {
       pid: process.pid,
       listen

@@ -1,7 +1,7 @@
 /**
  * `chamber serve` (docs/cli.md "Serving"): migrate, then serve /api/v1 and the docs until SIGINT
  * or SIGTERM, then stop gracefully (docs/cli.md "Stopping"). A request must arrive whole within
- * CHAMBER_REQUEST_TIMEOUT. Log lines follow LOG_FORMAT and LOG_LEVEL (docs/cli.md "Logs").
+ * CHAMBER_REQUEST_TIMEOUT; kept Idempotency-Key answers are replayed for CHAMBER_IDEMPOTENCY_RETENTION. Log lines follow LOG_FORMAT and LOG_LEVEL (docs/cli.md "Logs").
  */
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
@@ -15,7 +15,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { databaseConfigFromEnv, StorageLive } from "@chamber/pg-adapter"
-import { HttpLive, NodeServerLive } from "@chamber/http-adapter"
+import { HttpLive, IdempotencyRetention, NodeServerLive } from "@chamber/http-adapter"
 import { deliverySettingsFromEnv, HookPingsLive, RelayLive } from "@chamber/webhook-relay"
 import { knownChamber, seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
@@ -25,6 +25,7 @@ import { storedSecretsChecked } from "../StoredSecrets.ts"
 import { describeStore, rateLimitsLayer, rateLimitSettingsFromEnv } from "../RateLimits.ts"
 import { bold, dim, errorMessage, fail, printError } from "../Output.ts"
 import { causeError } from "../Run.ts"
+import { observability, observabilityFromEnv } from "../observability/Observability.ts"
 
 export interface ServeOptions {
   readonly port?: string
@@ -58,11 +59,17 @@ export const serve = (opts: ServeOptions) => {
   if (requestTimeout === undefined || Duration.toMillis(requestTimeout) <= 0) {
     return fail(json, new Error(`CHAMBER_REQUEST_TIMEOUT must be a duration above zero, such as 30s, 500ms or 2m, not "${requestTimeoutText}".`))
   }
-  let settings, limits, config
+  const retentionText = process.env.CHAMBER_IDEMPOTENCY_RETENTION ?? "72h"
+  const idempotencyRetention = parseDuration(retentionText)
+  if (idempotencyRetention === undefined || Duration.toMillis(idempotencyRetention) <= 0) {
+    return fail(json, new Error(`CHAMBER_IDEMPOTENCY_RETENTION must be a duration such as 72h, 7d or 90m, not "${retentionText}".`))
+  }
+  let settings, limits, config, observed
   try {
     settings = deliverySettingsFromEnv()
     limits = rateLimitSettingsFromEnv()
     config = databaseConfigFromEnv()
+    observed = observabilityFromEnv()
   } catch (error) {
     return fail(json, error)
   }
@@ -160,10 +167,14 @@ export const serve = (opts: ServeOptions) => {
   const relay = opts.relay === false
     ? Layer.empty
     : RelayLive({ settings, listen: config._tag === "Postgres", stopTimeoutMs: Duration.toMillis(shutdownTimeout) })
+  // Metrics and traces (docs/operations.md "Metrics"): the server and the relay are measured, the
+  // metrics listener and the readings run beside them.
+  const { telemetry, readers } = observability(observed, host, (url) => tell(dim(`Metrics on ${url}`), "Metrics listening", { url }))
   // Stored webhook secrets this process cannot decrypt stop it before it listens (docs/webhooks.md "Secrets").
-  const app = Layer.mergeAll(HttpLive, relay, Layer.effectDiscard(announce)).pipe(
+  const app = Layer.mergeAll(Layer.mergeAll(HttpLive, relay).pipe(Layer.provide(telemetry)), readers, Layer.effectDiscard(announce)).pipe(
     Layer.provide(listener),
     Layer.provide(rateLimitsLayer(limits)),
+    Layer.provide(Layer.succeed(IdempotencyRetention)(Duration.toMillis(idempotencyRetention))),
     Layer.provide(storedSecretsChecked(tell)),
     Layer.provide(HookPingsLive(settings)),
     Layer.provide(StorageLive(config, { exclusive: true }))

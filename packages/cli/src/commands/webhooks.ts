@@ -166,3 +166,24 @@ export const deliveriesReplay = (ids: ReadonlyArray<string>, opts: Json & { hook
       return `${green("Queued again")} ${r.replayed.length} ${r.replayed.length === 1 ? "delivery" : "deliveries"}` + (waiting === "" ? "" : dim(` (${waiting})`))
     }
   })
+
+/** A number of seconds as the largest units that say it (`0s`, `45s`, `3m 20s`, `2h 5m`, `3d 4h`). */
+const age = (seconds: number) => {
+  const s = Math.floor(seconds)
+  if (s < 60) return `${s}s`
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`
+  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`
+  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`
+}
+
+/** The whole database's backlog: what the metrics' backlog gauges report (docs/operations.md "Metrics and traces"). */
+export const deliveriesSummary = (opts: Json) =>
+  run(opts, admin((a) => a.backlog), {
+    json: (b) => b,
+    human: (b) =>
+      [
+        `${bold(String(b.due))} ${b.due === 1 ? "delivery" : "deliveries"} due now${b.due === 0 ? "" : `, the oldest due for ${bold(age(b.oldest_due_seconds))}`}`,
+        `subscriptions: ${b.active_subscriptions} active, ${b.inactive_subscriptions === 0 ? "0 inactive" : bold(`${b.inactive_subscriptions} inactive`)}`
+      ].join("\n")
+  })
+

@@ -9,6 +9,13 @@ export class Transactor extends Context.Service<Transactor, {
   readonly withTransaction: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>()("chamber/Transactor") {}
 
+/**
+ * True while the work runs inside a transaction its caller opened for it and rolls back whole on
+ * any failure (an HTTP request whose answer is kept with its change): `Transactor.withTransaction`
+ * then joins that transaction instead of nesting a savepoint in it.
+ */
+export const JoinsCallerTransaction = Context.Reference<boolean>("chamber/JoinsCallerTransaction", { defaultValue: () => false })
+
 /** SHA-256 of an API key's plaintext, lower-case hex. */
 export class KeyHasher extends Context.Service<KeyHasher, {
   readonly hash: (plaintext: string) => string

@@ -4,6 +4,7 @@
  * (docs/api.md "Authentication and scopes"). An endpoint that states no access is refused (fail
  * closed). A JSON body that is not UTF-8 is refused here too, once the key may send it. A valid
  * key's request is counted against its rate limits (server/RateLimiting.ts) before its scope is checked.
+ * A POST or PATCH with an Idempotency-Key then runs under it (server/Idempotency.ts).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -13,7 +14,8 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { ApiKeyRepo, type KeyContext, Keys } from "@chamber/core"
 import { AnyValidKey, Authentication, CurrentKey, RequiredAccess } from "../shared/Access.ts"
 import { Forbidden, Unauthenticated } from "../shared/HttpErrors.ts"
-import { authorizationHeaders, requireUtf8Body } from "./RawRequest.ts"
+import { makeIdempotent } from "./Idempotency.ts"
+import { authorizationHeaders } from "./RawRequest.ts"
 import { makeLimiter } from "./RateLimiting.ts"
 import { RequestFacts } from "./RequestLog.ts"
 
@@ -25,6 +27,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
   const keys = yield* Keys
   const repo = yield* ApiKeyRepo
   const limitRequest = yield* makeLimiter
+  const idempotent = yield* makeIdempotent
   // last_used_at is written at most once a minute per key and per process, off the request path.
   const touched = new Map<number, number>()
   const touch = (key: KeyContext) => {
@@ -50,8 +53,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
         if (access === undefined) return yield* undeclared
         if (access !== AnyValidKey && !key.scopes.includes(access)) return yield* Forbidden.lacking(access)
-        yield* requireUtf8Body(request)
-        return yield* Effect.provideService(httpEffect, CurrentKey, key)
+        return yield* idempotent(request, key, Effect.provideService(httpEffect, CurrentKey, key))
       })
   })
 }))

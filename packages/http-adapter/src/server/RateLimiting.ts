@@ -13,6 +13,7 @@ import { type KeyContext, Keys, noRateLimits, RateLimitStore, rateLimitKey, type
 import { TooManyRequests } from "../shared/HttpErrors.ts"
 import { soleBearer } from "./RawRequest.ts"
 import type { RequestFacts } from "./RequestLog.ts"
+import { countRateLimited } from "./RequestMetrics.ts"
 
 /** The per-minute limit of every key: the spec's 120 unless the operator sets CHAMBER_RATE_LIMIT_PER_MINUTE. */
 export const RateLimitPerMinute = Context.Reference<number>("chamber/http/RateLimitPerMinute", { defaultValue: () => 120 })
@@ -34,7 +35,10 @@ export interface Counted {
 /** A verdict as its answer carries it. */
 const countedOf = (verdict: Verdict): Counted => {
   const headers = rateLimitHeaders(verdict)
-  if (!verdict.admitted) headers["retry-after"] = String(Math.max(1, wholeSeconds(verdict.retryAfterMs)))
+  if (!verdict.admitted) {
+    headers["retry-after"] = String(Math.max(1, wholeSeconds(verdict.retryAfterMs)))
+    countRateLimited(verdict.day.used >= verdict.day.limit ? "day" : "minute")
+  }
   return { admitted: verdict.admitted, headers }
 }
 

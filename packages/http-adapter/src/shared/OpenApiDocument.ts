@@ -44,6 +44,12 @@ const headers = {
     schema: { type: "integer", minimum: 1 },
     example: 18
   },
+  "Idempotent-Replayed": {
+    description: "`true` when this is the kept answer of an earlier request with the same `Idempotency-Key`, replayed byte for byte; absent otherwise.",
+    required: false,
+    schema: { type: "string", enum: ["true"] },
+    example: "true"
+  },
   "WWW-Authenticate": {
     description: "The scheme to authenticate with (RFC 6750).",
     required: true,
@@ -65,7 +71,7 @@ const ref = (name: keyof typeof components) => ({ $ref: `#/components/headers/${
 /**
  * The fields an answer of `status` carries: every one its request id; every answer to a valid key
  * its rate-limit fields (a 401 is no valid key; a 503 may come before the key could be read);
- * a 429 and a 503 when to come back; a 401 its scheme.
+ * a 409, a 429 and a 503 when to come back; a 401 its scheme.
  */
 const headersOf = (status: string): Json => {
   const carried: Json = { "X-Request-Id": ref("X-Request-Id") }
@@ -76,10 +82,50 @@ const headersOf = (status: string): Json => {
     carried["RateLimit-Policy"] = ref("RateLimit-Policy")
     carried.RateLimit = ref("RateLimit")
   }
-  if (status === "429" || status === "503") carried["Retry-After"] = ref("Retry-After")
+  if (status === "409" || status === "429" || status === "503") carried["Retry-After"] = ref("Retry-After")
   if (status === "401") carried["WWW-Authenticate"] = ref("WWW-Authenticate")
   return carried
 }
+
+/** The Idempotency-Key parameter of every POST and PATCH (ruling 28, docs/api.md "Retrying safely"). */
+const idempotencyKey = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description: "Makes a retry safe: a later request with the same key (from the same API key) and the same method, path and body gets the " +
+    "first answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. 1 to 255 visible ASCII characters " +
+    "(a UUID, say); kept 72 hours by default. The same key with another request is a 422; while the first is still running, a 409.",
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]+$" },
+  example: "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+}
+
+/** The answer of a request sent while the first with its Idempotency-Key is still running. */
+const stillRunning: Json = {
+  description: "The first request with this `Idempotency-Key` is still running: try again after `Retry-After` seconds",
+  content: {
+    "application/json": {
+      schema: { type: "object", required: ["message"], properties: { message: { type: "string" } }, additionalProperties: false },
+      example: { message: "A request with this Idempotency-Key is still running; try again shortly." }
+    }
+  }
+}
+
+/** Answers a retry can replay: the successes, the 404 and the 422s. */
+const replayable = (status: string) => status.startsWith("2") || status === "404" || status === "422"
+
+/** A POST or PATCH with its Idempotency-Key: the parameter, the 409, and the replay field on what may be replayed. */
+const idempotent = (operation: Json): Json => ({
+  ...operation,
+  parameters: [...(operation.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }],
+  responses: Object.fromEntries(
+    [...Object.entries({ ...operation.responses as Json, "409": stillRunning })]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([status, response]) => [
+        status,
+        replayable(status) ? { ...response, headers: { ...response.headers, "Idempotent-Replayed": ref("Idempotent-Replayed") } } : response
+      ])
+  )
+})
 
 const withHeaders = (operation: Json): Json => ({
   ...operation,
@@ -229,13 +275,22 @@ export const finishDocument = (spec: Json): Json => {
   const paths = Object.fromEntries(
     Object.entries(spec.paths as Json).map(([path, item]) => [
       path,
-      Object.fromEntries(Object.entries(item as Json).map(([method, operation]) => [method, withHeaders(operation)]))
+      Object.fromEntries(
+        Object.entries(item as Json).map((
+          [method, operation]
+        ) => [method, withHeaders(method === "post" || method === "patch" ? idempotent(operation) : operation)])
+      )
     ])
   )
   return {
     ...spec,
     paths,
     webhooks: webhooks(generated.schemas),
-    components: { ...generated, headers: components, securitySchemes: lowerCaseSchemes(generated.securitySchemes) }
+    components: {
+      ...generated,
+      headers: components,
+      parameters: { ...generated.parameters, IdempotencyKey: idempotencyKey },
+      securitySchemes: lowerCaseSchemes(generated.securitySchemes)
+    }
   }
 }

@@ -3,13 +3,17 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { createHash } from "node:crypto"
-import { KeyHasher, Readiness, Transactor } from "@chamber/core"
+import { JoinsCallerTransaction, KeyHasher, Readiness, Transactor } from "@chamber/core"
 
 export const TransactorSql = Layer.effect(Transactor, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return Transactor.of({
     // A failure to begin or commit is infrastructure: a defect, not an error of the caller's.
-    withTransaction: (self) => sql.withTransaction(self).pipe(Effect.catchTag("SqlError", Effect.die))
+    withTransaction: (self) =>
+      Effect.flatMap(
+        Effect.service(JoinsCallerTransaction),
+        (joins) => joins ? self : sql.withTransaction(self).pipe(Effect.catchTag("SqlError", Effect.die))
+      )
   })
 }))
 

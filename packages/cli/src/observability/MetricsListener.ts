@@ -1,0 +1,58 @@
+/**
+ * CHAMBER_METRICS_PORT (docs/operations.md "Metrics"): `GET /metrics` in Prometheus's text format
+ * on a listener of its own, on the same HOST as the API; any other path is a 404, any other
+ * method a 405. The API's port never serves it. Each scrape first reads the process's metrics and
+ * the webhook backlog.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+
+export class MetricsListenError extends Error {}
+
+const listenError = (error: NodeJS.ErrnoException, host: string, port: number) =>
+  new MetricsListenError(
+    error.code === "EADDRINUSE"
+      ? `CHAMBER_METRICS_PORT ${port} is already in use on ${host}. Choose another.`
+      : `Cannot serve metrics on ${host}:${port} (CHAMBER_METRICS_PORT): ${error.message}.`
+  )
+
+/**
+ * The metrics listener for as long as the layer lives; `read` runs before each scrape.
+ * `onListening` is told the address (port 0 chooses one).
+ */
+export const metricsListener = (options: {
+  readonly host: string
+  readonly port: number
+  readonly read: Effect.Effect<void>
+  readonly onListening: (url: string) => Effect.Effect<void>
+}) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const context = yield* Effect.context<never>()
+    const scrape = Effect.andThen(options.read, PrometheusMetrics.format())
+    const server = yield* Effect.acquireRelease(
+      Effect.callback<Server, MetricsListenError>((resume) => {
+        const server = createServer((req, res) => {
+          const path = (req.url ?? "/").split("?")[0]
+          if (path !== "/metrics") return res.writeHead(404, { "content-type": "text/plain" }).end("Not found.\n")
+          if (req.method !== "GET" && req.method !== "HEAD") {
+            return res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" }).end("Method not allowed.\n")
+          }
+          Effect.runPromiseWith(context)(scrape).then(
+            (body) => res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(body),
+            () => res.writeHead(500, { "content-type": "text/plain" }).end("The metrics could not be read.\n")
+          )
+        })
+        server.once("error", (error) => resume(Effect.fail(listenError(error, options.host, options.port))))
+        server.listen(options.port, options.host, () => resume(Effect.succeed(server)))
+      }),
+      (server) => Effect.callback<void>((resume) => {
+        server.close(() => resume(Effect.void))
+        server.closeAllConnections()
+      })
+    )
+    const { address, port } = server.address() as AddressInfo
+    yield* options.onListening(`http://${address.includes(":") ? `[${address}]` : address}:${port}/metrics`)
+  }))

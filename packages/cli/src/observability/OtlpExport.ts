@@ -1,0 +1,94 @@
+/**
+ * OTEL_EXPORTER_OTLP_ENDPOINT (docs/operations.md "Traces"): spans (one per request, per core
+ * service call and per SQL statement, linked) and the metrics, over OTLP/HTTP with Effect's own
+ * exporters. Honours OTEL_SERVICE_NAME (default `chamber`), OTEL_RESOURCE_ATTRIBUTES,
+ * OTEL_TRACES_SAMPLER_ARG (the ratio of requests traced, default 1), OTEL_EXPORTER_OTLP_PROTOCOL
+ * (`http/protobuf`, the default, or `http/json`), OTEL_EXPORTER_OTLP_HEADERS,
+ * OTEL_METRIC_EXPORT_INTERVAL and OTEL_BSP_SCHEDULE_DELAY (milliseconds). Unset: nothing runs.
+ *
+ * A collector that does not answer never holds up a request: spans wait in a batch of at most
+ * OTEL_BSP_MAX_EXPORT_BATCH_SIZE, sent in the background with a deadline; after a send fails its
+ * batch is dropped and the exporter drops what comes for a minute, then tries again. The first
+ * failure is logged as a warning, and the collector answering again at info.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Tracer from "effect/Tracer"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import * as OtlpExporter from "effect/observability/OtlpExporter"
+import * as OtlpMetrics from "effect/observability/OtlpMetrics"
+import * as OtlpSerialization from "effect/observability/OtlpSerialization"
+import * as OtlpTracer from "effect/observability/OtlpTracer"
+import type { OtlpSettings } from "./OtlpSettings.ts"
+
+/** How long one send to the collector may take before it counts as failed. */
+const SEND_TIMEOUT_MS = 10_000
+
+/** The HTTP client of the exporters: each send within its deadline; the collector's first failure warned of, its recovery told. */
+const collectorClient = (endpoint: string) =>
+  Layer.effect(HttpClient.HttpClient, Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    let failing = false
+    const failed = (why: unknown) =>
+      failing ? Effect.void : Effect.suspend(() => {
+        failing = true
+        return Effect.logWarning(`telemetry: the OTLP collector at ${endpoint} does not answer; spans and metrics are dropped until it does`, why)
+      })
+    const recovered = Effect.suspend(() => {
+      if (!failing) return Effect.void
+      failing = false
+      return Effect.logInfo(`telemetry: the OTLP collector at ${endpoint} answers again`)
+    })
+    return client.pipe(
+      HttpClient.transform((response, request) =>
+        response.pipe(
+          Effect.timeoutOrElse({
+            duration: SEND_TIMEOUT_MS,
+            orElse: () =>
+              Effect.fail(
+                new HttpClientError.HttpClientError({
+                  reason: new HttpClientError.TransportError({ request, description: `no answer within ${SEND_TIMEOUT_MS} ms` })
+                })
+              )
+          }),
+          Effect.tap((r) => (r.status >= 400 ? failed(`it answered ${r.status}`) : recovered)),
+          Effect.tapCause(failed)
+        )
+      )
+    )
+  })).pipe(Layer.provide(FetchHttpClient.layer))
+
+/** Root spans kept at `ratio`; a span's children follow its choice (a parent-based ratio sampler). */
+const sampling = (tracer: Tracer.Tracer, ratio: number): Tracer.Tracer =>
+  ratio >= 1 ? tracer : Tracer.make({
+    span: (options) => tracer.span(options.parent._tag === "None" && options.sampled ? { ...options, sampled: Math.random() < ratio } : options),
+    ...(tracer.context === undefined ? {} : { context: tracer.context })
+  })
+
+/** The tracer and the metrics exporter, sending to the collector for as long as the layer lives. */
+export const otlpExport = (settings: OtlpSettings) => {
+  const resource = { serviceName: settings.serviceName }
+  const common = { resource, headers: settings.headers, shutdownTimeout: Duration.seconds(3) }
+  const tracer = Layer.effect(
+    Tracer.Tracer,
+    Effect.map(
+      OtlpTracer.make({
+        ...common,
+        url: `${settings.endpoint}/v1/traces`,
+        exportInterval: Duration.millis(settings.tracesIntervalMs),
+        maxBatchSize: settings.maxBatchSize
+      }),
+      (t) => sampling(t, settings.ratio)
+    )
+  ).pipe(Layer.provide(OtlpExporter.layerFlusher))
+  const metrics = OtlpMetrics.layer({ ...common, url: `${settings.endpoint}/v1/metrics`, exportInterval: Duration.millis(settings.metricsIntervalMs) })
+  return Layer.mergeAll(tracer, metrics).pipe(
+    Layer.provide([
+      collectorClient(settings.endpoint),
+      settings.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf
+    ])
+  )
+}

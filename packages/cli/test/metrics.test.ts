@@ -1,0 +1,363 @@
+/**
+ * What operators see (docs/operations.md "Metrics" and "Traces", ruling 33): `chamber serve` with
+ * CHAMBER_METRICS_PORT serves Prometheus text on a listener of its own after real traffic (a 429,
+ * deliveries to a real HTTPS receiver that fails, hangs, then answers), and with
+ * OTEL_EXPORTER_OTLP_ENDPOINT sends spans and metrics to a real OTLP/HTTP receiver, and keeps
+ * answering once that receiver is gone.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { spawn } from "node:child_process"
+import { createServer, type IncomingMessage, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { runtimes } from "@chamber/pg-adapter/testing"
+import { BIN, chamber, Env, envLayer, freePort, json, post, serving } from "./harness.ts"
+import { chamberWithKey as hookChamber, receiverWithTrust } from "./hookFixtures.ts"
+
+/** Real time passing (the suite's clock is a test clock). */
+const pause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+interface Sample {
+  readonly name: string
+  readonly labels: Record<string, string>
+  readonly value: number
+}
+
+const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(?:,|$)/gy
+
+/** Prometheus's text format, strictly: every line a comment, a TYPE or HELP, or a well-formed sample. */
+const parsePrometheus = (text: string) => {
+  const samples: Array<Sample> = []
+  const types = new Map<string, string>()
+  for (const line of text.split("\n")) {
+    if (line === "") continue
+    const type = /^# TYPE (\S+) (counter|gauge|histogram|summary|untyped)$/.exec(line)
+    if (type !== null) {
+      types.set(type[1]!, type[2]!)
+      continue
+    }
+    if (/^# HELP \S+ .*$/.test(line)) continue
+    const m = SAMPLE.exec(line)
+    assert.isNotNull(m, `not a Prometheus sample line: ${line}`)
+    const labels: Record<string, string> = {}
+    const body = m![2] ?? ""
+    LABEL.lastIndex = 0
+    let consumed = 0
+    for (let l = LABEL.exec(body); l !== null; l = LABEL.exec(body)) {
+      labels[l[1]!] = l[2]!
+      consumed = LABEL.lastIndex
+    }
+    assert.strictEqual(consumed, body.length, `labels not well-formed: ${line}`)
+    const value = m![3] === "+Inf" ? Infinity : Number(m![3])
+    assert.isFalse(Number.isNaN(value), `value not a number: ${line}`)
+    samples.push({ name: m![1]!, labels, value })
+  }
+  return { samples, types }
+}
+
+const scrape = (port: number) =>
+  Effect.promise(async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`)
+    assert.strictEqual(res.status, 200)
+    assert.match(res.headers.get("content-type") ?? "", /^text\/plain; version=0\.0\.4/)
+    return parsePrometheus(await res.text())
+  })
+
+const valueOf = (samples: ReadonlyArray<Sample>, name: string, labels: Record<string, string> = {}) =>
+  samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0)
+
+const chamberWithKey = hookChamber("all")
+
+const request = (port: number, path: string, key: string, headers: Record<string, string> = {}) =>
+  Effect.promise(async () => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${key}`, ...headers } })
+    return { status: res.status, body: await res.text() }
+  })
+
+/** Polls `check` until it holds (each try a fresh scrape), failing with the last sample set. */
+const eventually = <A>(attempt: Effect.Effect<A>, holds: (a: A) => boolean, what: string, tries = 150) =>
+  Effect.gen(function*() {
+    let last = yield* attempt
+    for (let i = 0; i < tries && !holds(last); i++) {
+      yield* pause(200)
+      last = yield* attempt
+    }
+    assert.isTrue(holds(last), what)
+    return last
+  })
+
+interface Collected {
+  readonly path: string
+  readonly contentType: string
+  readonly body: Buffer
+}
+
+/** A real OTLP/HTTP receiver: records each POST (/v1/traces, /v1/metrics) and answers 200. */
+const startCollector = () =>
+  new Promise<{ readonly url: string; readonly got: Array<Collected>; readonly close: () => Promise<void> }>((resolve) => {
+    const got: Array<Collected> = []
+    const server: Server = createServer((req: IncomingMessage, res) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (c: Buffer) => chunks.push(c))
+      req.on("end", () => {
+        got.push({ path: req.url ?? "", contentType: req.headers["content-type"] ?? "", body: Buffer.concat(chunks) })
+        res.writeHead(200, { "content-type": "application/json" }).end("{}")
+      })
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        got,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done())
+            server.closeAllConnections()
+          })
+      })
+    })
+  })
+
+/** A chamber with a key, and `chamber serve --no-relay` exporting (OTLP/HTTP, JSON) to a collector of the test's, with `env`. */
+const exporting = (env: Record<string, string>) =>
+  Effect.gen(function*() {
+    const collector = yield* Effect.acquireRelease(Effect.promise(startCollector), (c) => Effect.promise(c.close))
+    const { key } = yield* chamberWithKey
+    const server = yield* serving(["--no-relay"], { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", ...env })
+    return { collector, key, server }
+  })
+
+type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes: Array<{ key: string; value: any }> }
+
+const attr = (attributes: ReadonlyArray<{ key: string; value: any }>, key: string) => {
+  const found = attributes.find((a) => a.key === key)?.value
+  return found === undefined ? undefined : found.stringValue ?? found.intValue ?? found.doubleValue ?? found.boolValue
+}
+
+const spansOf = (got: ReadonlyArray<Collected>) =>
+  got.filter((g) => g.path === "/v1/traces").flatMap((g) => {
+    const data = JSON.parse(g.body.toString("utf8"))
+    return data.resourceSpans.flatMap((rs: any) =>
+      rs.scopeSpans.flatMap((ss: any) => ss.spans.map((span: OtlpSpan) => ({ span, resource: rs.resource.attributes })))
+    ) as Array<{ span: OtlpSpan; resource: Array<{ key: string; value: any }> }>
+  })
+
+for (const rt of runtimes()) {
+  describe(`metrics and traces of chamber serve on ${rt.name}`, () => {
+    layer(envLayer(rt), { timeout: 300_000 })((it) => {
+      it.effect("GET /metrics on its own port: every metric after real traffic, route templates, no chamber or key; the due gauge rises while a receiver is down and falls after", () =>
+        Effect.gen(function*() {
+          const { receiver, env } = yield* receiverWithTrust
+          // Down: the first deliveries fail, then the receiver hangs until each attempt times out.
+          receiver.script(500, 500)
+          receiver.setDefault({ hang: true })
+          const { tenant, key } = yield* chamberWithKey
+          const metricsPort = yield* freePort()
+          const server = yield* serving([], {
+            ...env,
+            CHAMBER_METRICS_PORT: String(metricsPort),
+            CHAMBER_RATE_LIMIT_PER_MINUTE: "40",
+            CHAMBER_WEBHOOK_TIMEOUT: "3s",
+            CHAMBER_WEBHOOK_RETRY_DELAYS: "100ms,100ms,100ms"
+          })
+          yield* Effect.promise(() => server.waitFor(new RegExp(`Metrics on http://127\\.0\\.0\\.1:${metricsPort}/metrics`)))
+
+          // The API port serves no metrics: the same 404 as any unknown path.
+          const onApi = yield* request(server.port, "/metrics", key)
+          const unknown = yield* request(server.port, "/no-such-path", key)
+          assert.strictEqual(onApi.status, 404)
+          assert.deepStrictEqual(onApi, unknown)
+
+          const hook = yield* post(server.port, "/api/v1/hooks", key, { url: `${receiver.url}/down`, events: ["member.created"] })
+          assert.strictEqual(hook.status, 201)
+          const ids: Array<number> = []
+          for (let i = 0; i < 10; i++) {
+            const member = yield* post(server.port, "/api/v1/members", key, { name: `Observed ${i}`, status: "active" })
+            assert.strictEqual(member.status, 201)
+            ids.push(member.body.data.id)
+          }
+          assert.strictEqual((yield* request(server.port, `/api/v1/members/${ids[3]}`, key)).status, 200)
+          assert.strictEqual((yield* request(server.port, `/api/v1/members/${ids[4]}?fields=name`, key)).status, 200)
+          let limited = 0
+          for (let i = 0; i < 40 && limited === 0; i++) if ((yield* request(server.port, "/api/v1/me", key)).status === 429) limited++
+          assert.strictEqual(limited, 1)
+
+          // While the receiver is down, deliveries wait: 4 held by the relay (one subscription's
+          // share), the rest due and waiting.
+          const down = yield* eventually(scrape(metricsPort), ({ samples }) =>
+            valueOf(samples, "chamber_webhook_due_deliveries") >= 6 && valueOf(samples, "chamber_webhook_attempts_total", { outcome: "failed" }) >= 2, "deliveries due while the receiver is down")
+          assert.isAbove(valueOf(down.samples, "chamber_webhook_oldest_due_seconds"), 0)
+
+          // The receiver answers again: every delivery goes out and the backlog empties.
+          receiver.setDefault(200)
+          const up = yield* eventually(scrape(metricsPort), ({ samples }) =>
+            valueOf(samples, "chamber_webhook_due_deliveries") === 0 && valueOf(samples, "chamber_webhook_attempts_total", { outcome: "succeeded" }) >= 10, "the backlog empties once the receiver answers")
+          const { samples, types } = up
+          assert.strictEqual(valueOf(samples, "chamber_webhook_oldest_due_seconds"), 0)
+
+          // Every metric the ruling names, with its type and labels.
+          const expected: Record<string, string> = {
+            http_server_request_duration_seconds: "histogram",
+            chamber_rate_limited_total: "counter",
+            chamber_webhook_attempts_total: "counter",
+            chamber_webhook_attempt_duration_seconds: "histogram",
+            chamber_webhook_delivery_lag_seconds: "histogram",
+            chamber_webhook_due_deliveries: "gauge",
+            chamber_webhook_oldest_due_seconds: "gauge",
+            chamber_webhook_subscriptions: "gauge",
+            process_cpu_seconds_total: "counter",
+            process_resident_memory_bytes: "gauge",
+            nodejs_heap_used_bytes: "gauge",
+            nodejs_eventloop_delay_seconds: "gauge"
+          }
+          for (const [name, type] of Object.entries(expected)) assert.strictEqual(types.get(name), type, name)
+          const durations = samples.filter((s) => s.name === "http_server_request_duration_seconds_count")
+          for (const s of durations) assert.hasAllKeys(s.labels, ["http_request_method", "http_route", "http_response_status_code"])
+          const routes = new Set(durations.map((s) => s.labels.http_route))
+          assert.isTrue(routes.has("/api/v1/members/:member"), [...routes].join(" "))
+          assert.isTrue(routes.has("/api/v1/members"))
+          assert.isTrue(routes.has("/api/v1/me"))
+          assert.isTrue(routes.has(""), "an unknown path has the empty route")
+          assert.strictEqual(valueOf(samples, "http_server_request_duration_seconds_count", { http_route: "/api/v1/members/:member", http_request_method: "GET", http_response_status_code: "200" }), 2)
+          assert.strictEqual(valueOf(samples, "http_server_request_duration_seconds_count", { http_route: "/api/v1/members", http_request_method: "POST", http_response_status_code: "201" }), 10)
+          assert.strictEqual(valueOf(samples, "http_server_request_duration_seconds_count", { http_route: "/api/v1/me", http_response_status_code: "429" }), 1)
+          assert.strictEqual(valueOf(samples, "chamber_rate_limited_total", { window: "minute" }), 1)
+          assert.strictEqual(valueOf(samples, "chamber_rate_limited_total", { window: "day" }), 0)
+          for (const outcome of ["succeeded", "failed", "refused", "timeout"]) {
+            assert.isTrue(samples.some((s) => s.name === "chamber_webhook_attempts_total" && s.labels.outcome === outcome), outcome)
+          }
+          assert.isAtLeast(valueOf(samples, "chamber_webhook_attempts_total", { outcome: "timeout" }), 1)
+          const attempts = valueOf(samples, "chamber_webhook_attempts_total")
+          assert.strictEqual(valueOf(samples, "chamber_webhook_attempt_duration_seconds_count"), attempts)
+          assert.isAtLeast(valueOf(samples, "chamber_webhook_delivery_lag_seconds_count"), 10)
+          assert.strictEqual(valueOf(samples, "chamber_webhook_subscriptions", { state: "active" }), 1)
+          assert.isTrue(samples.some((s) => s.name === "chamber_webhook_subscriptions" && s.labels.state === "inactive"))
+          assert.isAbove(valueOf(samples, "process_cpu_seconds_total"), 0)
+          assert.isAbove(valueOf(samples, "process_resident_memory_bytes"), 0)
+
+          // The CLI's view of the same backlog.
+          assert.deepStrictEqual(json(yield* chamber(["deliveries", "summary", "--json"])), {
+            due: 0,
+            oldest_due_seconds: 0,
+            active_subscriptions: 1,
+            inactive_subscriptions: 0
+          })
+
+          // No label names a chamber, a key or a row: no value holds the chamber's id, the key,
+          // its prefix, or any of the rows' ids as a path segment.
+          for (const s of samples) {
+            for (const value of Object.values(s.labels)) {
+              assert.notInclude(value, tenant)
+              assert.notInclude(value, key.slice(0, 12))
+              assert.notMatch(value, /\/\d+(\/|$)/, `${s.name} ${value}`)
+            }
+          }
+        }), 300_000)
+
+      it.effect("OTLP/HTTP: a request's span with its service and SQL spans and the request id, metrics, the service name and resource attributes; the API keeps answering once the collector is gone", () =>
+        Effect.gen(function*() {
+          const { collector, key, server } = yield* exporting({
+            OTEL_SERVICE_NAME: "chamber-under-test",
+            OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=test,service.namespace=chambers",
+            OTEL_BSP_SCHEDULE_DELAY: "200",
+            OTEL_METRIC_EXPORT_INTERVAL: "300",
+            CHAMBER_RATE_LIMIT_PER_MINUTE: "10000"
+          })
+          const requestId = `trace-me-${Math.random().toString(36).slice(2)}`
+          assert.strictEqual((yield* request(server.port, "/api/v1/members?sort=name", key, { "x-request-id": requestId })).status, 200)
+
+          const spans = yield* eventually(Effect.sync(() => spansOf(collector.got)), (all) => {
+            const root = all.find((s) => attr(s.span.attributes, "request_id") === requestId)
+            return root !== undefined && all.some((s) => s.span.traceId === root.span.traceId && s.span.name === "Members.list")
+          }, "the request's spans reach the collector")
+          const root = spans.find((s) => attr(s.span.attributes, "request_id") === requestId)!
+          assert.strictEqual(attr(root.resource, "service.name"), "chamber-under-test")
+          assert.strictEqual(attr(root.resource, "deployment.environment"), "test")
+          assert.strictEqual(attr(root.resource, "service.namespace"), "chambers")
+          assert.strictEqual(attr(root.span.attributes, "http.request.method"), "GET")
+          assert.strictEqual(attr(root.span.attributes, "http.route"), "/api/v1/members")
+          const trace = spans.filter((s) => s.span.traceId === root.span.traceId).map((s) => s.span)
+          const byId = new Map(trace.map((s) => [s.spanId, s]))
+          const ancestors = (s: OtlpSpan) => {
+            const chain: Array<string> = []
+            for (let p = s.parentSpanId; p !== undefined && p !== "" && byId.has(p); p = byId.get(p)!.parentSpanId) chain.push(byId.get(p)!.name)
+            return chain
+          }
+          const service = trace.find((s) => s.name === "Members.list")!
+          assert.include(ancestors(service).map((n) => n), root.span.name, "the service span is under the request's")
+          const sql = trace.filter((s) => attr(s.attributes, "db.query.text") !== undefined && ancestors(s).includes("Members.list"))
+          assert.isAbove(sql.length, 0, `SQL spans under the service span: ${trace.map((s) => s.name).join(", ")}`)
+          assert.isTrue(sql.some((s) => /members/.test(String(attr(s.attributes, "db.query.text")))))
+
+          const metrics = yield* eventually(
+            Effect.sync(() => collector.got.filter((g) => g.path === "/v1/metrics").map((g) => JSON.parse(g.body.toString("utf8")))),
+            (all) => all.some((m) => JSON.stringify(m).includes("http_server_request_duration_seconds")),
+            "the metrics reach the collector"
+          )
+          const exported = metrics.find((m) => JSON.stringify(m).includes("http_server_request_duration_seconds"))
+          assert.strictEqual(attr(exported.resourceMetrics[0].resource.attributes, "service.name"), "chamber-under-test")
+          assert.include(JSON.stringify(exported), "chamber_webhook_due_deliveries")
+
+          // The collector goes away: every request is still answered, and one warning says so.
+          yield* Effect.promise(collector.close)
+          for (let i = 0; i < 30; i++) {
+            assert.strictEqual((yield* request(server.port, "/api/v1/members", key)).status, 200)
+            yield* pause(50)
+          }
+          yield* Effect.promise(() => server.waitFor(/OTLP collector at \S+ does not answer/))
+          for (let i = 0; i < 10; i++) assert.strictEqual((yield* request(server.port, "/api/v1/me", key)).status, 200)
+          assert.lengthOf((server.stdout() + server.stderr()).match(/does not answer; spans and metrics are dropped/g) ?? [], 1)
+        }), 300_000)
+
+      it.effect("OTEL_TRACES_SAMPLER_ARG=0 traces no request, while the metrics are still exported, as protobuf by default, for service chamber", () =>
+        Effect.gen(function*() {
+          if (rt.name !== "pglite") return
+          const { collector, key, server } = yield* exporting({
+            OTEL_EXPORTER_OTLP_PROTOCOL: "",
+            OTEL_TRACES_SAMPLER_ARG: "0",
+            OTEL_BSP_SCHEDULE_DELAY: "100",
+            OTEL_METRIC_EXPORT_INTERVAL: "300"
+          })
+          for (let i = 0; i < 5; i++) assert.strictEqual((yield* request(server.port, "/api/v1/me", key)).status, 200)
+          // Two metric exports after the requests: spans, had there been any, were due long before.
+          const exports = () => collector.got.filter((g) => g.path === "/v1/metrics")
+          const before = exports().length
+          yield* eventually(Effect.sync(() => exports().length), (n) => n >= before + 2, "metrics exported")
+          yield* pause(300)
+          assert.deepStrictEqual(collector.got.filter((g) => g.path === "/v1/traces"), [], "no span exported")
+          const last = exports().at(-1)!
+          assert.strictEqual(last.contentType, "application/x-protobuf")
+          // Protobuf keeps strings as their UTF-8 bytes: the metric's name and the service's are there as written.
+          assert.isTrue(last.body.includes("http_server_request_duration_seconds"))
+          assert.isTrue(last.body.includes("service.name"))
+          // An AnyValue's string_value is field 1, length-delimited: 0x0a, its length, its bytes.
+          assert.isTrue(last.body.includes(Buffer.concat([Buffer.from([0x0a, 7]), Buffer.from("chamber")])), "service.name defaults to chamber")
+        }), 120_000)
+
+      it.effect("chamber relay serves its own metrics on CHAMBER_METRICS_PORT", () =>
+        Effect.gen(function*() {
+          if (rt.name !== "postgres") return
+          const base = yield* Env
+          const metricsPort = yield* freePort()
+          const relay = yield* Effect.acquireRelease(
+            Effect.sync(() => spawn(process.execPath, [BIN, "relay"], { env: { ...process.env, ...base, REDIS_URL: "", NO_COLOR: "1", CHAMBER_METRICS_PORT: String(metricsPort) } })),
+            (c) => Effect.promise(() => new Promise<void>((resolve) => {
+              if (c.exitCode !== null) return resolve()
+              c.on("close", () => resolve())
+              c.kill("SIGTERM")
+            }))
+          )
+          let out = ""
+          relay.stdout.on("data", (d) => (out += d))
+          relay.stderr.on("data", (d) => (out += d))
+          for (let i = 0; i < 150 && !out.includes(`:${metricsPort}/metrics`); i++) yield* pause(100)
+          assert.include(out, `Metrics on http://127.0.0.1:${metricsPort}/metrics`)
+          const { samples, types } = yield* scrape(metricsPort)
+          assert.strictEqual(types.get("chamber_webhook_attempts_total"), "counter")
+          assert.isTrue(samples.some((s) => s.name === "chamber_webhook_due_deliveries"))
+          assert.isFalse(samples.some((s) => s.name.startsWith("http_server_request_duration_seconds")), "a relay answers no requests")
+        }), 120_000)
+    })
+  })
+}

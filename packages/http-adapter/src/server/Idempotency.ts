@@ -1,0 +1,169 @@
+/**
+ * Idempotency-Key on every POST and PATCH of /api/v1 (ruling 28, docs/api.md "Retrying
+ * safely"), applied by the bearer middleware once the key, its rate limits and its scope have
+ * passed. The key is claimed in a statement of its own, so that a request with the same key on
+ * any instance sees at once that it is running (409, without waiting on the first's
+ * transaction); the handler and its answer then run in one transaction, which the services'
+ * own transactions join, that also keeps the answer, so a change is never committed without its
+ * kept answer, nor the reverse. A kept failure (a 404, a business rule) rolls the transaction
+ * back and is kept after it, having changed nothing. Answers that are not kept (a body that
+ * fails to decode, any other failure) let go of the claim.
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { createHash, randomUUID } from "node:crypto"
+import { IdempotencyRepo, type IdempotencyScope, JoinsCallerTransaction, type KeyContext, Transactor } from "@chamber/core"
+import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
+import { requireUtf8Body } from "./RawRequest.ts"
+
+/** How long a kept answer is replayed, CHAMBER_IDEMPOTENCY_RETENTION (default 72 hours), in milliseconds. */
+export const IdempotencyRetention = Context.Reference<number>("chamber/http/IdempotencyRetention", { defaultValue: () => 72 * 3_600_000 })
+
+/** A claim whose request died (its process ended mid-request) frees its key after this long. */
+const LEASE_MS = 60_000
+/** Keys one prune statement deletes at most, so it never holds long locks. */
+const PRUNE_BATCH = 1_000
+const PRUNE_EVERY_MS = 10 * 60_000
+
+const VISIBLE_ASCII = /^[\x21-\x7e]{1,255}$/
+
+const malformed = ValidationError.of({ idempotency_key: ["The Idempotency-Key header must be 1 to 255 visible ASCII characters."] })
+
+const json = (status: number, body: unknown, headers?: Record<string, string>) =>
+  HttpServerResponse.text(JSON.stringify(body), { status, contentType: "application/json", ...(headers === undefined ? {} : { headers }) })
+
+const running = () => json(409, { message: "A request with this Idempotency-Key is still running; try again shortly." }, { "retry-after": "1" })
+
+const reused = () => json(422, { message: "This Idempotency-Key was used with a different request." })
+
+const answerOf = (answer: { readonly status: number; readonly body: Uint8Array }, replayed: boolean) =>
+  HttpServerResponse.uint8Array(answer.body, {
+    status: answer.status,
+    contentType: "application/json",
+    ...(replayed ? { headers: { "idempotent-replayed": "true" } } : {})
+  })
+
+/** The request a key was first used with: method, path (without the query) and the SHA-256 of the raw body. */
+const fingerprintOf = (request: HttpServerRequest.HttpServerRequest, body: ArrayBuffer) => {
+  const query = request.url.indexOf("?")
+  const path = query === -1 ? request.url : request.url.slice(0, query)
+  return `${request.method} ${path} ${createHash("sha256").update(new Uint8Array(body)).digest("hex")}`
+}
+
+/** The body as it came (read once and kept by the request); a failure to read it is left to the global error handling (413). */
+const rawBody = (request: HttpServerRequest.HttpServerRequest) => Effect.orDie(request.arrayBuffer)
+
+const encoder = new TextEncoder()
+
+/** The framework hands the bearer middleware the endpoint's failures wrapped in an object with this key. */
+const HANDLER_ERROR = "~effect/http-api/HttpApiBuilder/HandlerError"
+
+const unwrapped = (error: unknown): unknown =>
+  typeof error === "object" && error !== null && HANDLER_ERROR in error && "error" in error ? error.error : error
+
+/**
+ * The answer a handler's failure is kept as: a missing row (404), a business rule or the core's
+ * own 422 (a taken slug). Decoding failures reach here as the framework's schema errors (they
+ * become the validation 422 outside the bearer middleware), so that 422 is never kept.
+ */
+const keptFailure = (failure: unknown): { readonly status: number; readonly body: Uint8Array } | undefined => {
+  const error = unwrapped(failure)
+  if (error instanceof NotFoundError) return { status: 404, body: encoder.encode(JSON.stringify({ message: error.message })) }
+  if (error instanceof BusinessRuleError) return { status: 422, body: encoder.encode(JSON.stringify({ message: error.message })) }
+  if (error instanceof ValidationError) return { status: 422, body: encoder.encode(JSON.stringify({ message: error.message, errors: error.errors })) }
+  return undefined
+}
+
+/** A successful answer's status and exact bytes, or undefined when it is not one to keep. */
+const keptSuccess = (response: HttpServerResponse.HttpServerResponse) => {
+  if (response.status < 200 || response.status > 299) return undefined
+  const body = response.body
+  if (body._tag === "Uint8Array") return { status: response.status, body: body.body }
+  if (body._tag === "Empty") return { status: response.status, body: new Uint8Array(0) }
+  return undefined
+}
+
+class ClaimLost {
+  readonly _tag = "ClaimLost"
+}
+
+export type Idempotent = <E, R>(
+  request: HttpServerRequest.HttpServerRequest,
+  key: KeyContext,
+  handle: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, E | ValidationError, R>
+
+/** Runs a request's handler under its Idempotency-Key, if it is a POST or PATCH with one; otherwise as it is. */
+export const makeIdempotent: Effect.Effect<Idempotent, never, IdempotencyRepo | Transactor> = Effect.gen(function*() {
+  const repo = yield* IdempotencyRepo
+  const transactor = yield* Transactor
+  const retentionMs = yield* IdempotencyRetention
+
+  /** The first request with the key: the handler, its answer kept in its transaction. */
+  const first = <E, R>(
+    request: HttpServerRequest.HttpServerRequest,
+    scope: IdempotencyScope,
+    owner: string,
+    handle: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ) => {
+    let kept = false
+    return Effect.gen(function*() {
+      yield* requireUtf8Body(request)
+      const fingerprint = fingerprintOf(request, yield* rawBody(request))
+      // The services' transactions join this one: any failure rolls the whole request back, and a
+      // kept failure (which changed nothing) is kept on its own after the rollback.
+      const result = yield* transactor.withTransaction(Effect.gen(function*() {
+        const response = yield* Effect.provideService(handle, JoinsCallerTransaction, true)
+        const answer = keptSuccess(response)
+        if (answer === undefined) return { response, kept: false }
+        if (!(yield* repo.keep(scope, owner, { fingerprint, ...answer }))) return yield* Effect.fail(new ClaimLost())
+        return { response: answerOf(answer, false), kept: true }
+      })).pipe(Effect.catch((error) => {
+        const answer = keptFailure(error)
+        if (answer === undefined) return Effect.fail(error)
+        return Effect.flatMap(repo.keep(scope, owner, { fingerprint, ...answer }), (ok) =>
+          ok ? Effect.succeed({ response: answerOf(answer, false), kept: true }) : Effect.fail(new ClaimLost()))
+      }))
+      kept = result.kept
+      return result.response
+    }).pipe(
+      Effect.catch((error) => error instanceof ClaimLost ? Effect.succeed(running()) : Effect.fail(error as E | ValidationError)),
+      // A release that fails (the database gone) leaves the claim to its lease; the request's own answer stands.
+      Effect.onExit(() => kept ? Effect.void : Effect.catchCause(repo.release(scope, owner), () => Effect.void))
+    )
+  }
+
+  return (request, key, handle) => {
+    const value = request.headers["idempotency-key"]
+    if (value === undefined || (request.method !== "POST" && request.method !== "PATCH")) return Effect.andThen(requireUtf8Body(request), handle)
+    if (!VISIBLE_ASCII.test(value)) return Effect.fail(malformed)
+    const scope: IdempotencyScope = { tenantId: key.tenantId, keyId: key.keyId, value }
+    return Effect.gen(function*() {
+      const nowMs = yield* Clock.currentTimeMillis
+      const owner = randomUUID()
+      const claim = yield* repo.claim(scope, owner, { nowMs, leaseMs: LEASE_MS, keptAfterMs: nowMs - retentionMs })
+      if (claim._tag === "Running") return running()
+      if (claim._tag === "Kept") {
+        const fingerprint = fingerprintOf(request, yield* rawBody(request))
+        return fingerprint === claim.answer.fingerprint ? answerOf(claim.answer, true) : reused()
+      }
+      return yield* first(request, scope, owner, handle)
+    })
+  }
+})
+
+/** Prunes the keys older than the retention, at start and every 10 minutes, in batches until none are left. */
+export const IdempotencyPruning = Layer.effectDiscard(Effect.gen(function*() {
+  const repo = yield* IdempotencyRepo
+  const retentionMs = yield* IdempotencyRetention
+  const pruneAll: Effect.Effect<void> = Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
+    Effect.flatMap(repo.prune(nowMs - retentionMs, nowMs, PRUNE_BATCH), (n) => (n === PRUNE_BATCH ? pruneAll : Effect.void)))
+  yield* Effect.forkScoped(Effect.forever(Effect.andThen(
+    pruneAll.pipe(Effect.catchDefect((defect) => Effect.logWarning("idempotency keys: pruning failed; trying again later", defect))),
+    Effect.sleep(PRUNE_EVERY_MS)
+  )))
+}))
