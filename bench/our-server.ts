@@ -21,6 +21,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import { NoRateLimits, SavedRateLimitStore } from "../packages/core/src/index.ts"
 import { pipelineFromEnv, StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { HttpLive, NodeServerLive, RateLimitPerMinute } from "../packages/http-adapter/src/index.ts"
+import { HookPingsLive } from "../packages/webhook-relay/src/index.ts"
 import { lineWriter, linesLogger } from "../packages/cli/src/LogLines.ts"
 import { observability, observabilityFromEnv } from "../packages/cli/src/observability/Observability.ts"
 import { importFromPackage, LISTENING, POOL_SIZE } from "./shared.ts"
@@ -40,6 +41,7 @@ const { telemetry, readers } = observability(observabilityFromEnv(), "127.0.0.1"
 const App = Layer.mergeAll(HttpLive.pipe(Layer.provide(telemetry)), readers).pipe(
   Layer.provideMerge(NodeServerLive({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" })),
   Layer.provide([process.env.BENCH_RATE_LIMITS === "off" ? NoRateLimits : SavedRateLimitStore, Layer.succeed(RateLimitPerMinute)(1_000_000_000)]),
+  Layer.provide(HookPingsLive({ timeoutMs: 10_000, allowPrivate: false })),
   Layer.provide(StorageLive({ _tag: "Postgres", url, maxConnections: POOL_SIZE, pipeline: pipelineFromEnv() })),
   Layer.provide(Logging)
 )

@@ -7,7 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import type pg from "pg"
-import { type EventKind, Hooks, Outbox, Tenants, Transactor } from "../packages/core/src/index.ts"
+import { AllowPrivateDestinations, type EventKind, Hooks, Outbox, Tenants, Transactor } from "../packages/core/src/index.ts"
 import { memberInputs } from "./seed-data.ts"
 
 export interface Subscription {
@@ -43,7 +43,8 @@ export const setupChamber = (hookCount: number, receiverUrl: string) =>
       subscriptions.push({ id: hook.id, path, secret: hook.secret, events })
     }
     return { tenantId: tenant.id, subscriptions }
-  }).pipe(Effect.orDie)
+    // The bench's receiver is on loopback (CHAMBER_WEBHOOK_ALLOW_PRIVATE=true, as its relays have it).
+  }).pipe(Effect.provideService(AllowPrivateDestinations, true), Effect.orDie)
 
 export interface PlannedEvent {
   readonly type: EventKind

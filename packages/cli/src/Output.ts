@@ -6,6 +6,7 @@ const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefine
 export const bold = (s: string) => (color ? `\x1b[1m${s}\x1b[22m` : s)
 export const dim = (s: string) => (color ? `\x1b[2m${s}\x1b[22m` : s)
 export const green = (s: string) => (color ? `\x1b[32m${s}\x1b[39m` : s)
+export const yellow = (s: string) => (color ? `\x1b[33m${s}\x1b[39m` : s)
 export const red = (s: string) => (process.stderr.isTTY === true && process.env.NO_COLOR === undefined ? `\x1b[31m${s}\x1b[39m` : s)
 
 

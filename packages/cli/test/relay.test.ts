@@ -9,7 +9,8 @@ import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { verify } from "@chamber/webhook-relay"
-import { BIN, chamber, Env, envLayer, json, post, serving } from "./harness.ts"
+import { Webhook } from "standardwebhooks"
+import { BIN, chamber, Env, envLayer, get, json, post, serving } from "./harness.ts"
 import { chamberWithKey as hookChamber, receiverWithTrust } from "./hookFixtures.ts"
 
 const chamberWithKey = hookChamber("hooks:write,members:write")
@@ -78,7 +79,10 @@ for (const rt of runtimes()) {
           assert.deepInclude(failed[0], { hook_id: hook.id, type: "member.created", status: "failed", attempt_count: 4 })
           assert.deepStrictEqual(failed[0].attempts.map((a: any) => a.status), [500, 500, 500, 500])
           const health = json(yield* chamber(["hooks", "list", "--tenant", tenant, "--json"]))
-          assert.deepInclude(health[0], { id: hook.id, active: true, failure_count: 1 })
+          assert.deepInclude(health[0], { id: hook.id, active: true, failure_count: 1, failures_before_deactivation: 19 })
+          // The same health as GET /api/v1/hooks/{hook} gives the integrator.
+          const own = yield* get(server.port, `/api/v1/hooks/${hook.id}`, key)
+          assert.deepInclude(own.body.data, { consecutive_failures: 1, failures_before_deactivation: 19, last_failure_at: health[0].last_failure_at })
           assert.isString(health[0].last_failure_at)
 
           const replayed = json(yield* chamber(["deliveries", "replay", String(failed[0].id), "--json"]))
@@ -97,6 +101,34 @@ for (const rt of runtimes()) {
           const bad = yield* chamber(["deliveries", "replay", "--json"])
           assert.strictEqual(bad.code, 1)
           assert.match(JSON.parse(bad.stderr).error, /Name the deliveries/)
+        }), 120_000)
+
+      it.effect("hooks rotate-secret: a new secret shown once; the running server's deliveries carry both signatures until the old one ends", () =>
+        Effect.gen(function*() {
+          const { receiver, env } = yield* receiverWithTrust
+          const { key } = yield* chamberWithKey
+          const server = yield* serving([], env)
+          const hook = (yield* post(server.port, "/api/v1/hooks", key, { url: `${receiver.url}/rotating`, events: ["member.created"] })).body
+          const rotated = json(yield* chamber(["hooks", "rotate-secret", String(hook.id), "--previous-expires-in", "600", "--json"]))
+          assert.deepStrictEqual(Object.keys(rotated), ["id", "url", "secret", "previous_expires_at"])
+          assert.match(rotated.secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+          assert.approximately(Date.parse(rotated.previous_expires_at), Date.now() + 600_000, 30_000)
+          yield* post(server.port, "/api/v1/members", key, { name: "Rotated Inc.", status: "active" })
+          const [request] = yield* Effect.promise(() => receiver.waitFor(1, 20_000))
+          const headers = { "webhook-id": String(request!.headers["webhook-id"]), "webhook-timestamp": String(request!.headers["webhook-timestamp"]) }
+          const [newer, older] = String(request!.headers["webhook-signature"]).split(" ")
+          const body = request!.body.toString("utf8")
+          assert.doesNotThrow(() => new Webhook(rotated.secret).verify(body, { ...headers, "webhook-signature": newer! }))
+          assert.doesNotThrow(() => new Webhook(hook.secret).verify(body, { ...headers, "webhook-signature": older! }))
+          assert.isTrue(verify(hook.secret, body, String(request!.headers["x-cc-signature-previous"])))
+
+          const text = yield* chamber(["hooks", "rotate-secret", String(hook.id), "--previous-expires-in", "0"])
+          assert.strictEqual(text.code, 0)
+          assert.match(text.stdout, /^New secret for https:\/\/127\.0\.0\.1:\d+\/rotating \(shown once\):\n {2}whsec_\S{44}\nThe previous secret signs beside it until \d{4}-/)
+          const bad = yield* chamber(["hooks", "rotate-secret", String(hook.id), "--previous-expires-in", "604801", "--json"])
+          assert.deepStrictEqual([bad.code, JSON.parse(bad.stderr).error], [1, "--previous-expires-in must be a whole number of seconds from 0 to 604800, not \"604801\"."])
+          const none = yield* chamber(["hooks", "rotate-secret", "99999", "--json"])
+          assert.deepStrictEqual([none.code, JSON.parse(none.stderr).error], [1, "No webhook subscription 99999."])
         }), 120_000)
     })
   })

@@ -13,7 +13,7 @@ import { Changes, Contacts, Hooks, Importer, Members, Outbox, Transactor } from 
 import { StorageLive } from "@chamber/pg-adapter"
 import { onDatabase, type Runtime, runtimes } from "@chamber/pg-adapter/testing"
 import { HttpLive, NodeServerTest } from "../src/index.ts"
-import { anotherKey, call, chamberWithKey, rateLimitsAt, SUITE_PER_MINUTE } from "./fixture.ts"
+import { anotherKey, call, chamberWithKey, publicPings, rateLimitsAt, SUITE_PER_MINUTE } from "./fixture.ts"
 
 const WRITERS = 20
 
@@ -21,6 +21,7 @@ const WRITERS = 20
 const wideServerOn = (rt: Runtime) =>
   HttpLive.pipe(
     Layer.provideMerge(NodeServerTest),
+    Layer.provideMerge(publicPings),
     Layer.provideMerge(onDatabase(rt, (config) => StorageLive(config._tag === "Postgres" ? { ...config, maxConnections: WRITERS + 8 } : config))),
     Layer.provide(rateLimitsAt(SUITE_PER_MINUTE)),
     Layer.provide(Layer.succeed(References.MinimumLogLevel)("Warn"))

@@ -11,7 +11,7 @@ import { ALL_SCOPES, Keys } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { type Access, AnyValidKey, scopesOf } from "../src/index.ts"
 import { assertError, assertMessageOnly } from "./assertions.ts"
-import { createdId, creatorOf, type Endpoint, endpoints, type Method, withReferences } from "./endpoints.ts"
+import { createdId, creatorOf, type Endpoint, endpoints, madeByEvent, type Method, withReferences } from "./endpoints.ts"
 import { anotherKey, call, chamberWithKey, serverOn, serverUrl } from "./fixture.ts"
 import { rawExchange, type RawReply, rawRequest } from "./raw.ts"
 
@@ -40,7 +40,7 @@ const chamberFor = (endpoint: Endpoint) =>
         assert.strictEqual(created.status, 201, `${creator.label} with its example: ${JSON.stringify(created.body)}`)
         return createdId(created.body)
       })
-    for (const id of endpoint.ids) rows[id] = yield* make(creatorOf(endpoint, id))
+    for (const id of endpoint.ids) rows[id] = yield* (madeByEvent[id]?.(chamber.key, rows) ?? make(creatorOf(endpoint, id)))
     const pathWith = (ids: Record<string, string | number>) => endpoint.path.replace(/:([A-Za-z_]+)/g, (_, id: string) => String(ids[id]))
     return { ...chamber, rows, path: pathWith(rows), pathWith, make }
   })

@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url"
 import { StorageLive } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, FaultProxy, faultProxy, type ProxyMode, runtimes } from "@chamber/pg-adapter/testing"
 import { HttpLive, NodeServerTest } from "../src/index.ts"
-import { call, chamberWithKey, rateLimitsAt, type Reply, SUITE_PER_MINUTE } from "./fixture.ts"
+import { call, chamberWithKey, publicPings, rateLimitsAt, type Reply, SUITE_PER_MINUTE } from "./fixture.ts"
 
 const postgres = runtimes().find((rt) => rt.name === "postgres")
 
@@ -67,6 +67,7 @@ if (postgres !== undefined) {
   describe("a PostgreSQL server that does not answer", () => {
     const server = HttpLive.pipe(
       Layer.provideMerge(NodeServerTest),
+      Layer.provide(publicPings),
       Layer.provideMerge(proxiedStorage),
       Layer.provideMerge(proxyToTheSuiteDatabase),
       Layer.provide(postgres.database),
@@ -197,6 +198,7 @@ describe("the embedded database held by another process's transaction", () => {
   const dataDir = join(dir, "data")
   const server = HttpLive.pipe(
     Layer.provideMerge(NodeServerTest),
+    Layer.provide(publicPings),
     Layer.provideMerge(StorageLive({ _tag: "Embedded", dataDir })),
     Layer.provide(rateLimitsAt(SUITE_PER_MINUTE)),
     Layer.provide(Layer.succeed(References.MinimumLogLevel)("Error"))

@@ -6,8 +6,10 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as SchemaAST from "effect/SchemaAST"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpApi from "effect/http-api/HttpApi"
 import { type Access, Api, RequiredAccess } from "../src/index.ts"
+import { call } from "./fixture.ts"
 
 export type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE"
 
@@ -56,6 +58,23 @@ export const creatorOf = (endpoint: Endpoint, id: string) => {
   return creator
 }
 
+let delivered = 0
+
+/**
+ * Rows no POST of their own collection makes, and how a suite makes one with `key`, given the
+ * rows of the ids before it in the path: a subscription's delivery is made by an event it lists
+ * (the contract's example subscription lists member.created).
+ */
+export const madeByEvent: Readonly<Record<string, (key: string, ids: Readonly<Record<string, number>>) => Effect.Effect<number, never, HttpClient.HttpClient>>> = {
+  delivery: (key, ids) =>
+    Effect.gen(function*() {
+      yield* call("POST", "/api/v1/members", { key, body: { name: `Delivered ${++delivered}`, status: "active" } })
+      const made = yield* call("GET", `/api/v1/hooks/${ids.hook}/deliveries`, { key })
+      const id = made.body?.data?.[0]?.id
+      if (typeof id !== "number") return yield* Effect.die(new Error(`no delivery of subscription ${ids.hook} was made: ${made.text}`))
+      return id
+    })
+}
 
 /** The collection a `<name>_id` body field points into (`member_id` -> `/api/v1/members`), when the contract has one. */
 export const referenceCollection = (field: string) => {

@@ -13,6 +13,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import { Keys, MemoryRateLimitStore, type RateLimitStore, Tenants } from "@chamber/core"
 import { StorageLive } from "@chamber/pg-adapter"
 import { onDatabase, type Runtime } from "@chamber/pg-adapter/testing"
+import { HookPingsLive } from "@chamber/webhook-relay"
 import { HttpLive, NodeServerTest, RateLimitPerMinute } from "../src/index.ts"
 
 /**
@@ -26,16 +27,24 @@ export const rateLimitsAt = (perMinute: number) =>
   Layer.merge(MemoryRateLimitStore, Layer.succeed(RateLimitPerMinute)(perMinute))
 
 /**
+ * Pings as `chamber serve` makes them by default: destinations must be public (none is reachable
+ * here), 10 s at most. Suites that ping a receiver of their own give theirs (hooks-self-service.test.ts).
+ */
+export const publicPings = HookPingsLive({ timeoutMs: 10_000, allowPrivate: false })
+
+/**
  * The real server on `listener` (an HttpServer on a socket) over a fresh database of `rt`,
- * limiting with `rateLimits`; its access log (one Info line per request) is not printed.
+ * limiting with `rateLimits`, pinging with `pings`; its access log (one Info line per request) is not printed.
  */
 export const serverListeningOn = <ROut, E>(
   listener: Layer.Layer<ROut | HttpServer.HttpServer, E>,
   rt: Runtime,
-  rateLimits: Layer.Layer<RateLimitStore> = rateLimitsAt(SUITE_PER_MINUTE)
+  rateLimits: Layer.Layer<RateLimitStore> = rateLimitsAt(SUITE_PER_MINUTE),
+  pings: typeof publicPings = publicPings
 ) =>
   HttpLive.pipe(
     Layer.provideMerge(listener),
+    Layer.provideMerge(pings),
     Layer.provideMerge(onDatabase(rt, (config) => StorageLive(config))),
     Layer.provide(rateLimits),
     Layer.provide(Layer.succeed(References.MinimumLogLevel)("Warn"))

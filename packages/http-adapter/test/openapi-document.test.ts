@@ -6,6 +6,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { EventKinds, Outbox } from "@chamber/core"
 import { pgliteRuntime } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, type Reply, serverOn } from "./fixture.ts"
 
@@ -319,5 +320,36 @@ layer(serverOn(pgliteRuntime), { timeout: 120_000 })((it) => {
     Effect.gen(function*() {
       const text = JSON.stringify(yield* served)
       assert.notMatch(text, /[\w/-]+\.md\b/)
+    }))
+
+  it.effect("9. the webhooks section: every event kind and ping, `data` as the resource's own schema, an example, as a delivery carries it", () =>
+    Effect.gen(function*() {
+      const doc = yield* served
+      assert.strictEqual(doc.openapi, "3.1.0")
+      assert.deepStrictEqual(Object.keys(doc.webhooks), [...EventKinds, "ping"])
+      const resources: Record<string, string> = { member: "Member", contact: "Contact", invoice: "Invoice", event: "Registration", deal: "Deal" }
+      for (const kind of EventKinds) {
+        const media = doc.webhooks[kind].post.requestBody.content["application/json"]
+        const resource = resources[kind.split(".")[0]!]!
+        assert.deepStrictEqual(media.schema.properties.data, { $ref: `#/components/schemas/${resource}` }, kind)
+        assert.deepStrictEqual(media.schema.properties.type.enum, [kind])
+        assert.deepStrictEqual(media.schema.required, ["id", "type", "created_at", "data"])
+        const example = media.examples[kind].value
+        assert.strictEqual(example.type, kind)
+        assert.deepStrictEqual(example.data, doc.components.schemas[resource].examples[0], kind)
+        assert.includeMembers(doc.webhooks[kind].post.parameters.map((p: Json) => p.name), ["X-CC-Signature", "webhook-id", "webhook-timestamp", "webhook-signature"])
+      }
+      const ping = doc.webhooks.ping.post.requestBody.content["application/json"]
+      assert.deepStrictEqual(ping.examples.ping.value.data, { hook_id: 3 })
+      assert.deepStrictEqual(ping.schema.properties.data.required, ["hook_id"])
+
+      // A member.created delivery carries exactly the fields the entry states, `data` as the member's schema has them.
+      const { tenant, key } = yield* chamberWithKey("all")
+      yield* call("POST", "/api/v1/hooks", { key, body: { url: "https://hooks.example.com/catalog", events: ["member.created"] } })
+      yield* call("POST", "/api/v1/members", { key, body: { name: "Catalogued", status: "active" } })
+      const [event] = yield* (yield* Outbox).list(tenant.id, { type: "member.created" })
+      const entry = doc.webhooks["member.created"].post.requestBody.content["application/json"].schema
+      assert.deepStrictEqual(Object.keys({ id: event!.id, type: event!.type, created_at: event!.created_at, data: event!.data }), Object.keys(entry.properties))
+      assert.sameMembers(Object.keys((event!.data as Json).attributes), Object.keys(doc.components.schemas.MemberAttributes.properties))
     }))
 })

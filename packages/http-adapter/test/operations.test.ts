@@ -13,7 +13,7 @@ import { DatabaseConfigRef, postgresOnly, type Runtime, runtimes } from "@chambe
 import pg from "pg"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { HttpLive, NodeServerTest } from "../src/index.ts"
-import { call, chamberWithKey, rateLimitsAt, serverUrl, SUITE_PER_MINUTE } from "./fixture.ts"
+import { call, chamberWithKey, publicPings, rateLimitsAt, serverUrl, SUITE_PER_MINUTE } from "./fixture.ts"
 import { rawExchange, rawRequest } from "./raw.ts"
 
 /** Every log line the server writes, as the JSON objects `LOG_FORMAT=json` prints. */
@@ -26,6 +26,7 @@ const server = (rt: Runtime) =>
     const config = yield* DatabaseConfigRef
     return HttpLive.pipe(
       Layer.provideMerge(NodeServerTest),
+      Layer.provide(publicPings),
       Layer.provideMerge(StorageLive(config)),
       Layer.provideMerge(Layer.succeed(DatabaseConfigRef)(config)),
       Layer.provide(rateLimitsAt(SUITE_PER_MINUTE)),

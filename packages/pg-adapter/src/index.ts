@@ -11,6 +11,7 @@ import { ChangeLogSql } from "./repos/ChangeLogSql.ts"
 import { ContactRepoSql } from "./repos/ContactRepoSql.ts"
 import { DealRepoSql } from "./repos/DealRepoSql.ts"
 import { EventRepoSql } from "./repos/EventRepoSql.ts"
+import { HookDeliveryRepoSql } from "./repos/HookDeliveryRepoSql.ts"
 import { HookRepoSql } from "./repos/HookRepoSql.ts"
 import { IdempotencyRepoSql } from "./repos/IdempotencyRepoSql.ts"
 import { InvoiceRepoSql } from "./repos/InvoiceRepoSql.ts"
@@ -38,6 +39,7 @@ export {
   DatabaseFailuresSql,
   DealRepoSql,
   EventRepoSql,
+  HookDeliveryRepoSql,
   HookRepoSql,
   IdempotencyRepoSql,
   InvoiceRepoSql,
@@ -86,6 +88,7 @@ const mergeAll = <L extends AnyLayer>(layers: ReadonlyArray<L>) => Layer.mergeAl
 const RepositoriesLive = Layer.mergeAll(
   mergeAll(Resources.map(([repository]) => repository)),
   TenantRepoSql,
+  HookDeliveryRepoSql,
   IdempotencyRepoSql,
   OutboxSql,
   RateLimitSnapshotsSql,

@@ -67,6 +67,28 @@ for (const rt of runtimes()) {
           assert.strictEqual(after.get(damaged!.id), `damaged:${before.find((r) => Number(r.id) === damaged!.id)!.secret}`)
           assert.deepStrictEqual(yield* checkStoredSecrets.pipe(Effect.provideService(WebhookSecrets, b)), { damaged: [damaged!.id] })
         }))
+
+      it.effect("rekey re-encrypts a rotated secret's previous one while it still signs, and drops one whose overlap has ended", () =>
+        Effect.gen(function*() {
+          const tenant = yield* (yield* Tenants).create({ name: "Rotated" })
+          const hooks = yield* Hooks
+          const [live, ended] = yield* Effect.forEach(["live", "ended"], (path) =>
+            Effect.orDie(hooks.create(tenant.id, { url: `https://hooks.example.com/rotated-${path}`, events: ["member.created"] })))
+          const a = webhookSecrets("key a")
+          const sql = yield* SqlClient.SqlClient
+          // Sealed with key a, as a server with CHAMBER_SECRET_KEY=key a would have stored them after rotating.
+          for (const [hook, seconds] of [[live!, 3600], [ended!, -1]] as const) {
+            yield* sql`UPDATE webhook_subscriptions SET secret = ${a.seal(`${hook.secret}`)}, previous_secret = ${a.seal(`previous of ${hook.id}`)},
+              previous_expires_at = now() + ${seconds} * interval '1 second' WHERE id = ${hook.id}`.pipe(Effect.orDie)
+          }
+          yield* rekeyStoredSecrets.pipe(withKeys({ CHAMBER_SECRET_KEY: "key b", CHAMBER_SECRET_KEY_PREVIOUS: "key a" }))
+          const rows = new Map((yield* sql<{ readonly id: string; readonly previous_secret: string | null; readonly previous_expires_at: Date | null }>`
+            SELECT id::text, previous_secret, previous_expires_at FROM webhook_subscriptions WHERE tenant_id = ${tenant.id}`.pipe(Effect.orDie)).map((r) => [Number(r.id), r]))
+          const b = webhookSecrets("key b")
+          assert.strictEqual(Result.getOrThrow(b.open(rows.get(live!.id)!.previous_secret!)), `previous of ${live!.id}`)
+          assert.isNotNull(rows.get(live!.id)!.previous_expires_at)
+          assert.deepStrictEqual([rows.get(ended!.id)!.previous_secret, rows.get(ended!.id)!.previous_expires_at], [null, null])
+        }))
     })
   })
 }

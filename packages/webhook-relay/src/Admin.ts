@@ -7,6 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
+import { failuresBeforeDeactivation } from "@chamber/core"
 import { isoColumn as ISO } from "@chamber/pg-adapter"
 
 export interface HookHealth {
@@ -19,6 +20,8 @@ export interface HookHealth {
   readonly last_failure_at: string | null
   readonly last_success_at: string | null
   readonly created_at: string
+  /** As GET /api/v1/hooks/{hook} says it: 20 less the failure count while active, 0 once inactive. */
+  readonly failures_before_deactivation: number
 }
 
 export interface AttemptView {
@@ -89,13 +92,18 @@ const HOOK_COLUMNS = `h.id::int AS id, t.public_id AS tenant, h.url, h.events, h
 export const WebhookAdminSql = Layer.effect(WebhookAdmin, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
+  const withHealth = (h: Omit<HookHealth, "failures_before_deactivation">): HookHealth => ({
+    ...h,
+    failures_before_deactivation: failuresBeforeDeactivation(h.active, h.failure_count)
+  })
+
   const hooks = (tenant: string) =>
-    sql<HookHealth>`SELECT ${sql.literal(HOOK_COLUMNS)} FROM webhook_subscriptions h JOIN tenants t ON t.id = h.tenant_id
-      WHERE t.public_id = ${tenant} ORDER BY h.id`.pipe(Effect.orDie)
+    sql<Omit<HookHealth, "failures_before_deactivation">>`SELECT ${sql.literal(HOOK_COLUMNS)} FROM webhook_subscriptions h JOIN tenants t ON t.id = h.tenant_id
+      WHERE t.public_id = ${tenant} ORDER BY h.id`.pipe(Effect.map((rows) => rows.map(withHealth)), Effect.orDie)
 
   const hook = (id: number) =>
-    sql<HookHealth>`SELECT ${sql.literal(HOOK_COLUMNS)} FROM webhook_subscriptions h JOIN tenants t ON t.id = h.tenant_id
-      WHERE h.id = ${id}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+    sql<Omit<HookHealth, "failures_before_deactivation">>`SELECT ${sql.literal(HOOK_COLUMNS)} FROM webhook_subscriptions h JOIN tenants t ON t.id = h.tenant_id
+      WHERE h.id = ${id}`.pipe(Effect.map((rows) => (rows[0] === undefined ? undefined : withHealth(rows[0]))), Effect.orDie)
 
   const reactivate = (id: number) =>
     sql`UPDATE webhook_subscriptions SET active = true, failure_count = 0, updated_at = now() WHERE id = ${id} RETURNING id`.pipe(

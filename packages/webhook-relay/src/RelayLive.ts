@@ -16,24 +16,36 @@ import { DeliveryStoreSql } from "./DeliveryStore.ts"
 import { type Deliver, type RelayConfig, runRelay } from "./Relay.ts"
 import { nextAttemptDelay } from "./Schedule.ts"
 import { type ExtraCa, sendEffect } from "./Sender.ts"
+import { makePreviousSecrets, type PreviousSecretOf } from "./PreviousSecrets.ts"
 import { DEFAULT_LEASE_MS, type DeliverySettings } from "./Settings.ts"
 import { deliveryBody, deliveryHeaders } from "./Signature.ts"
 
 /**
- * One attempt: the body serialized once, so the bytes signed are the bytes sent. A delivery
- * whose secret this relay cannot decrypt is not sent: its attempt fails with the reason.
+ * One attempt: the body serialized once, so the bytes signed are the bytes sent; signed with the
+ * claimed secret and, during a rotation's overlap, the previous one (`previousOf`,
+ * PreviousSecrets.ts). A delivery whose secret this relay cannot decrypt is not sent: its attempt
+ * fails with the reason.
  */
-export const deliverWith = (settings: DeliverySettings, ca?: ExtraCa): Deliver => (delivery: ClaimedDelivery) =>
+export const deliverWith = (settings: DeliverySettings, ca?: ExtraCa, previousOf: PreviousSecretOf = () => Effect.succeed(null)): Deliver =>
+(delivery: ClaimedDelivery) =>
   Effect.suspend(() => {
-    const attemptedAt = new Date()
     if (Result.isFailure(delivery.secret)) {
+      const attemptedAt = new Date()
       countAttempt("failed", 0, delivery.event.created_at, attemptedAt.getTime())
       return Effect.succeed(unsigned(delivery, attemptedAt, delivery.secret.failure))
     }
+    const secret = delivery.secret.success
+    return Effect.flatMap(previousOf(delivery.hookId, secret), (previous) => attempt(settings, ca, delivery, secret, previous))
+  })
+
+/** One attempt signed with `secret`, and `previous` beside it during a rotation's overlap. */
+const attempt = (settings: DeliverySettings, ca: ExtraCa | undefined, delivery: ClaimedDelivery, secret: string, previous: string | null) =>
+  Effect.suspend(() => {
+    const attemptedAt = new Date()
     const body = deliveryBody(delivery.event)
     return sendEffect({
       url: delivery.url,
-      headers: deliveryHeaders(delivery.event, delivery.secret.success, body, attemptedAt),
+      headers: deliveryHeaders(delivery.event, secret, body, attemptedAt, previous),
       body,
       timeoutMs: settings.timeoutMs,
       allowPrivate: settings.allowPrivate,
@@ -94,7 +106,10 @@ export const relayConfig = (options: RelayOptions): RelayConfig => ({
 /** A relay running in the background of the application; needs the storage layer (and its PgClient). */
 export const RelayLive = (options: RelayOptions) => {
   const config = relayConfig(options)
-  return Layer.effectDiscard(Effect.forkScoped(runRelay(config, deliverWith(options.settings, options.ca)))).pipe(
+  return Layer.effectDiscard(Effect.gen(function*() {
+    const previousOf = yield* makePreviousSecrets
+    return yield* Effect.forkScoped(runRelay(config, deliverWith(options.settings, options.ca, previousOf)))
+  })).pipe(
     Layer.provide(DeliveryStoreSql)
   )
 }

@@ -8,9 +8,20 @@
  * - `webhook-signature` (Standard Webhooks v1): `v1,<base64 HMAC-SHA256 of
  *   "{webhook-id}.{webhook-timestamp}.{raw body}">`, keyed with the base64-decoded bytes after
  *   `whsec_`, as any Standard Webhooks library expects.
+ *
+ * During a secret rotation's overlap (ruling 31) the previous secret signs too: `webhook-signature`
+ * carries both `v1,` signatures, the new one first, space separated; `X-CC-Signature` stays the
+ * new one and `X-CC-Signature-Previous` carries the old.
  */
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto"
-import type { OutboxEvent } from "@chamber/core"
+
+/** What a delivery carries: an outbox event, or a ping. */
+export interface SignedEvent {
+  readonly id: string
+  readonly type: string
+  readonly created_at: string
+  readonly data: unknown
+}
 
 /**
  * `X-CC-Signature`: lower-case hex HMAC-SHA256 of the raw body's UTF-8 bytes, keyed with the secret
@@ -88,7 +99,7 @@ export const verifyStandard = (
 }
 
 /** The delivery body, `data` being the resource as GET returns it, serialized once: the bytes that are signed are the bytes sent. */
-export const deliveryBody = (event: OutboxEvent): string =>
+export const deliveryBody = (event: SignedEvent): string =>
   JSON.stringify({ id: event.id, type: event.type, created_at: event.created_at, data: event.data })
 
 /** The headers of one delivery attempt, names in lower case (a type, not an interface, so that it is a Record<string, string>). */
@@ -105,12 +116,24 @@ export type DeliveryHeaders = {
   /** Unix seconds of this attempt. */
   readonly "webhook-timestamp": string
   readonly "webhook-signature": string
+  /** The previous secret's `X-CC-Signature`, during a rotation's overlap only. */
+  readonly "x-cc-signature-previous"?: string
 }
 
-/** Headers of the delivery attempt made at `attemptTime`, both signatures over `rawBody`. */
-export const deliveryHeaders = (event: OutboxEvent, secret: string, rawBody: string, attemptTime: Date): DeliveryHeaders => {
+/**
+ * Headers of the delivery attempt made at `attemptTime`, both signatures over `rawBody`; with
+ * `previous` (a rotation's overlap) its signatures beside the secret's.
+ */
+export const deliveryHeaders = (
+  event: SignedEvent,
+  secret: string,
+  rawBody: string,
+  attemptTime: Date,
+  previous: string | null = null
+): DeliveryHeaders => {
   const timestamp = unixSeconds(attemptTime)
-  return {
+  const standard = signStandard(secret, event.id, timestamp, rawBody)
+  const headers: DeliveryHeaders = {
     "content-type": "application/json",
     "user-agent": "Chamber-Webhooks/1",
     "x-cc-event": event.type,
@@ -118,6 +141,12 @@ export const deliveryHeaders = (event: OutboxEvent, secret: string, rawBody: str
     "x-cc-signature": sign(secret, rawBody),
     "webhook-id": event.id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": signStandard(secret, event.id, timestamp, rawBody)
+    "webhook-signature": standard
+  }
+  if (previous === null) return headers
+  return {
+    ...headers,
+    "webhook-signature": `${standard} ${signStandard(previous, event.id, timestamp, rawBody)}`,
+    "x-cc-signature-previous": sign(previous, rawBody)
   }
 }

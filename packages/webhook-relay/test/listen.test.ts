@@ -9,16 +9,19 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import { Hooks, Members, Tenants } from "@chamber/core"
+import { AllowPrivateDestinations, Hooks, Members, Tenants } from "@chamber/core"
 import { StorageLive } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
 import { tcpProxy, throughProxy } from "@chamber/pg-adapter/testing/tcp-proxy"
 import { RelayLive } from "../src/index.ts"
 import { startReceiver } from "./receiver.ts"
 
-/** The suite's own storage, straight to the database, and the database's config. */
+/** The suite's own storage, straight to the database, and the database's config; subscriptions may name the loopback receiver. */
 const suite = (rt: ReturnType<typeof runtimes>[number]) =>
-  Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) => StorageLive(config))).pipe(Layer.provideMerge(rt.database))
+  Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) => StorageLive(config))).pipe(
+    Layer.provideMerge(rt.database),
+    Layer.merge(Layer.succeed(AllowPrivateDestinations)(true))
+  )
 
 /** Until a line matching `pattern` has been logged. */
 const until = (lines: ReadonlyArray<string>, pattern: RegExp, timeoutMs = 15_000) =>

@@ -11,15 +11,19 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Hooks, Members, Tenants, WebhookSecrets } from "@chamber/core"
+import { AllowPrivateDestinations, Hooks, Members, Tenants, WebhookSecrets } from "@chamber/core"
 import { StorageLive, webhookSecrets } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
 import { Webhook } from "standardwebhooks"
 import { RelayLive, verify } from "../src/index.ts"
 import { type Receiver, type ReceiverOptions, startReceiver } from "./receiver.ts"
 
+/** The storage; subscriptions may name the loopback receiver. */
 const storageOn = (rt: ReturnType<typeof runtimes>[number]) =>
-  Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) => StorageLive(config))).pipe(Layer.provide(rt.database))
+  Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) => StorageLive(config))).pipe(
+    Layer.provide(rt.database),
+    Layer.merge(Layer.succeed(AllowPrivateDestinations)(true))
+  )
 
 interface RelaySetup {
   readonly timeoutMs?: number

@@ -17,7 +17,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { ChangesPruner } from "@chamber/core"
 import { databaseConfigFromEnv, StorageLive } from "@chamber/pg-adapter"
 import { HttpLive, IdempotencyRetention, NodeServerLive } from "@chamber/http-adapter"
-import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
+import { deliverySettingsFromEnv, HookPingsLive, RelayLive } from "@chamber/webhook-relay"
 import { knownChamber, seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
 import { parseDuration } from "../Durations.ts"
@@ -187,6 +187,7 @@ export const serve = (opts: ServeOptions) => {
     Layer.provide(rateLimitsLayer(limits)),
     Layer.provide(Layer.succeed(IdempotencyRetention)(Duration.toMillis(idempotencyRetention))),
     Layer.provide(storedSecretsChecked(tell)),
+    Layer.provide(HookPingsLive(settings)),
     Layer.provide(StorageLive(config, { exclusive: true }))
   )
   return Layer.launch(app).pipe(

@@ -1,10 +1,13 @@
 /**
  * `chamber hooks …` and `chamber deliveries …` (docs/cli.md "Webhooks"): subscriptions and their
- * health, deliveries and their attempts, reactivation and replay.
+ * health (as GET /api/v1/hooks/{hook} says it), deliveries and their attempts, reactivation,
+ * secret rotation and replay.
  */
 import * as Effect from "effect/Effect"
+import { DEACTIVATION_WARNING_AT, MAX_PREVIOUS_EXPIRES_IN } from "@chamber/core"
 import { type DeliveryView, type HookHealth, WebhookAdmin, WebhookAdminSql } from "@chamber/webhook-relay"
-import { bold, dim, green, table } from "../Output.ts"
+import { bold, dim, green, table, yellow } from "../Output.ts"
+import { noHook, rotateHookSecret } from "../RotateSecret.ts"
 import { run } from "../Run.ts"
 
 type Json = { readonly json?: boolean }
@@ -16,7 +19,15 @@ const admin = <A, E, R>(f: (admin: WebhookAdmin["Service"]) => Effect.Effect<A, 
 const idOf = (text: string, what: string) =>
   /^[1-9][0-9]{0,15}$/.test(text) ? Effect.succeed(Number(text)) : Effect.fail(new Error(`${what} must be a positive integer, not "${text}".`))
 
-const hookRow = (h: HookHealth) => ({ ...h, events: h.events.join(","), health: h.active ? "active" : "INACTIVE" })
+/** The health in words: inactive, about to be deactivated (15 or more failures in a row), or active. */
+export const healthWords = (h: Pick<HookHealth, "active" | "failure_count" | "failures_before_deactivation">) =>
+  !h.active
+    ? "INACTIVE"
+    : h.failure_count >= DEACTIVATION_WARNING_AT
+    ? `DEACTIVATING: ${h.failures_before_deactivation} more failed deliveries deactivate it`
+    : "active"
+
+const hookRow = (h: HookHealth) => ({ ...h, events: h.events.join(","), health: healthWords(h), left: h.failures_before_deactivation })
 const lastAttempt = (d: DeliveryView) => d.attempts[d.attempts.length - 1]
 const deliveryRow = (d: DeliveryView) => {
   const last = lastAttempt(d)
@@ -36,7 +47,7 @@ const deliveryRow = (d: DeliveryView) => {
 export const hooksList = (opts: Json & { tenant: string }) =>
   run(opts, admin((a) => a.hooks(opts.tenant)), {
     json: (hooks) => hooks,
-    human: (hooks) => table(hooks.map(hookRow), ["id", "url", "events", "health", "failure_count", "last_failure_at", "last_success_at"])
+    human: (hooks) => table(hooks.map(hookRow), ["id", "url", "events", "health", "failure_count", "left", "last_failure_at", "last_success_at"])
   })
 
 export const hooksShow = (id: string, opts: Json) =>
@@ -52,15 +63,12 @@ export const hooksShow = (id: string, opts: Json) =>
       [
         `${bold(h.url)} ${dim(`#${h.id}, ${h.tenant}`)}`,
         `events: ${h.events.join(", ")}`,
-        `${h.active ? green("active") : bold("INACTIVE")}, ${h.failure_count} failed in a row; last failure ${h.last_failure_at ?? "-"}, last success ${
-          h.last_success_at ?? "-"
-        }`,
+        `${h.active ? (h.failure_count >= DEACTIVATION_WARNING_AT ? yellow(healthWords(h)) : green("active")) : bold("INACTIVE")}, ${h.failure_count} failed ` +
+        `in a row, ${h.failures_before_deactivation} before deactivation; last failure ${h.last_failure_at ?? "-"}, last success ${h.last_success_at ?? "-"}`,
         "",
         table(h.deliveries.map(deliveryRow), ["id", "event", "type", "status", "attempts", "last", "next", "created"])
       ].join("\n")
   })
-
-const noHook = (id: number) => new Error(`No webhook subscription ${id}.`)
 
 /** Active again with its count at 0; one already active says so (and has its count reset, if any). */
 export const hooksReactivate = (id: string, opts: Json) =>
@@ -81,6 +89,29 @@ export const hooksReactivate = (id: string, opts: Json) =>
         : h.failures_reset === 0
         ? `${h.url} was already active, with no failures to reset: nothing changed.`
         : `${h.url} was already active; its failure count went from ${h.failures_reset} to 0.`
+  })
+
+/**
+ * A new signing secret for the subscription, shown once; the old one keeps signing beside it for
+ * `--previous-expires-in` seconds (default a day; 0 ends it at once), as POST
+ * /api/v1/hooks/{hook}/rotate-secret does.
+ */
+export const hooksRotateSecret = (id: string, opts: Json & { previousExpiresIn?: string }) =>
+  run(opts, Effect.gen(function*() {
+    const hookId = yield* idOf(id, "The subscription id")
+    const text = opts.previousExpiresIn
+    if (text !== undefined && (!/^\d{1,6}$/.test(text) || Number(text) > MAX_PREVIOUS_EXPIRES_IN)) {
+      return yield* Effect.fail(new Error(`--previous-expires-in must be a whole number of seconds from 0 to ${MAX_PREVIOUS_EXPIRES_IN}, not "${text}".`))
+    }
+    return yield* rotateHookSecret(hookId, text === undefined ? undefined : Number(text)).pipe(Effect.provide(WebhookAdminSql))
+  }), {
+    json: (r) => r,
+    human: (r) =>
+      [
+        `${green("New secret")} for ${r.url} ${dim("(shown once)")}:`,
+        `  ${bold(r.secret)}`,
+        `The previous secret signs beside it until ${r.previous_expires_at}.`
+      ].join("\n")
   })
 
 const STATUSES = ["pending", "failed", "succeeded"] as const

@@ -71,6 +71,14 @@ export interface ReplayResult {
   readonly skipped: ReadonlyArray<number>
 }
 
+/** A subscription's new signing secret (shown once) and when its previous one stops signing. */
+export interface RotatedSecret {
+  readonly id: number
+  readonly url: string
+  readonly secret: string
+  readonly previous_expires_at: string
+}
+
 /** Called as work advances: `done` of `total` items. */
 export type Progress = (done: number, total: number) => void
 
@@ -101,5 +109,7 @@ export interface AdminData {
   /** The ids of every failed delivery that matches, newest first. */
   readonly failedDeliveries: (query: FailedQuery) => Promise<ReadonlyArray<number>>
   readonly replay: (ids: ReadonlyArray<number>, progress?: Progress) => Promise<ReplayResult>
+  /** A new secret; the old one signs beside it for a day (as POST /api/v1/hooks/{hook}/rotate-secret by default). */
+  readonly rotateSecret: (hookId: number) => Promise<RotatedSecret>
   readonly close: () => Promise<void>
 }

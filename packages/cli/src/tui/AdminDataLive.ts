@@ -21,6 +21,7 @@ import { Keys, type Limits, rateLimitKey, Tenants } from "@chamber/core"
 import { type DatabaseConfig, embeddedOwner, StorageLive } from "@chamber/pg-adapter"
 import { WebhookAdmin, WebhookAdminSql } from "@chamber/webhook-relay"
 import { type RateLimitSettings, redisStore, usageOf } from "../RateLimits.ts"
+import { rotateHookSecret } from "../RotateSecret.ts"
 import { keyView } from "../Views.ts"
 import { type AdminData, DataError, type HookRow, type KeyRow } from "./AdminData.ts"
 
@@ -184,6 +185,8 @@ export const adminDataLive = (config: DatabaseConfig, settings: RateLimitSetting
       }
       return { replayed, skipped: ids.filter((id) => !replayed.includes(id)) }
     },
+
+    rotateSecret: (hookId) => call(rotateHookSecret(hookId)),
 
     close: async () => {
       closed = true

@@ -11,9 +11,10 @@ import { perform } from "./perform.ts"
 import { Context, Header, HelpBar, Status, type Tone } from "./screens/ScreenFrame.ts"
 import { AttemptsScreen, DeliveriesScreen, deliveryText } from "./screens/DeliveriesScreen.ts"
 import { HelpScreen } from "./screens/HelpScreen.ts"
-import { hookText, HooksScreen } from "./screens/HooksScreen.ts"
+import { aboutToDeactivate, hookText, HooksScreen } from "./screens/HooksScreen.ts"
 import { keyText, KeysScreen } from "./screens/KeysScreen.ts"
 import { MintedKeyScreen, MintForm } from "./screens/MintForm.ts"
+import { RotatedSecretScreen } from "./screens/RotatedSecretScreen.ts"
 import { tenantText, TenantsScreen } from "./screens/TenantsScreen.ts"
 import { initialState, reduce, type Shown, type State } from "./state.ts"
 import { wrap, wrapWithTail } from "./format.ts"
@@ -167,7 +168,14 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
       : { text: "Replay failed deliveries since (30m, 2h, 1d ago or an ISO time): ", tone: "ask", tail: `${o.text}█` })
   } else if (state.task !== undefined) {
     statusLines.push(...notice)
-    const verb = { mint: "Minting", revoke: "Revoking", reactivate: "Reactivating", replay: "Replaying", findFailed: "Finding failed deliveries" }[state.task.kind]
+    const verb = {
+      mint: "Minting",
+      revoke: "Revoking",
+      reactivate: "Reactivating",
+      replay: "Replaying",
+      rotate: "Rotating the secret",
+      findFailed: "Finding failed deliveries"
+    }[state.task.kind]
     const bar = progress === undefined || progress.total === 0 ? "" : ` ${"█".repeat(Math.round((progress.done / progress.total) * 20)).padEnd(20, "░")} ${progress.done}/${progress.total}`
     statusLines.push({ text: `${verb}…${bar}`, tone: "busy" })
   } else if (notice.length > 0) statusLines.push(...notice)
@@ -204,7 +212,9 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
       case "hooks": {
         const all = hooks.data ?? []
         const inactive = all.filter((x) => !x.active).length
-        return `Subscriptions · ${plural(all.length, "subscription")}${inactive > 0 ? ` (${inactive} inactive)` : ""} · recent: ▁ ok █ failed`
+        const ending = all.filter(aboutToDeactivate).length
+        const states = [...(inactive > 0 ? [`${inactive} inactive`] : []), ...(ending > 0 ? [`${ending} about to be deactivated`] : [])]
+        return `Subscriptions · ${plural(all.length, "subscription")}${states.length > 0 ? ` (${states.join(", ")})` : ""} · recent: ▁ ok █ failed`
       }
       case "deliveries":
         return inspecting
@@ -218,6 +228,7 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
     if (o?.kind === "help") return h(HelpScreen, { screen, ...size })
     if (o?.kind === "mint") return h(MintForm, { form: o, admins: admins.data, chamber: chamber ?? "", ...size })
     if (o?.kind === "minted") return h(MintedKeyScreen, { minted: o.key, copied: clipboard, ...size })
+    if (o?.kind === "rotated") return h(RotatedSecretScreen, { rotated: o.rotated, ...size })
     switch (screen) {
       case "tenants":
         return h(TenantsScreen, { rows: shown.tenants.length > 0 || tenants.data !== undefined ? shown.tenants : undefined, filtered, cursor, now, ...size })
@@ -246,7 +257,7 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
     ? [{ keys: "y", does: "", short: "yes" }, { keys: "n", does: "", short: "no" }]
     : o?.kind === "since" || o?.kind === "filter"
     ? [{ keys: "enter", does: "", short: "done" }, { keys: "esc", does: "", short: "cancel" }]
-    : o?.kind === "minted" || o?.kind === "help"
+    : o?.kind === "minted" || o?.kind === "rotated" || o?.kind === "help"
     ? [{ keys: "esc", does: "", short: "close" }]
     : [...(inspecting ? INSPECTING : ON_SCREEN[screen]), ...EVERYWHERE]
 

@@ -157,6 +157,11 @@ const onHooks = (s: State, c: string, shown: Shown): State => {
     }
     case "P":
       return h === undefined ? s : failedOf(s, h.id, h)
+    case "s":
+      return h === undefined ? s : ask(s, `Rotate the signing secret of #${h.id} ${h.url}? The old one keeps signing beside the new one for a day.`, {
+        kind: "rotate",
+        hookId: h.id
+      })
   }
   return s
 }
@@ -226,6 +231,10 @@ const inOverlay = (s: State, o: Overlay, input: string, k: Named | undefined, sh
       return k === "esc" || k === "enter" || input === "?" || input === "q" ? { ...s, overlay: undefined } : s
     case "minted":
       return k === "esc" || k === "enter" ? { ...s, overlay: undefined, notice: ok(`${o.key.name} (${o.key.prefix}) is ready; its key is not kept anywhere.`) } : s
+    case "rotated":
+      return k === "esc" || k === "enter"
+        ? { ...s, overlay: undefined, notice: ok(`#${o.rotated.id} signs with its new secret; the old one also signs until ${o.rotated.previous_expires_at}.`) }
+        : s
     case "filter": {
       if (k === "enter") return { ...s, overlay: undefined }
       if (k === "esc") return { ...s, overlay: undefined, filter: { ...s.filter, [s.screen]: "" } }

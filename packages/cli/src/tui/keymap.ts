@@ -43,7 +43,8 @@ export const ON_SCREEN: Readonly<Record<Screen, ReadonlyArray<Binding>>> = {
     { keys: "enter", does: "its deliveries", short: "deliveries" },
     { keys: "a", does: "reactivate it (asks)", short: "reactivate" },
     { keys: "A", does: "reactivate all inactive", short: "all" },
-    { keys: "P", does: "replay its failed (asks)", short: "replay failed" }
+    { keys: "P", does: "replay its failed (asks)", short: "replay failed" },
+    { keys: "s", does: "rotate its secret (asks)", short: "rotate secret" }
   ],
   deliveries: [
     { keys: "enter", does: "attempts (esc: back)", short: "attempts" },

@@ -6,7 +6,7 @@
 import * as Duration from "effect/Duration"
 import { ALL_SCOPES } from "@chamber/core"
 import { parseDuration } from "../Durations.ts"
-import type { DeliveryView, HookRow, KeyRow, MintedKey, MintRequest, ReplayResult, TenantRow } from "./AdminData.ts"
+import type { DeliveryView, HookRow, KeyRow, MintedKey, MintRequest, ReplayResult, RotatedSecret, TenantRow } from "./AdminData.ts"
 import type { Screen } from "./keymap.ts"
 
 export type { Screen }
@@ -24,6 +24,7 @@ export type Task =
   | { readonly kind: "revoke"; readonly prefix: string; readonly name: string }
   | { readonly kind: "reactivate"; readonly ids: ReadonlyArray<number>; readonly label: string }
   | { readonly kind: "replay"; readonly ids: ReadonlyArray<number>; readonly label: string }
+  | { readonly kind: "rotate"; readonly hookId: number }
   /** Counts the failed deliveries first, so the question can say how many. */
   | { readonly kind: "findFailed"; readonly hookId: number | undefined; readonly since: string | undefined; readonly label: string }
 
@@ -33,6 +34,7 @@ export type Outcome =
   | { readonly kind: "reactivated"; readonly count: number }
   | { readonly kind: "replayed"; readonly result: ReplayResult }
   | { readonly kind: "found"; readonly ids: ReadonlyArray<number> }
+  | { readonly kind: "rotated"; readonly rotated: RotatedSecret }
 
 export type MintStep = "name" | "as" | "scopes" | "limit" | "review"
 
@@ -52,6 +54,7 @@ export type Overlay =
     readonly limit: string
   }
   | { readonly kind: "minted"; readonly key: MintedKey }
+  | { readonly kind: "rotated"; readonly rotated: RotatedSecret }
 
 export interface Notice {
   readonly text: string

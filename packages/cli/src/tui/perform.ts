@@ -13,6 +13,8 @@ export const perform = async (data: AdminData, tenant: string, task: Task, progr
       return { kind: "reactivated", count: await data.reactivate(task.ids, progress) }
     case "replay":
       return { kind: "replayed", result: await data.replay(task.ids, progress) }
+    case "rotate":
+      return { kind: "rotated", rotated: await data.rotateSecret(task.hookId) }
     case "findFailed":
       return { kind: "found", ids: await data.failedDeliveries({ tenant, hookId: task.hookId, since: task.since }) }
   }

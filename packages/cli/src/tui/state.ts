@@ -14,6 +14,7 @@ const DOING: Readonly<Record<Task["kind"], string>> = {
   revoke: "revoke the key",
   reactivate: "reactivate",
   replay: "replay",
+  rotate: "rotate the secret",
   findFailed: "find the failed deliveries"
 }
 
@@ -48,6 +49,8 @@ const finished = (s: State, task: Task, outcome: Outcome): State => {
       return { ...s, overlay: { kind: "minted", key: outcome.key }, notice: undefined }
     case "revoked":
       return { ...s, notice: ok(task.kind === "revoke" ? `Revoked ${task.name} (${task.prefix}): it answers 401 from now on.` : "Revoked.") }
+    case "rotated":
+      return { ...s, overlay: { kind: "rotated", rotated: outcome.rotated }, notice: undefined }
     case "reactivated":
       return { ...s, notice: ok(`Reactivated ${plural(outcome.count, "subscription")}: failure counts at 0, waiting deliveries go out.`) }
     case "replayed": {

@@ -5,8 +5,10 @@
  * subscription's delivery fails against a local HTTPS receiver answering 500; the receiver
  * recovers; the failed delivery is replayed from the Deliveries screen with two key presses and
  * arrives with the same event id and a valid X-CC-Signature, and the screen says it was
- * delivered. Then the server stops: the TUI says the database does not answer, and it recovers
- * when the server is back (never having taken the database over). Fails, never skips, without tmux.
+ * delivered. The subscription's secret is rotated from the Subscriptions screen, shown once, and
+ * the next delivery carries both secrets' signatures. Then the server stops: the TUI says the
+ * database does not answer, and it recovers when the server is back (never having taken the
+ * database over). Fails, never skips, without tmux.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -16,6 +18,7 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { pgliteRuntime } from "@chamber/pg-adapter/testing"
 import { startReceiver } from "@chamber/webhook-relay/test/receiver"
+import { Webhook } from "standardwebhooks"
 import { BIN, chamber, Env, envLayer, json, post, serving } from "../harness.ts"
 import { suiteDir } from "../tempDirs.ts"
 
@@ -50,7 +53,7 @@ const until = (pattern: RegExp, timeoutMs = 20_000) =>
 const keys = (...names: ReadonlyArray<string>) => Effect.sync(() => void tmux("send-keys", "-t", "tui", ...names))
 
 describe("chamber tui in a terminal beside chamber serve on the embedded database", () => {
-  layer(envLayer(pgliteRuntime), { timeout: 180_000 })((it) => {
+  layer(envLayer(pgliteRuntime), { timeout: 300_000 })((it) => {
     it.effect("replays a failed delivery from the Deliveries screen; it arrives signed with the same event id; the TUI outlives a server restart", () =>
       Effect.gen(function*() {
         tmux("-V")
@@ -114,6 +117,30 @@ describe("chamber tui in a terminal beside chamber serve on the embedded databas
         yield* until(new RegExp(`Replayed delivery ${failed[0].id}: delivered \\(200 in \\d+ ms\\) ✓`))
         yield* until(new RegExp(`${failed[0].id} #${hook.body.id} +member\\.created +succeeded +1 200`))
 
+        // The subscription's secret rotated from the Subscriptions screen: shown once, and the next
+        // delivery signed with it and, during the overlap, with the old one too.
+        yield* keys("2")
+        yield* until(new RegExp(`› #${hook.body.id} +127\\.0\\.0\\.1:\\d+/tui +member\\.created +active +0 +20 `))
+        yield* keys("s")
+        yield* until(new RegExp(`Rotate the signing secret of #${hook.body.id} [\\s\\S]*y/n`))
+        yield* keys("y")
+        const rotated = yield* until(new RegExp(`New signing secret for #${hook.body.id}[\\s\\S]*whsec_[A-Za-z0-9+/]{43}=`))
+        const secret = /whsec_[A-Za-z0-9+/]{43}=/.exec(rotated)![0]
+        assert.notStrictEqual(secret, hook.body.secret)
+        yield* keys("Enter")
+        yield* until(new RegExp(`#${hook.body.id} signs with its new secret`))
+        assert.strictEqual((yield* post(first.port, "/api/v1/members", key, { name: "Rotated Supply", status: "active" })).status, 201)
+        const signed = (yield* Effect.promise(() => receiver.waitFor(6, 30_000)))[5]!
+        const body = signed.body.toString("utf8")
+        assert.strictEqual(signed.headers["x-cc-signature"], createHmac("sha256", secret).update(body).digest("hex"))
+        assert.strictEqual(signed.headers["x-cc-signature-previous"], createHmac("sha256", hook.body.secret as string).update(body).digest("hex"))
+        const standard = { "webhook-id": String(signed.headers["webhook-id"]), "webhook-timestamp": String(signed.headers["webhook-timestamp"]) }
+        const [newer, older] = String(signed.headers["webhook-signature"]).split(" ")
+        assert.doesNotThrow(() => new Webhook(secret).verify(body, { ...standard, "webhook-signature": newer! }))
+        assert.doesNotThrow(() => new Webhook(hook.body.secret as string).verify(body, { ...standard, "webhook-signature": older! }))
+        yield* keys("3")
+        yield* until(/enter attempts/)
+
         // The server goes away, then comes back on the same data directory: the TUI never took the database over.
         first.child.kill("SIGTERM")
         assert.strictEqual(yield* Effect.promise(() => first.exited), 0)
@@ -124,6 +151,6 @@ describe("chamber tui in a terminal beside chamber serve on the embedded databas
         yield* keys("q")
         yield* until(/EXITED 0/)
         assert.isFalse(screens.some((s) => STACK.test(s)), "no screen showed a stack trace")
-      }), 180_000)
+      }), 300_000)
   })
 })

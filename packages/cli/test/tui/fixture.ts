@@ -11,6 +11,8 @@ export const NOW = Date.parse("2026-11-22T14:00:00.000Z")
 const at = (minutesAgo: number) => new Date(NOW - minutesAgo * 60_000).toISOString()
 
 export const RIVERSIDE = "chm_4fQk2ZpL9sTx7BnA"
+/** The secret a rotation answers. */
+export const ROTATED_SECRET = "whsec_q3Zr0Jm6bS4JHkM1l3Xv9dQn2tW8yPcE5aFgU7oLxKs="
 export const LAKESIDE = "chm_8cVn3RtY6wQe1ZoP"
 export const MINTED_KEY = "cck_Q7m2Xv9KpL4tR8wZ3nB6yH1cF5dJ0gS2aE7uM9kT"
 /** `read`: every `:read` scope but the opt-in bookings:read (docs/api.md "Authentication and scopes"). */
@@ -53,16 +55,16 @@ export const riverside = (): Required<FixtureOptions> => ({
   hooks: [
     {
       id: 1, tenant: RIVERSIDE, url: "https://hooks.zapier.example/catch/8812/ab3k", events: ["member.created", "member.updated"], active: true,
-      failure_count: 0, last_failure_at: null, last_success_at: at(4), created_at: at(60 * 24 * 30), recent: Array.from({ length: 20 }, () => true)
+      failure_count: 0, failures_before_deactivation: 20, last_failure_at: null, last_success_at: at(4), created_at: at(60 * 24 * 30), recent: Array.from({ length: 20 }, () => true)
     },
     {
       id: 2, tenant: RIVERSIDE, url: "https://crm.riverside.example/webhooks/chamber", events: ["member.created", "invoice.paid", "contact.created"], active: true,
-      failure_count: 3, last_failure_at: at(6), last_success_at: at(60 * 3), created_at: at(60 * 24 * 9),
+      failure_count: 3, failures_before_deactivation: 17, last_failure_at: at(6), last_success_at: at(60 * 3), created_at: at(60 * 24 * 9),
       recent: [true, true, true, true, false, true, true, true, false, false, false, false, false, false, false, false, false, false, false, false]
     },
     {
       id: 3, tenant: RIVERSIDE, url: "https://old-site.riverside.example/hook", events: ["event.registration.created"], active: false,
-      failure_count: 20, last_failure_at: at(60 * 24 * 2), last_success_at: at(60 * 24 * 16), created_at: at(60 * 24 * 200),
+      failure_count: 20, failures_before_deactivation: 0, last_failure_at: at(60 * 24 * 2), last_success_at: at(60 * 24 * 16), created_at: at(60 * 24 * 200),
       recent: Array.from({ length: 20 }, () => false)
     }
   ],
@@ -143,7 +145,7 @@ export const fake = (options: FixtureOptions = riverside()): Fake => {
     hooks: (tenant) => answer(`hooks ${tenant}`, () => state.hooks),
     reactivate: (ids, progress) =>
       answer(`reactivate ${ids.join(",")}`, () => {
-        state.hooks = state.hooks.map((x) => (ids.includes(x.id) ? { ...x, active: true, failure_count: 0 } : x))
+        state.hooks = state.hooks.map((x) => (ids.includes(x.id) ? { ...x, active: true, failure_count: 0, failures_before_deactivation: 20 } : x))
         progress?.(ids.length, ids.length)
         return ids.length
       }),
@@ -162,6 +164,13 @@ export const fake = (options: FixtureOptions = riverside()): Fake => {
         progress?.(ids.length, ids.length)
         return { replayed, skipped: ids.filter((id) => !replayed.includes(id)) }
       }),
+    rotateSecret: (hookId) =>
+      answer(`rotate ${hookId}`, () => ({
+        id: hookId,
+        url: state.hooks.find((x) => x.id === hookId)?.url ?? "",
+        secret: ROTATED_SECRET,
+        previous_expires_at: new Date(NOW + 86_400_000).toISOString()
+      })),
     close: async () => undefined
   }
   const answer = async <A>(call: string, value: () => A): Promise<A> => {

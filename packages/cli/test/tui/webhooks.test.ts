@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SPARK_FAILED, SPARK_OK } from "../../src/tui/format.ts"
-import { fake, NOW, RIVERSIDE } from "./fixture.ts"
+import { fake, NOW, RIVERSIDE, riverside, ROTATED_SECRET } from "./fixture.ts"
 import { KEY, mount } from "./screen.ts"
 
 describe("admin TUI: Subscriptions", () => {
@@ -14,11 +14,45 @@ describe("admin TUI: Subscriptions", () => {
     const s = mount(fake(), { tenant: RIVERSIDE, width: 150 })
     await s.press("2")
     const f = await s.until("old-site.riverside.example/hook")
-    assert.match(f, /id +url +events +state +fails +last ok +failed +recent/)
-    assert.match(f, new RegExp(`› #1 +hooks\\.zapier\\.example/catch/8812/ab3k +member\\.created,member\\.updated +active +0 +4m ago +never +${SPARK_OK}{20}`))
-    assert.match(f, new RegExp(`#2 +crm\\.riverside\\.example/webhooks/chamber +member\\.created,invoice\\.paid,contact\\S* +active +3 +3h ago +6m ago +${SPARK_OK}{4}${SPARK_FAILED}${SPARK_OK}{3}${SPARK_FAILED}{12}`))
-    assert.match(f, new RegExp(`#3 +old-site\\.riverside\\.example/hook +event\\.registration\\.created +OFF +20 +16d ago +2d ago +${SPARK_FAILED}{20}`))
+    assert.match(f, /id +url +events +state +fails +left +last ok +failed +recent/)
+    assert.match(f, new RegExp(`› #1 +hooks\\.zapier\\.example/catch/8812/ab3k +member\\.created,member\\.updated +active +0 +20 +4m ago +never +${SPARK_OK}{20}`))
+    assert.match(f, new RegExp(`#2 +crm\\.riverside\\.example/webhooks/chamber +member\\.created,invoice\\.paid,contact\\S* +active +3 +17 +3h ago +6m ago +${SPARK_OK}{4}${SPARK_FAILED}${SPARK_OK}{3}${SPARK_FAILED}{12}`))
+    assert.match(f, new RegExp(`#3 +old-site\\.riverside\\.example/hook +event\\.registration\\.created +OFF +20 +0 +16d ago +2d ago +${SPARK_FAILED}{20}`))
     assert.include(f, "3 subscriptions (1 inactive) · recent: ▁ ok █ failed")
+    s.unmount()
+  })
+
+  it("marks a subscription at 15 or more failures in a row as about to be deactivated, with how many more it survives", async () => {
+    const [healthy, , off] = riverside().hooks
+    const ending = { ...healthy!, id: 4, url: "https://flaky.riverside.example/in", failure_count: 16, failures_before_deactivation: 4 }
+    const s = mount(fake({ hooks: [healthy!, ending, off!] }), { tenant: RIVERSIDE, width: 150 })
+    await s.press("2")
+    const f = await s.until("flaky.riverside.example/in")
+    assert.match(f, /#4 +flaky\.riverside\.example\/in +member\.created,member\.updated +ENDING +16 +4 /)
+    assert.match(f, /#1 +hooks\.zapier\S+ +member\S+ +active +0 +20 /)
+    assert.include(f, "3 subscriptions (1 inactive, 1 about to be deactivated)")
+    s.unmount()
+  })
+
+  it("s rotates the subscription's secret after y and shows the new one once", async () => {
+    const data = fake()
+    const s = mount(data, { tenant: RIVERSIDE })
+    await s.press("2")
+    await s.until("› #1")
+    await s.press(KEY.down, "s")
+    await s.until("Rotate the signing secret of #2 https://crm.riverside.example/webhooks/chamber?")
+    await s.press("n")
+    await s.until("Nothing changed.")
+    assert.notInclude(data.calls, "rotate 2")
+    await s.press("s", "y")
+    const shown = await s.until(ROTATED_SECRET)
+    assert.include(shown, "New signing secret for #2 https://crm.riverside.example/webhooks/chamber")
+    assert.include(shown, "Give it to the receiver now: it is never shown again.")
+    assert.include(shown, `The previous secret signs beside it until ${new Date(NOW + 86_400_000).toISOString()}.`)
+    assert.include(data.calls, "rotate 2")
+    await s.press(KEY.enter)
+    const after = await s.until("#2 signs with its new secret; the old one also signs until")
+    assert.notInclude(after, ROTATED_SECRET)
     s.unmount()
   })
 

@@ -8,6 +8,27 @@ export class HookNotFound extends Schema.TaggedError<HookNotFound>()("HookNotFou
   }
 }
 
+export class HookDeliveryNotFound extends Schema.TaggedError<HookDeliveryNotFound>()("HookDeliveryNotFound", { id: Schema.Number }) {
+  readonly kind = "NotFound" as const
+  override get message() {
+    return `No delivery ${this.id} of this webhook subscription.`
+  }
+}
+
+/**
+ * A subscription URL whose host is a literal loopback, private or other non-public address: a 422
+ * on `url` (ruling 31), unless CHAMBER_WEBHOOK_ALLOW_PRIVATE=true.
+ */
+export class HookDestinationRefused extends Schema.TaggedError<HookDestinationRefused>()("HookDestinationRefused", { reason: Schema.String }) {
+  readonly kind = "Invalid" as const
+  override get message() {
+    return `The url field must not name a ${this.reason} address: webhook destinations must be public.`
+  }
+  get errors() {
+    return { url: [this.message] }
+  }
+}
+
 /** Why the server's keys do not open a stored signing secret (docs/webhooks.md "Secrets"). */
 export const SecretUnreadableReasons = ["no-key", "other-key", "damaged", "undecryptable"] as const
 export type SecretUnreadableReason = typeof SecretUnreadableReasons[number]

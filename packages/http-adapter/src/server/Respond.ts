@@ -79,7 +79,7 @@ type DataOf<S extends Schema.Top> = S["Encoded"] extends { readonly data: infer 
  */
 export const single = <S extends Schema.Top, A extends DataOf<S>, E extends DomainError, R>(
   response: S,
-  status: 200 | 201,
+  status: 200 | 201 | 202,
   run: (tenantId: number) => Effect.Effect<A, E, R>
 ) =>
   // `{data}` with `data` of the schema's `data` type is the schema's encoded type.
@@ -125,7 +125,7 @@ export const page = <L extends Schema.Top, E extends DomainError, R>(
 export const withStatus = <S extends Schema.Top, A, E extends DomainError, R>(
   _response: S,
   run: (tenantId: number) => Effect.Effect<A, E, R>,
-  answer: (result: A) => readonly [status: 200 | 201, body: S["Encoded"]]
+  answer: (result: A) => readonly [status: 200 | 201 | 202, body: S["Encoded"]]
 ) =>
   answered(forTenant(run), (result) => {
     const [status, body] = answer(result)

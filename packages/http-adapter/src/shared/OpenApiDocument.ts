@@ -3,7 +3,7 @@
  * applied once to the whole document (Api.ts): the fields every answer carries, and the request rules the server keeps outside the decoder that the schemas alone
  * would state too loosely.
  */
-import { PaymentMethods } from "@chamber/core"
+import { type EventKind, EventKinds, PaymentMethods } from "@chamber/core"
 
 // OpenAPI objects, typed as Effect's Transform annotation hands them over (plain JSON).
 type Json = Record<string, any>
@@ -183,6 +183,90 @@ const openMaps = (node: unknown): void => {
   for (const value of Object.values(o)) openMaps(value)
 }
 
+/** The schema of the resource each kind of event carries in `data` (ruling 20: as GET returns it). */
+const RESOURCE_OF: Record<EventKind, string> = {
+  "member.created": "Member",
+  "member.updated": "Member",
+  "contact.created": "Contact",
+  "invoice.issued": "Invoice",
+  "invoice.paid": "Invoice",
+  "event.registration.created": "Registration",
+  "deal.approved": "Deal"
+}
+
+const WHAT_FIRES: Record<EventKind, string> = {
+  "member.created": "A member was created.",
+  "member.updated": "A member was changed (only when something actually changed).",
+  "contact.created": "A contact was created, by any path (the API, a new subscriber, an import).",
+  "invoice.issued": "A draft invoice was issued: it has its number and due date.",
+  "invoice.paid": "A payment brought an invoice's balance to 0.",
+  "event.registration.created": "Someone registered for an event.",
+  "deal.approved": "A Hot Deal was approved."
+}
+
+/** The headers of every delivery (ruling 20; X-CC-Signature-Previous during a secret rotation's overlap, ruling 31). */
+const deliveryHeaders = (kind: string): ReadonlyArray<Json> => [
+  ["X-CC-Event", `The event kind: \`${kind}\`.`, true],
+  ["X-CC-Delivery", "The event id, stable across retries.", true],
+  ["X-CC-Signature", "Lower-case hex HMAC-SHA256 of the raw body, keyed with the secret string as returned.", true],
+  ["X-CC-Signature-Previous", "The same with the previous secret, while a rotated secret's overlap lasts.", false],
+  ["webhook-id", "Standard Webhooks: the event id.", true],
+  ["webhook-timestamp", "Standard Webhooks: Unix seconds of this attempt.", true],
+  ["webhook-signature", "Standard Webhooks: `v1,<base64 HMAC-SHA256 of \"{id}.{timestamp}.{body}\">`, two space-separated during a rotation's overlap (the new secret's first).", true]
+].map(([name, description, required]) => ({ name, in: "header", required, description, schema: { type: "string" } }))
+
+const CREATED_AT = "2026-11-24T10:40:29.000Z"
+const EVENT_ID = "evt_3kT9vQ2mXw7LpR4sN8yB1cZd"
+
+/** One `webhooks` entry: what the chamber POSTs to a subscription, and what it expects back. */
+const webhook = (kind: string, summary: string, data: Json, example: unknown): Json => ({
+  post: {
+    summary,
+    description: `${summary}\n\nSigned as every delivery is: \`X-CC-Signature\` and the Standard Webhooks headers. Answer any 2xx within the timeout ` +
+      "(10 s by default); anything else, or nothing, is retried after about 1 minute, 30 minutes and 6 hours.",
+    operationId: `webhook.${kind}`,
+    parameters: deliveryHeaders(kind),
+    requestBody: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            properties: {
+              id: { type: "string", description: "The event id (`evt_` + 24 characters), stable across retries: dedupe on it." },
+              type: { type: "string", enum: [kind] },
+              created_at: { type: "string", format: "date-time", description: "When the change committed." },
+              data
+            },
+            required: ["id", "type", "created_at", "data"],
+            additionalProperties: false
+          },
+          examples: { [kind]: { value: { id: EVENT_ID, type: kind, created_at: CREATED_AT, data: example } } }
+        }
+      }
+    },
+    responses: { "2XX": { description: "Received: the delivery succeeded." } }
+  }
+})
+
+/**
+ * The `webhooks` section (OpenAPI 3.1; ruling 31): one entry per event kind, `data` being its
+ * resource's own schema, and `ping` (POST /api/v1/hooks/{hook}/ping), each with an example.
+ */
+const webhooks = (schemas: Json): Json => ({
+  ...Object.fromEntries(EventKinds.map((kind) => {
+    const resource = RESOURCE_OF[kind]
+    const example = (at(schemas, [resource, "examples"]) as unknown as ReadonlyArray<unknown>)[0]
+    return [kind, webhook(kind, WHAT_FIRES[kind], { $ref: `#/components/schemas/${resource}` }, example)]
+  })),
+  ping: webhook("ping", "A ping asked with POST /api/v1/hooks/{hook}/ping: not stored, never retried.", {
+    type: "object",
+    properties: { hook_id: { type: "integer", description: "The subscription pinged." } },
+    required: ["hook_id"],
+    additionalProperties: false
+  }, { hook_id: 3 })
+})
+
 /** The document as served: `spec` as Effect generates it, with all of the above. */
 export const finishDocument = (spec: Json): Json => {
   const generated: Json = structuredClone(spec.components)
@@ -201,6 +285,7 @@ export const finishDocument = (spec: Json): Json => {
   return {
     ...spec,
     paths,
+    webhooks: webhooks(generated.schemas),
     components: {
       ...generated,
       headers: components,

@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import { Keys, Tenants } from "@chamber/core"
-import { createdId, creatorOf, type Endpoint, endpoints, withReferences } from "../endpoints.ts"
+import { createdId, creatorOf, type Endpoint, endpoints, madeByEvent, withReferences } from "../endpoints.ts"
 import { call } from "../fixture.ts"
 import { rawExchange, type RawReply } from "../raw.ts"
 import { type FuzzTarget, generate, prng } from "./cases.ts"
@@ -63,7 +63,7 @@ export const fuzzTarget = Effect.gen(function*() {
   for (const endpoint of endpoints) {
     for (const id of endpoint.ids) {
       if (ids[id] !== undefined) continue
-      ids[id] = yield* make(creatorOf(endpoint, id))
+      ids[id] = yield* (madeByEvent[id]?.(key, ids) ?? make(creatorOf(endpoint, id)))
     }
   }
   return { key, ids, endpoints } satisfies FuzzTarget

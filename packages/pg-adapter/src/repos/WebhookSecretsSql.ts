@@ -105,7 +105,8 @@ const REKEY_BATCH = 1_000
  * under CHAMBER_SECRET_KEY, in one transaction (the rows locked meanwhile, so a subscription
  * posted at the same moment waits). Nothing changes when a secret is sealed with neither key.
  * A damaged secret is marked so (its stored form kept after `damaged:`) and named: once the old
- * key is gone it would otherwise read as one of another key, and stop every start.
+ * key is gone it would otherwise read as one of another key, and stop every start. A rotated
+ * secret's previous one (ruling 31) is re-encrypted while it still signs, dropped otherwise.
  */
 export const rekeyStoredSecrets = Effect.gen(function*() {
   const keys = yield* Effect.orDie(secretKeysConfig)
@@ -114,7 +115,10 @@ export const rekeyStoredSecrets = Effect.gen(function*() {
   const secrets = webhookSecrets(keys)
   const sql = yield* SqlClient.SqlClient
   return yield* sql.withTransaction(Effect.gen(function*() {
-    const rows = yield* sql<Row>`SELECT id, secret FROM webhook_subscriptions ORDER BY id FOR UPDATE`
+    const locked = yield* sql<Row & { readonly previous: string | null }>`
+      SELECT id, secret, CASE WHEN previous_expires_at > now() THEN previous_secret END AS previous
+      FROM webhook_subscriptions ORDER BY id FOR UPDATE`
+    const rows: ReadonlyArray<Row> = locked
     const survey = surveySecrets(secrets, rows)
     if (survey.foreign.length > 0) return yield* new SecretKeyMismatch({ subscriptions: survey.foreign, keySet: true })
     const damaged = new Set(survey.damaged)
@@ -130,6 +134,21 @@ export const rekeyStoredSecrets = Effect.gen(function*() {
         FROM jsonb_to_recordset(${JSON.stringify(changed.slice(i, i + REKEY_BATCH))}::jsonb) AS v(id bigint, secret text)
         WHERE s.id = v.id`
     }
+    // A rotated secret's previous one still signing is re-encrypted too; one that no key opens, or
+    // whose overlap has ended, is dropped: it only ever adds a second signature.
+    const previous = locked.flatMap((r): Array<{ readonly id: number; readonly secret: string | null }> => {
+      if (r.previous === null) return []
+      const opened = secrets.open(r.previous)
+      if (Result.isFailure(opened)) return [{ id: Number(r.id), secret: null }]
+      return isSealedWith(r.previous, current) ? [] : [{ id: Number(r.id), secret: secrets.seal(opened.success) }]
+    })
+    for (let i = 0; i < previous.length; i += REKEY_BATCH) {
+      yield* sql`
+        UPDATE webhook_subscriptions s SET previous_secret = v.secret, previous_expires_at = CASE WHEN v.secret IS NULL THEN NULL ELSE s.previous_expires_at END
+        FROM jsonb_to_recordset(${JSON.stringify(previous.slice(i, i + REKEY_BATCH))}::jsonb) AS v(id bigint, secret text)
+        WHERE s.id = v.id`
+    }
+    yield* sql`UPDATE webhook_subscriptions SET previous_secret = NULL, previous_expires_at = NULL WHERE previous_expires_at <= now()`
     const rekeyed = changed.length - changed.filter((c) => damaged.has(c.id)).length
     return { rekeyed, unchanged: survey.opened.size - rekeyed, damaged: survey.damaged }
   })).pipe(Effect.catchTag("SqlError", Effect.die))
