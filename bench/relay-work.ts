@@ -111,8 +111,8 @@ export const seedHistory = async (db: pg.Client, tenantId: number, subscriptions
     [tenantId, JSON.stringify(planEvents(subscriptions, 1)[0]!.data), events]
   )
   await db.query(
-    `INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, status, attempt_count, next_attempt_at, created_at, settled_at)
-     SELECT e.tenant_id, e.id, h, 'succeeded', 1, e.created_at, e.created_at, e.created_at + interval '1 second'
+    `INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, status, attempt_count, next_attempt_at, created_at, settled_at)
+     SELECT e.tenant_id, e.id, h, 'members/' || (e.payload ->> 'id'), 'succeeded', 1, e.created_at, e.created_at, e.created_at + interval '1 second'
      FROM outbox_events e CROSS JOIN unnest($1::bigint[]) h WHERE e.event_id LIKE 'evt_history%' ORDER BY e.id, h`,
     [hooks]
   )
