@@ -100,6 +100,8 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
           ? "CREATE INDEX IF NOT EXISTS bench_baseline_due ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending'"
           : "DROP INDEX IF EXISTS bench_baseline_due"
       )
+      // The baseline does not order deliveries: the trigger that lets a held one go is ours alone.
+      await db.query(`ALTER TABLE webhook_deliveries ${name === "baseline" ? "DISABLE" : "ENABLE"} TRIGGER webhook_deliveries_next`)
       await db.query(`VACUUM (ANALYZE) ${TABLES.join(", ")}`)
       await db.query("CHECKPOINT").catch(() => {})
     }

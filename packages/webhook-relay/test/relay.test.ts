@@ -61,6 +61,23 @@ const attemptsOf = (tenantId: number) =>
       JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE a.tenant_id = ${tenantId} ORDER BY a.id`
   }).pipe(Effect.orDie)
 
+/**
+ * Relays and a subscription to member.created and member.updated; member M created, its first
+ * attempt answered 500, then M patched twice ("M one", "M two") while that attempt waits to be retried.
+ */
+const patchedWhileFailing = (listen: boolean, o: RelaySetup) =>
+  Effect.gen(function*() {
+    const receiver = yield* withRelay(listen, o)
+    const { tenant, hook } = yield* subscribed(receiver, ["member.created", "member.updated"])
+    receiver.script(500)
+    const members = yield* Members
+    const m = yield* members.create(tenant.id, { name: "M created", status: "active" })
+    yield* wait(receiver, 1)
+    yield* members.update(tenant.id, m.id, { name: "M one" })
+    yield* members.update(tenant.id, m.id, { name: "M two" })
+    return { receiver, tenant, hook, members }
+  })
+
 /** A request's event kind and the name of the member it carries. */
 const named = (request: { readonly body: Buffer }) => {
   const body = JSON.parse(request.body.toString("utf8"))
@@ -255,14 +272,7 @@ for (const rt of runtimes()) {
 
       it.effect("ordered: M's member.created failing its first attempt holds M's two patches, which arrive after it in commit order; another member's events arrive meanwhile (two relays)", () =>
         Effect.gen(function*() {
-          const receiver = yield* withRelay(listen, { relays: 2, retryDelaysMs: [1_500, 100, 100] })
-          const { tenant } = yield* subscribed(receiver, ["member.created", "member.updated"])
-          receiver.script(500)
-          const members = yield* Members
-          const m = yield* members.create(tenant.id, { name: "M created", status: "active" })
-          yield* wait(receiver, 1)
-          yield* members.update(tenant.id, m.id, { name: "M one" })
-          yield* members.update(tenant.id, m.id, { name: "M two" })
+          const { receiver, tenant, members } = yield* patchedWhileFailing(listen, { relays: 2, retryDelaysMs: [1_500, 100, 100] })
           const other = yield* members.create(tenant.id, { name: "N created", status: "active" })
           yield* members.update(tenant.id, other.id, { name: "N one" })
           const arrived = (yield* wait(receiver, 6, 20_000)).map(named)
@@ -280,14 +290,7 @@ for (const rt of runtimes()) {
 
       it.effect("ordered: deliveries waiting while their subscription is inactive go out on reactivation, in commit order", () =>
         Effect.gen(function*() {
-          const receiver = yield* withRelay(listen, { retryDelaysMs: [1_000, 100, 100] })
-          const { tenant, hook } = yield* subscribed(receiver, ["member.created", "member.updated"])
-          receiver.script(500)
-          const members = yield* Members
-          const m = yield* members.create(tenant.id, { name: "M created", status: "active" })
-          yield* wait(receiver, 1)
-          yield* members.update(tenant.id, m.id, { name: "M one" })
-          yield* members.update(tenant.id, m.id, { name: "M two" })
+          const { receiver, tenant, hook } = yield* patchedWhileFailing(listen, { retryDelaysMs: [1_000, 100, 100] })
           const sql = yield* SqlClient.SqlClient
           yield* sql`UPDATE webhook_subscriptions SET active = false WHERE id = ${hook.id}`.pipe(Effect.orDie)
           yield* Effect.sleep(2_000)

@@ -91,6 +91,15 @@ const orderedChamber = (hooks: number) =>
     return { tenant, m, other }
   }).pipe(Effect.orDie)
 
+/** A chamber whose one subscription takes member.created and member.updated, and member M created ("created"). */
+const memberCreated = Effect.gen(function*() {
+  const { tenant } = yield* chamberWithDeliveries(0, 0)
+  yield* (yield* Hooks).create(tenant.id, { url: `https://hooks.example.com/one/${n}`, events: ["member.created", "member.updated"] })
+  const members = yield* Members
+  const m = yield* members.create(tenant.id, { name: "created", status: "active" })
+  return { tenant, members, m }
+}).pipe(Effect.orDie)
+
 /** Claims and settles member `m`'s deliveries one claim after another until none is left; their names in the order claimed. */
 const drain = (tenantId: number, m: { readonly id: number }, relayId = "drain") =>
   Effect.gen(function*() {
@@ -290,10 +299,7 @@ for (const rt of runtimes()) {
 
       it.effect("a patch that commits while the relay settles the delivery it queued behind is let go, not held for ever", () =>
         Effect.gen(function*() {
-          const { tenant, hooks } = yield* chamberWithDeliveries(0)
-          yield* (yield* Hooks).create(tenant.id, { url: hooks[0]!.url, events: ["member.created", "member.updated"] })
-          const members = yield* Members
-          const m = yield* members.create(tenant.id, { name: "created", status: "active" })
+          const { tenant, members, m } = yield* memberCreated
           const store = yield* DeliveryStore
           const [head] = mine(tenant.id)(yield* claimOf("w", 1_000))
           assert.strictEqual(nameOf(head!), "created")
@@ -317,11 +323,8 @@ for (const rt of runtimes()) {
 
       it.effect("patches whose transactions begin in one order and commit in the other go out in commit order", () =>
         Effect.gen(function*() {
-          const { tenant, hooks } = yield* chamberWithDeliveries(0)
-          yield* (yield* Hooks).create(tenant.id, { url: hooks[0]!.url, events: ["member.created", "member.updated"] })
-          const members = yield* Members
+          const { tenant, members, m } = yield* memberCreated
           const tx = yield* Transactor
-          const m = yield* members.create(tenant.id, { name: "created", status: "active" })
           // "late" begins first (and reads M) but patches and commits after "early". (The embedded
           // database runs one transaction at a time: there "early" waits, and commits last.)
           const committed: Array<string> = []
