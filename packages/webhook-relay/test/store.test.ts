@@ -297,18 +297,19 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(mine(tenant.id)(yield* claimOf("p", 1_000)).map(nameOf), ["one"])
         }))
 
-      it.effect("a patch that commits while the relay settles the delivery it queued behind is let go, not held for ever", () =>
+      it.effect("patches that commit while the relay settles the delivery they queued behind: the first is let go, not held for ever; the second waits for it", () =>
         Effect.gen(function*() {
           const { tenant, members, m } = yield* memberCreated
           const store = yield* DeliveryStore
           const [head] = mine(tenant.id)(yield* claimOf("w", 1_000))
           assert.strictEqual(nameOf(head!), "created")
-          // The patch appends (queued behind the created) and stays open while the relay settles the created.
+          // Two patches append (queued behind the created) and stay open while the relay settles the created.
           const appended = yield* Deferred.make<void>()
           const commit = yield* Deferred.make<void>()
           const tx = yield* Transactor
           const patch = yield* Effect.forkChild(tx.withTransaction(Effect.gen(function*() {
             yield* members.update(tenant.id, m.id, { name: "one" })
+            yield* members.update(tenant.id, m.id, { name: "two" })
             yield* Deferred.succeed(appended, undefined)
             yield* Deferred.await(commit)
           })))
