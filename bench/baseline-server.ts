@@ -83,8 +83,8 @@ const OUTBOX_SQL = `
           INSERT INTO outbox_events (event_id, tenant_id, type, payload)
           VALUES ($1, $2, $3, $4::jsonb) RETURNING *
         ), d AS (
-          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id)
-          SELECT e.tenant_id, e.id, s.id FROM e
+          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource)
+          SELECT e.tenant_id, e.id, s.id, $5 FROM e
           JOIN webhook_subscriptions s ON s.tenant_id = e.tenant_id AND s.active AND s.events @> jsonb_build_array(e.type)
           RETURNING 1
         )
@@ -162,8 +162,12 @@ const newEventId = () => {
   return `evt_${out}`
 }
 
+/** The resource an event is about, as the product keys it (`members/12`). */
+const resourceOf = (type: string, data: unknown) =>
+  `${type === "event.registration.created" ? "registrations" : `${type.split(".")[0]}s`}/${(data as { readonly id: unknown }).id}`
+
 const outbox = (db: Queryable, tenantId: number, type: string, data: unknown) =>
-  run(db, "outbox", OUTBOX_SQL, [newEventId(), tenantId, type, JSON.stringify(data)])
+  run(db, "outbox", OUTBOX_SQL, [newEventId(), tenantId, type, JSON.stringify(data), resourceOf(type, data)])
 
 const tenantRow = async (db: Queryable, tenantId: number) => (await run(db, "tenant", TENANT_SQL, [tenantId]))[0]
 

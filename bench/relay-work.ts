@@ -69,14 +69,18 @@ const resources = memberInputs(200).map((input, i) => {
   }
 })
 
-/** Events from the mix, starting at `offset` in it, until they fan out to at least `deliveries`. */
-export const planEvents = (subscriptions: ReadonlyArray<Subscription>, deliveries: number, offset = 0): Array<PlannedEvent> => {
+/**
+ * Events from the mix, starting at `offset` in it, until they fan out to at least `deliveries`,
+ * about the first `resourceCount` resources in turn (1: every event is about one hot resource,
+ * whose deliveries to each subscription go out one after another, ruling 32).
+ */
+export const planEvents = (subscriptions: ReadonlyArray<Subscription>, deliveries: number, offset = 0, resourceCount = resources.length): Array<PlannedEvent> => {
   const fanout = (type: EventKind) => subscriptions.filter((s) => s.events.includes(type)).length
   const out: Array<PlannedEvent> = []
   let total = 0
   for (let i = offset; total < deliveries; i++) {
     const type = EVENT_MIX[i % EVENT_MIX.length]!
-    const event = { type, data: resources[i % resources.length], fanout: fanout(type) }
+    const event = { type, data: resources[i % Math.min(resourceCount, resources.length)], fanout: fanout(type) }
     out.push(event)
     total += event.fanout
   }
@@ -112,8 +116,8 @@ export const seedHistory = async (db: pg.Client, tenantId: number, subscriptions
     [tenantId, JSON.stringify(planEvents(subscriptions, 1)[0]!.data), events]
   )
   await db.query(
-    `INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, status, attempt_count, next_attempt_at, created_at, settled_at)
-     SELECT e.tenant_id, e.id, h, 'succeeded', 1, e.created_at, e.created_at, e.created_at + interval '1 second'
+    `INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, status, attempt_count, next_attempt_at, created_at, settled_at)
+     SELECT e.tenant_id, e.id, h, 'members/' || (e.payload ->> 'id'), 'succeeded', 1, e.created_at, e.created_at, e.created_at + interval '1 second'
      FROM outbox_events e CROSS JOIN unnest($1::bigint[]) h WHERE e.event_id LIKE 'evt_history%' ORDER BY e.id, h`,
     [hooks]
   )

@@ -66,6 +66,8 @@ export const DEACTIVATE_AT = 20
 export interface Recorded {
   /** The deliveries that no longer exist (their subscription was deleted): their outcomes were dropped. */
   readonly vanished: ReadonlyArray<number>
+  /** Whether a delivery settled let a later one of its subscription and resource go: a reason to claim again. */
+  readonly freed: boolean
 }
 
 /**
@@ -137,16 +139,22 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
   // Per subscription with waiting deliveries (found by skipping through webhook_deliveries_hook_due
   // one subscription at a time): its free places (perSubscription less its live leases), filled
   // with its first due deliveries; of those, the first `limit` by due time that no other relay has
-  // locked. A claim thus reads a few rows per subscription, not every waiting delivery. The steps
+  // locked. A claim thus reads a few rows per subscription, not every waiting delivery.
+  //
+  // Order (ruling 32, migration 0016): a delivery held behind an earlier one of its subscription
+  // and resource is not in that index at all, however many wait. Of those free to go, one is due
+  // only when no earlier delivery of its subscription and resource is pending (one queued again
+  // by a replay goes before the later ones still waiting) and none of them is leased (a replayed
+  // one waits for a later one in flight): two index probes, each stopping at the first row. The steps
   // are materialized so that each runs once whatever the planner believes of the table's size
   // (its statistics may date from before a burst, when few deliveries waited). The rows leased,
   // and one more row (`capped`) when due deliveries were left for want of a place.
   const claim = (o: ClaimOptions) =>
     sql<ClaimRow>`
       WITH RECURSIVE waiting AS (
-        (SELECT hook_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY hook_id LIMIT 1)
+        (SELECT hook_id FROM webhook_deliveries WHERE status = 'pending' AND NOT held ORDER BY hook_id LIMIT 1)
         UNION ALL
-        SELECT (SELECT d.hook_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.hook_id > w.hook_id ORDER BY d.hook_id LIMIT 1)
+        SELECT (SELECT d.hook_id FROM webhook_deliveries d WHERE d.status = 'pending' AND NOT d.held AND d.hook_id > w.hook_id ORDER BY d.hook_id LIMIT 1)
         FROM waiting w WHERE w.hook_id IS NOT NULL
       ), room AS MATERIALIZED (
         SELECT w.hook_id, ${o.perSubscription} - (
@@ -157,8 +165,16 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         -- One row past the places, to know whether any are left for want of a place.
         SELECT c.id, c.attempt_count, c.place > greatest(r.places, 0) AS beyond FROM room r CROSS JOIN LATERAL (
           SELECT d.id, d.attempt_count, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place FROM webhook_deliveries d
-          WHERE d.hook_id = r.hook_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+          WHERE d.hook_id = r.hook_id AND d.status = 'pending' AND NOT d.held AND d.next_attempt_at <= now()
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+            AND NOT EXISTS (
+              SELECT 1 FROM webhook_deliveries p
+              WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.event_id < d.event_id
+            )
+            AND NOT EXISTS (
+              SELECT 1 FROM webhook_deliveries p
+              WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.lease_expires_at > now() AND p.id <> d.id
+            )
           ORDER BY d.next_attempt_at, d.id LIMIT greatest(r.places, 0) + 1
         ) c
       ), picked AS (
@@ -167,12 +183,13 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         -- still without a live lease and with no attempt recorded since this statement's snapshot,
         -- so a delivery another relay leased, or even sent and settled, meanwhile is skipped, never
         -- leased twice. (Not by its status: that would let the planner read every waiting delivery
-        -- through the partial indexes, which its statistics may say are nearly empty.)
+        -- through the partial indexes, which its statistics may say are nearly empty.) NO KEY: a
+        -- writer queueing a delivery behind this one holds it FOR KEY SHARE, which only settling waits for.
         SELECT d.id FROM due JOIN webhook_deliveries d ON d.id = due.id AND d.attempt_count = due.attempt_count
         WHERE NOT due.beyond AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
         ORDER BY d.next_attempt_at, d.id
         LIMIT ${o.limit}
-        FOR UPDATE OF d SKIP LOCKED
+        FOR NO KEY UPDATE OF d SKIP LOCKED
       ), leased AS (
         UPDATE webhook_deliveries d
         SET lease_expires_at = now() + ${o.leaseMs} * interval '1 millisecond', leased_by = ${o.relayId}
@@ -213,7 +230,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
     outcomes: ReadonlyArray<AttemptOutcome>,
     retryDelayMs: (retryIndex: number, retryAfterSeconds: number | null) => number
   ): Effect.Effect<Recorded, OutcomesRefused> => {
-    if (outcomes.length === 0) return Effect.succeed({ vanished: [] })
+    if (outcomes.length === 0) return Effect.succeed({ vanished: [], freed: false })
     const batch = outcomes.map((o, n) => {
       const attempts = o.delivery.attemptCount + 1
       // Succeeded, pending again (a retry is left), or failed.
@@ -242,12 +259,21 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
     // once wait for each other instead of deadlocking. Only those the batch changes: a success for a subscription without
     // failures whose last success is less than a second older changes nothing worth a write, so
     // under load its row is written about once a second, not once per batch of every relay.
-    return sql<{ readonly id: string }>`
+    // The deliveries still leased here are locked FOR UPDATE first, in (subscription, id) order: a
+    // writer queueing a delivery behind one of them (pg-adapter OutboxSql.ts) holds it FOR KEY
+    // SHARE and is waited for, so the trigger that lets the next one go (migration 0016) sees the
+    // delivery it queued. The one more row, `freed`, says whether a delivery settled had a later
+    // one of its subscription and resource held behind it.
+    return sql<{ readonly id: string | null; readonly freed: boolean }>`
       WITH v AS MATERIALIZED (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS v(n integer, id bigint, tenant bigint, hook bigint, state text,
           attempts integer, next text, attempted_at text, status integer, latency integer, excerpt text, error text)
       ), present AS MATERIALIZED (
         SELECT d.id FROM webhook_deliveries d WHERE d.id IN (SELECT id FROM v)
+      ), mine AS MATERIALIZED (
+        SELECT d.id, d.hook_id, d.resource FROM webhook_deliveries d
+        WHERE d.id IN (SELECT id FROM v) AND d.leased_by = ${relayId}
+        ORDER BY d.hook_id, d.id FOR UPDATE OF d
       ), attempt AS (
         INSERT INTO webhook_attempts (tenant_id, delivery_id, attempted_at, status, latency_ms, response_excerpt, error)
         SELECT v.tenant, v.id, v.attempted_at::timestamptz, v.status, v.latency, v.excerpt, v.error FROM v JOIN present p ON p.id = v.id ORDER BY v.n
@@ -256,7 +282,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         SET status = v.state, attempt_count = v.attempts, lease_expires_at = NULL, leased_by = NULL,
             next_attempt_at = coalesce(v.next::timestamptz, d.next_attempt_at),
             settled_at = CASE WHEN v.state = 'pending' THEN NULL ELSE now() END
-        FROM v WHERE d.id = v.id AND d.leased_by = ${relayId}
+        FROM v JOIN mine ON mine.id = v.id WHERE d.id = v.id AND d.leased_by = ${relayId}
         RETURNING d.id
       ), done AS (
         SELECT v.hook, v.n, v.state, v.attempted_at::timestamptz AS at,
@@ -281,8 +307,16 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         FROM counts c, locked
         WHERE h.id = c.id AND locked.id = c.id
       )
-      SELECT v.id::text AS id FROM v LEFT JOIN present p ON p.id = v.id WHERE p.id IS NULL`.pipe(
-      Effect.map((rows): Recorded => ({ vanished: rows.map((r) => Number(r.id)) })),
+      SELECT v.id::text AS id, false AS freed FROM v LEFT JOIN present p ON p.id = v.id WHERE p.id IS NULL
+      UNION ALL
+      SELECT NULL, true WHERE EXISTS (
+        SELECT 1 FROM v JOIN mine m ON m.id = v.id JOIN webhook_deliveries n ON n.hook_id = m.hook_id AND n.resource = m.resource
+        WHERE v.state <> 'pending' AND n.status = 'pending' AND n.held
+      )`.pipe(
+      Effect.map((rows): Recorded => ({
+        vanished: rows.flatMap((r) => (r.freed || r.id === null ? [] : [Number(r.id)])),
+        freed: rows.some((r) => r.freed)
+      })),
       Effect.catchTag("SqlError", (error) =>
         refused(error) ? Effect.fail(new OutcomesRefused({ reason: (error.reason.cause as Error | undefined)?.message ?? error.message })) : Effect.die(error))
     )

@@ -81,8 +81,9 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
 
   /**
    * Whether a written batch is a reason to claim again: the last claim left due deliveries for
-   * want of room or of their subscriptions' places, which the batch may have freed. Otherwise it
-   * took all there was, and only news (or the next poll) brings more.
+   * want of room or of their subscriptions' places, which the batch may have freed, or the batch
+   * settled a delivery that a later one of its subscription and resource waited for. Otherwise
+   * the last claim took all there was, and only news (or the next poll) brings more.
    */
   let more = true
 
@@ -95,7 +96,7 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
   // and the delivery is attempted again).
   const write = (written: ReadonlyArray<AttemptOutcome>): Effect.Effect<ReadonlyArray<AttemptOutcome>> =>
     store.record(config.relayId, written, config.retryDelayMs).pipe(
-      Effect.tap(() => letGo(written)),
+      Effect.tap(({ freed }) => Effect.andThen(letGo(written), Effect.sync(() => void (more ||= freed)))),
       Effect.tap(({ vanished }) =>
         vanished.length === 0 ? Effect.void : Effect.logInfo(
           vanished.length === 1

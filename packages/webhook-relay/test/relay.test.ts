@@ -29,6 +29,8 @@ interface RelaySetup {
   readonly timeoutMs?: number
   readonly concurrency?: number
   readonly leaseMs?: number
+  /** The delays before retries 1, 2 and 3 (default 100 ms each). */
+  readonly retryDelaysMs?: readonly [number, number, number]
   /** Relays sharing the database (default 1). */
   readonly relays?: number
   readonly receiver?: ReceiverOptions
@@ -38,7 +40,7 @@ interface RelaySetup {
 const withRelay = (listen: boolean, o: RelaySetup = {}) =>
   Effect.gen(function*() {
     const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver(o.receiver)), (r) => Effect.promise(() => r.close()))
-    const settings = { retryDelaysMs: [100, 100, 100], timeoutMs: o.timeoutMs ?? 2_000, allowPrivate: true, retentionMs: 86_400_000, leaseMs: o.leaseMs }
+    const settings = { retryDelaysMs: o.retryDelaysMs ?? [100, 100, 100], timeoutMs: o.timeoutMs ?? 2_000, allowPrivate: true, retentionMs: 86_400_000, leaseMs: o.leaseMs }
     for (let i = 0; i < (o.relays ?? 1); i++) {
       yield* Layer.build(RelayLive({ settings, listen, ca: receiver.ca, pollMs: 100, ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }) }))
     }
@@ -62,6 +64,29 @@ const attemptsOf = (tenantId: number) =>
       SELECT a.status, a.error, a.delivery_id::text AS delivery, d.status AS state FROM webhook_attempts a
       JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE a.tenant_id = ${tenantId} ORDER BY a.id`
   }).pipe(Effect.orDie)
+
+/**
+ * Relays and a subscription to member.created and member.updated; member M created, its first
+ * attempt answered 500, then M patched twice ("M one", "M two") while that attempt waits to be retried.
+ */
+const patchedWhileFailing = (listen: boolean, o: RelaySetup) =>
+  Effect.gen(function*() {
+    const receiver = yield* withRelay(listen, o)
+    const { tenant, hook } = yield* subscribed(receiver, ["member.created", "member.updated"])
+    receiver.script(500)
+    const members = yield* Members
+    const m = yield* members.create(tenant.id, { name: "M created", status: "active" })
+    yield* wait(receiver, 1)
+    yield* members.update(tenant.id, m.id, { name: "M one" })
+    yield* members.update(tenant.id, m.id, { name: "M two" })
+    return { receiver, tenant, hook, members }
+  })
+
+/** A request's event kind and the name of the member it carries. */
+const named = (request: { readonly body: Buffer }) => {
+  const body = JSON.parse(request.body.toString("utf8"))
+  return { type: body.type as string, name: body.data.attributes.name as string }
+}
 
 /** The relay's log lines, as `LEVEL message`, while `effect` runs. */
 const logged = <A, E, R>(effect: Effect.Effect<A, E, R>, lines: Array<string>) =>
@@ -248,6 +273,37 @@ for (const rt of runtimes()) {
           const [first, second] = yield* wait(receiver, 2, 20_000)
           assert.isAtLeast(second!.receivedAt.getTime() - first!.receivedAt.getTime(), 5_000)
         }), 30_000)
+
+      it.effect("ordered: M's member.created failing its first attempt holds M's two patches, which arrive after it in commit order; another member's events arrive meanwhile (two relays)", () =>
+        Effect.gen(function*() {
+          const { receiver, tenant, members } = yield* patchedWhileFailing(listen, { relays: 2, retryDelaysMs: [1_500, 100, 100] })
+          const other = yield* members.create(tenant.id, { name: "N created", status: "active" })
+          yield* members.update(tenant.id, other.id, { name: "N one" })
+          const arrived = (yield* wait(receiver, 6, 20_000)).map(named)
+          assert.deepStrictEqual(arrived.filter((r) => r.name.startsWith("M")).map((r) => [r.type, r.name]), [
+            ["member.created", "M created"],
+            ["member.created", "M created"],
+            ["member.updated", "M one"],
+            ["member.updated", "M two"]
+          ])
+          // The other member's went while M's created waited for its retry.
+          assert.deepStrictEqual(arrived.slice(1, 3).map((r) => r.name), ["N created", "N one"])
+          yield* Effect.sleep(500)
+          assert.lengthOf(receiver.requests, 6)
+        }), 60_000)
+
+      it.effect("ordered: deliveries waiting while their subscription is inactive go out on reactivation, in commit order", () =>
+        Effect.gen(function*() {
+          const { receiver, tenant, hook } = yield* patchedWhileFailing(listen, { retryDelaysMs: [1_000, 100, 100] })
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE webhook_subscriptions SET active = false WHERE id = ${hook.id}`.pipe(Effect.orDie)
+          yield* Effect.sleep(2_000)
+          assert.lengthOf(receiver.requests, 1)
+          // Posting its URL again reactivates it (ruling 22).
+          yield* Effect.orDie((yield* Hooks).create(tenant.id, { url: hook.url, events: ["member.created", "member.updated"] }))
+          const arrived = (yield* wait(receiver, 4, 20_000)).map(named)
+          assert.deepStrictEqual(arrived.map((r) => r.name), ["M created", "M created", "M one", "M two"])
+        }), 60_000)
 
       it.effect("a secret the relay cannot decrypt (damaged, or sealed with another key) fails that subscription's deliveries with the reason; the others arrive, and every claim succeeds", () =>
         Effect.gen(function*() {

@@ -6,18 +6,19 @@
  * event once.
  */
 import { assert, describe, layer } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Hooks, Members, Tenants } from "@chamber/core"
+import { Hooks, Members, Tenants, Transactor } from "@chamber/core"
 import { StorageLive } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
-import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore, DeliveryStoreSql, runRelay } from "../src/index.ts"
+import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore, DeliveryStoreSql, runRelay, WebhookAdmin, WebhookAdminSql } from "../src/index.ts"
 
 const storageOn = (rt: ReturnType<typeof runtimes>[number]) =>
-  DeliveryStoreSql.pipe(
+  Layer.merge(DeliveryStoreSql, WebhookAdminSql).pipe(
     Layer.provideMerge(Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) => StorageLive(config)))),
     Layer.provide(rt.database)
   )
@@ -67,6 +68,51 @@ const deliveryRows = (tenantId: number) =>
   }).pipe(Effect.orDie)
 
 const now = () => 0
+
+/** The name the delivered member had when its event fired. */
+const nameOf = (d: ClaimedDelivery) => (d.event.data as { readonly attributes: { readonly name: string } }).attributes.name
+
+/**
+ * A chamber whose `hooks` subscriptions take member.created and member.updated: member M created
+ * ("created") then patched twice ("one", "two"), and another member created ("other").
+ */
+const orderedChamber = (hooks: number) =>
+  Effect.gen(function*() {
+    const { tenant } = yield* chamberWithDeliveries(0, 0)
+    const subscriptions = yield* Hooks
+    for (let i = 0; i < hooks; i++) {
+      yield* subscriptions.create(tenant.id, { url: `https://hooks.example.com/ordered/${n}/${i}`, events: ["member.created", "member.updated"] })
+    }
+    const members = yield* Members
+    const m = yield* members.create(tenant.id, { name: "created", status: "active" })
+    yield* members.update(tenant.id, m.id, { name: "one" })
+    yield* members.update(tenant.id, m.id, { name: "two" })
+    const other = yield* members.create(tenant.id, { name: "other", status: "active" })
+    return { tenant, m, other }
+  }).pipe(Effect.orDie)
+
+/** A chamber whose one subscription takes member.created and member.updated, and member M created ("created"). */
+const memberCreated = Effect.gen(function*() {
+  const { tenant } = yield* chamberWithDeliveries(0, 0)
+  yield* (yield* Hooks).create(tenant.id, { url: `https://hooks.example.com/one/${n}`, events: ["member.created", "member.updated"] })
+  const members = yield* Members
+  const m = yield* members.create(tenant.id, { name: "created", status: "active" })
+  return { tenant, members, m }
+}).pipe(Effect.orDie)
+
+/** Claims and settles member `m`'s deliveries one claim after another until none is left; their names in the order claimed. */
+const drain = (tenantId: number, m: { readonly id: number }, relayId = "drain") =>
+  Effect.gen(function*() {
+    const store = yield* DeliveryStore
+    const names: Array<string> = []
+    for (let i = 0; i < 20; i++) {
+      const claimed = mine(tenantId)(yield* claimOf(relayId, 1_000)).filter((d) => (d.event.data as { readonly id: number }).id === m.id)
+      if (claimed.length === 0) break
+      names.push(...claimed.map(nameOf))
+      yield* store.record(relayId, claimed.map((d) => outcome(d, 200)), now)
+    }
+    return names
+  })
 
 for (const rt of runtimes()) {
   describe(`the relay's store on ${rt.name}`, () => {
@@ -225,6 +271,101 @@ for (const rt of runtimes()) {
           const orphans = yield* sql<{ readonly n: string }>`SELECT count(*)::text AS n FROM webhook_attempts
             WHERE delivery_id IN ${sql.in(claimed.slice(0, 2).map((d) => d.id))}`.pipe(Effect.orDie)
           assert.strictEqual(orphans[0]!.n, "0")
+        }))
+
+      it.effect("one delivery of a subscription and resource at a time, in commit order, until it succeeds or fails for good; other resources and subscriptions go meanwhile", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* orderedChamber(2)
+          const store = yield* DeliveryStore
+          // Of M, only the created of each subscription; the other member's created goes too.
+          const first = mine(tenant.id)(yield* claimOf("o", 1_000))
+          assert.sameMembers(first.map(nameOf), ["created", "created", "other", "other"])
+          const [mine1, mine2] = first.filter((d) => nameOf(d) === "created")
+          // The first subscription's fails once: retried first, its later ones held meanwhile.
+          const failed = yield* store.record("o", [outcome(mine1!, 500)], now)
+          assert.isFalse(failed.freed)
+          const retry = mine(tenant.id)(yield* claimOf("o", 1_000))
+          assert.deepStrictEqual(retry.map((d) => [d.id, nameOf(d), d.attemptCount]), [[mine1!.id, "created", 1]])
+          assert.isTrue((yield* store.record("o", [outcome(retry[0]!, 200)], now)).freed)
+          assert.deepStrictEqual(mine(tenant.id)(yield* claimOf("o", 1_000)).map(nameOf), ["one"])
+          // The second subscription's fails for good (its retries spent): its next one goes.
+          for (let i = 0; i < 4; i++) {
+            const d = i === 0 ? mine2! : mine(tenant.id)(yield* claimOf("p", 1_000)).find((x) => x.hookId === mine2!.hookId)!
+            assert.strictEqual(nameOf(d), "created")
+            yield* store.record(i === 0 ? "o" : "p", [outcome(d, 500)], now)
+          }
+          assert.deepStrictEqual(mine(tenant.id)(yield* claimOf("p", 1_000)).map(nameOf), ["one"])
+        }))
+
+      it.effect("patches that commit while the relay settles the delivery they queued behind: the first is let go, not held for ever; the second waits for it", () =>
+        Effect.gen(function*() {
+          const { tenant, members, m } = yield* memberCreated
+          const store = yield* DeliveryStore
+          const [head] = mine(tenant.id)(yield* claimOf("w", 1_000))
+          assert.strictEqual(nameOf(head!), "created")
+          // Two patches append (queued behind the created) and stay open while the relay settles the created.
+          const appended = yield* Deferred.make<void>()
+          const commit = yield* Deferred.make<void>()
+          const tx = yield* Transactor
+          const patch = yield* Effect.forkChild(tx.withTransaction(Effect.gen(function*() {
+            yield* members.update(tenant.id, m.id, { name: "one" })
+            yield* members.update(tenant.id, m.id, { name: "two" })
+            yield* Deferred.succeed(appended, undefined)
+            yield* Deferred.await(commit)
+          })))
+          yield* Deferred.await(appended)
+          const settle = yield* Effect.forkChild(store.record("w", [outcome(head!, 200)], now))
+          yield* Effect.sleep(300)
+          yield* Deferred.succeed(commit, undefined)
+          yield* Fiber.join(patch)
+          yield* Fiber.join(settle)
+          assert.deepStrictEqual(mine(tenant.id)(yield* claimOf("w", 1_000)).map(nameOf), ["one"])
+        }))
+
+      it.effect("patches whose transactions begin in one order and commit in the other go out in commit order", () =>
+        Effect.gen(function*() {
+          const { tenant, members, m } = yield* memberCreated
+          const tx = yield* Transactor
+          // "late" begins first (and reads M) but patches and commits after "early". (The embedded
+          // database runs one transaction at a time: there "early" waits, and commits last.)
+          const committed: Array<string> = []
+          const begun = yield* Deferred.make<void>()
+          const go = yield* Deferred.make<void>()
+          const late = yield* Effect.forkChild(tx.withTransaction(Effect.gen(function*() {
+            yield* members.get(tenant.id, m.id)
+            yield* Deferred.succeed(begun, undefined)
+            yield* Deferred.await(go).pipe(Effect.timeoutOption(1_000))
+            yield* members.update(tenant.id, m.id, { name: "late" })
+          })).pipe(Effect.andThen(Effect.sync(() => committed.push("late")))))
+          yield* Deferred.await(begun)
+          const early = yield* Effect.forkChild(members.update(tenant.id, m.id, { name: "early" }).pipe(
+            Effect.andThen(Effect.sync(() => committed.push("early"))),
+            Effect.ensuring(Deferred.succeed(go, undefined))
+          ))
+          yield* Fiber.join(late)
+          yield* Fiber.join(early)
+          if (rt.name === "postgres") assert.deepStrictEqual(committed, ["early", "late"])
+          assert.deepStrictEqual(yield* drain(tenant.id, m), ["created", ...committed])
+        }))
+
+      it.effect("a replayed delivery goes before the later ones of its resource still waiting, after the one in flight: nothing waits for ever", () =>
+        Effect.gen(function*() {
+          const { tenant, m } = yield* orderedChamber(1)
+          const store = yield* DeliveryStore
+          const admin = yield* WebhookAdmin
+          const ofM = (ds: ReadonlyArray<ClaimedDelivery>) => ds.filter((d) => nameOf(d) !== "other")
+          const [created] = ofM(mine(tenant.id)(yield* claimOf("r", 1_000)))
+          yield* store.record("r", [outcome(created!, 200)], now)
+          const [one] = ofM(mine(tenant.id)(yield* claimOf("r", 1_000)))
+          assert.strictEqual(nameOf(one!), "one")
+          // While "one" is in flight, the created is replayed: it waits for "one", then goes before "two".
+          assert.deepStrictEqual(yield* admin.replay([created!.id]), [created!.id])
+          assert.lengthOf(ofM(mine(tenant.id)(yield* claimOf("r", 1_000))), 0)
+          yield* store.record("r", [outcome(one!, 200)], now)
+          const again = ofM(mine(tenant.id)(yield* claimOf("r", 1_000)))
+          assert.deepStrictEqual(again.map((d) => [d.id, nameOf(d)]), [[created!.id, "created"]])
+          yield* store.record("r", [outcome(again[0]!, 200)], now)
+          assert.deepStrictEqual(yield* drain(tenant.id, m, "r"), ["two"])
         }))
 
       it.effect("a relay loop delivers every event once and, stopped, gives back what it still holds", () =>

@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import { type EventKind, newEventId, Outbox, type OutboxEvent } from "@chamber/core"
+import { type EventKind, eventResource, newEventId, Outbox, type OutboxEvent } from "@chamber/core"
 import type { Int8 } from "./rows.ts"
 
 interface EventRow {
@@ -28,16 +28,38 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return Outbox.of({
     // The event and one delivery per active subscription of its tenant listing its kind, at this
-    // moment and in the caller's transaction (ruling 19): one statement.
+    // moment and in the caller's transaction (ruling 19): one statement. A delivery is held
+    // (ruling 32, migration 0016) when an earlier one of its subscription and resource is pending:
+    // the first such is locked FOR KEY SHARE, so that it cannot be settled before this commits (the
+    // relay settles FOR UPDATE, then lets the next one go with a snapshot taken after). One
+    // subscription after another in id order, as the relay locks what it settles: the two never
+    // wait for each other in a circle over one event.
+    //
+    // The event id is commit order for one resource: every write of a resource holds its row's
+    // lock from before it appends until it commits (core: Members, Invoices, Payments, Deals
+    // update through findForUpdate; a create's row is seen by no one before its commit; contacts
+    // and registrations fire once, at creation; import goes through the same services), so a later
+    // writer of the resource takes its event id after the earlier one committed, and events
+    // appended by one transaction are numbered in the order it appends them.
     append: (tenantId, type, data) =>
       sql<EventRow>`
         WITH e AS (
           INSERT INTO outbox_events (event_id, tenant_id, type, payload)
           VALUES (${newEventId()}, ${tenantId}, ${type}, ${JSON.stringify(data)}::jsonb) RETURNING *
-        ), d AS (
-          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id)
-          SELECT e.tenant_id, e.id, s.id FROM e
+        ), hooks AS MATERIALIZED (
+          SELECT s.id FROM e
           JOIN webhook_subscriptions s ON s.tenant_id = e.tenant_id AND s.active AND s.events @> jsonb_build_array(e.type)
+          ORDER BY s.id
+        ), ahead AS MATERIALIZED (
+          SELECT h.id AS hook_id FROM hooks h CROSS JOIN LATERAL (
+            SELECT p.id FROM webhook_deliveries p
+            WHERE p.hook_id = h.id AND p.resource = ${eventResource(type, data)} AND p.status = 'pending'
+            ORDER BY p.event_id LIMIT 1 FOR KEY SHARE
+          ) p
+        ), d AS (
+          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, held)
+          SELECT e.tenant_id, e.id, h.id, ${eventResource(type, data)}, ahead.hook_id IS NOT NULL
+          FROM e CROSS JOIN hooks h LEFT JOIN ahead ON ahead.hook_id = h.id
           RETURNING 1
         )
         -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.

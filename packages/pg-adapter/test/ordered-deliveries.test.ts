@@ -1,0 +1,58 @@
+/**
+ * Migration 0016 (ordered delivery, docs/webhooks.md "Order") on every storage runtime: the
+ * deliveries already there are keyed by the resource their event is about, those waiting behind
+ * an earlier pending one of their subscription and resource are held, and settling a delivery lets
+ * the next one of its subscription and resource go.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
+import { DatabaseLive, migrate } from "../src/index.ts"
+import { migrations } from "../src/migrations/index.ts"
+import { onDatabase, runtimes } from "./harness.ts"
+
+for (const rt of runtimes()) {
+  describe(`ordered deliveries' migration on ${rt.name}`, () => {
+    layer(onDatabase(rt, (config) => DatabaseLive(config, { migrateOnStart: false })), { timeout: 120_000 })((it) => {
+      it.effect("keys the deliveries already there by resource, holds those behind an earlier pending one, and settling lets the next go", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const before = Object.fromEntries(Object.entries(migrations).filter(([id]) => Number(id.split("_")[0]) < 16))
+          yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table: "chamber_migrations" })
+          const [tenant] = yield* sql<{ readonly id: string }>`INSERT INTO tenants (public_id, name) VALUES ('chm_o', 'O') RETURNING id::text`
+          const hooks = yield* sql<{ readonly id: string }>`
+            INSERT INTO webhook_subscriptions (tenant_id, url, events, secret)
+            VALUES (${tenant!.id}, 'https://a.example/h', '[]', 's'), (${tenant!.id}, 'https://b.example/h', '[]', 's') RETURNING id::text`
+          const [a, b] = hooks.map((h) => h.id)
+          // In commit order: member 7 created, then patched; invoice 7 issued; registration 3; member 8 (already delivered).
+          const events: ReadonlyArray<readonly [string, number]> = [
+            ["member.created", 7], ["member.updated", 7], ["invoice.issued", 7], ["event.registration.created", 3], ["member.created", 8], ["member.updated", 7]
+          ]
+          for (const [i, [type, id]] of events.entries()) {
+            const [event] = yield* sql<{ readonly id: string }>`
+              INSERT INTO outbox_events (event_id, tenant_id, type, payload)
+              VALUES (${`evt_order${i}`}, ${tenant!.id}, ${type}, ${JSON.stringify({ id, attributes: {} })}::jsonb) RETURNING id::text`
+            yield* sql`INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, status) VALUES
+              (${tenant!.id}, ${event!.id}, ${a}, ${i === 4 ? "succeeded" : "pending"}), (${tenant!.id}, ${event!.id}, ${b}, 'pending')`
+          }
+          yield* migrate
+          const rows = () =>
+            sql<{ readonly hook: string; readonly resource: string; readonly held: boolean }>`
+              SELECT hook_id::text AS hook, resource, held FROM webhook_deliveries ORDER BY hook_id, id`
+          const expected = (hook: string, helds: ReadonlyArray<boolean>) =>
+            ["members/7", "members/7", "invoices/7", "registrations/3", "members/8", "members/7"].map((resource, i) => ({ hook, resource, held: helds[i]! }))
+          assert.deepStrictEqual(yield* rows(), [
+            ...expected(a!, [false, true, false, false, false, true]),
+            ...expected(b!, [false, true, false, false, false, true])
+          ])
+          // Subscription a's member.created settles: its first member.updated goes, the second still waits.
+          yield* sql`UPDATE webhook_deliveries SET status = 'succeeded' WHERE hook_id = ${a} AND resource = 'members/7' AND held = false`
+          assert.deepStrictEqual(yield* rows(), [
+            ...expected(a!, [false, false, false, false, false, true]),
+            ...expected(b!, [false, true, false, false, false, true])
+          ])
+        }).pipe(Effect.orDie))
+    })
+  })
+}
