@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import { Document, type RulesetDefinition, Spectral } from "@stoplight/spectral-core"
 import Parsers from "@stoplight/spectral-parsers"
 import { oas } from "@stoplight/spectral-rulesets"
-import { spawnSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
@@ -48,11 +48,18 @@ layer(serverOn(pgliteRuntime), { timeout: 120_000 })((it) => {
         const file = join(dir, "openapi.json")
         writeFileSync(file, text)
         // Run from the repo root so a future root redocly.yaml applies; no telemetry, no update check.
-        const run = spawnSync(process.execPath, [redocly, "lint", "--format=json", "--max-problems=1000", file], {
-          cwd: repoRoot,
-          encoding: "utf8",
-          env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" }
-        })
+        // Run without blocking this process: the server under test keeps serving (and closing its
+        // idle connections) meanwhile, so the next request does not meet a connection cut mid-reuse.
+        const run = yield* Effect.promise(() =>
+          new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
+            execFile(process.execPath, [redocly, "lint", "--format=json", "--max-problems=1000", file], {
+              cwd: repoRoot,
+              encoding: "utf8",
+              maxBuffer: 64 * 1024 * 1024,
+              env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" }
+            }, (error, stdout, stderr) => resolve({ status: error === null ? 0 : (typeof error.code === "number" ? error.code : 1), stdout, stderr }))
+          })
+        )
         let problems: Array<Problem>
         try {
           problems = JSON.parse(run.stdout).problems
