@@ -28,6 +28,30 @@ for (const rt of runtimes()) {
           assert.strictEqual((yield* call("POST", "/api/v1/hooks", { key, body })).body.secret, created.secret)
         }))
 
+      it.effect("an Idempotency-Key's kept answer of POST /hooks and of rotate-secret holds the secret sealed, and replays it in the clear", () =>
+        Effect.gen(function*() {
+          const { key } = yield* chamberWithKey("hooks:write")
+          const sql = yield* SqlClient.SqlClient
+          const body = { url: "https://hooks.example.com/kept", events: ["member.created"] }
+          const created = yield* call("POST", "/api/v1/hooks", { key, body, headers: { "idempotency-key": "create-kept" } })
+          assert.strictEqual(created.status, 201, created.text)
+          const rotated = yield* call("POST", `/api/v1/hooks/${created.body.id}/rotate-secret`, { key, body: {}, headers: { "idempotency-key": "rotate-kept" } })
+          assert.strictEqual(rotated.status, 200, rotated.text)
+          const kept = yield* sql<{ readonly body: Uint8Array }>`SELECT body FROM idempotency_keys WHERE idempotency_key IN ('create-kept', 'rotate-kept')`.pipe(Effect.orDie)
+          assert.lengthOf(kept, 2)
+          for (const row of kept) {
+            const stored = Buffer.from(row.body).toString("utf8")
+            assert.notInclude(stored, "whsec_", "no secret in the clear at rest")
+            assert.include(stored, "v2:")
+          }
+          const again = yield* call("POST", "/api/v1/hooks", { key, body, headers: { "idempotency-key": "create-kept" } })
+          assert.strictEqual(again.headers["idempotent-replayed"], "true")
+          assert.strictEqual(again.text, created.text)
+          const rotatedAgain = yield* call("POST", `/api/v1/hooks/${created.body.id}/rotate-secret`, { key, body: {}, headers: { "idempotency-key": "rotate-kept" } })
+          assert.strictEqual(rotatedAgain.text, rotated.text)
+          assert.strictEqual(rotatedAgain.body.data.secret, rotated.body.data.secret)
+        }))
+
       it.effect("a re-posted URL whose stored secret is damaged or sealed with another key: 503 saying why, nothing changed; other subscriptions unaffected", () =>
         Effect.gen(function*() {
           const { key } = yield* chamberWithKey("hooks:write")

@@ -16,7 +16,7 @@ import * as Layer from "effect/Layer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash, randomUUID } from "node:crypto"
-import { IdempotencyRepo, type IdempotencyScope, JoinsCallerTransaction, type KeyContext, Transactor } from "@chamber/core"
+import { IdempotencyRepo, type IdempotencyScope, JoinsCallerTransaction, type KeyContext, Transactor, WebhookSecrets } from "@chamber/core"
 import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { requireUtf8Body } from "./RawRequest.ts"
 
@@ -58,6 +58,20 @@ const fingerprintOf = (request: HttpServerRequest.HttpServerRequest, body: Array
 const rawBody = (request: HttpServerRequest.HttpServerRequest) => Effect.orDie(request.arrayBuffer)
 
 const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/**
+ * A kept answer that carries a webhook secret (POST /hooks, rotate-secret) is sealed at rest like
+ * the secret itself (CHAMBER_SECRET_KEY, docs/webhooks.md "Secrets"): stored as this marker, which
+ * no JSON answer starts with, then the sealed text of the whole answer.
+ */
+const SEALED = "\u0000sealed:"
+const SECRET_MARK = Buffer.from("whsec_")
+
+const unreadableAnswer = () =>
+  json(503, {
+    message: "The answer kept for this Idempotency-Key holds a webhook secret this server cannot decrypt (CHAMBER_SECRET_KEY, docs/webhooks.md \"Secrets\")."
+  }, { "retry-after": "60" })
 
 /** The framework hands the bearer middleware the endpoint's failures wrapped in an object with this key. */
 const HANDLER_ERROR = "~effect/http-api/HttpApiBuilder/HandlerError"
@@ -98,10 +112,25 @@ export type Idempotent = <E, R>(
 ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E | ValidationError, R>
 
 /** Runs a request's handler under its Idempotency-Key, if it is a POST or PATCH with one; otherwise as it is. */
-export const makeIdempotent: Effect.Effect<Idempotent, never, IdempotencyRepo | Transactor> = Effect.gen(function*() {
+export const makeIdempotent: Effect.Effect<Idempotent, never, IdempotencyRepo | Transactor | WebhookSecrets> = Effect.gen(function*() {
   const repo = yield* IdempotencyRepo
   const transactor = yield* Transactor
+  const secrets = yield* WebhookSecrets
   const retentionMs = yield* IdempotencyRetention
+
+  /** The bytes kept for an answer: sealed when it carries a webhook secret. */
+  const atRest = (body: Uint8Array): Uint8Array =>
+    Buffer.from(body.buffer, body.byteOffset, body.byteLength).includes(SECRET_MARK)
+      ? encoder.encode(SEALED + secrets.seal(decoder.decode(body)))
+      : body
+
+  /** A kept answer's bytes as first answered, or undefined when this server cannot open them. */
+  const opened = (body: Uint8Array): Uint8Array | undefined => {
+    const text = body.length > 0 && body[0] === 0 ? decoder.decode(body) : undefined
+    if (text === undefined || !text.startsWith(SEALED)) return body
+    const open = secrets.open(text.slice(SEALED.length))
+    return open._tag === "Success" ? encoder.encode(open.success) : undefined
+  }
 
   /** The first request with the key: the handler, its answer kept in its transaction. */
   const first = <E, R>(
@@ -120,7 +149,7 @@ export const makeIdempotent: Effect.Effect<Idempotent, never, IdempotencyRepo | 
         const response = yield* Effect.provideService(handle, JoinsCallerTransaction, true)
         const answer = keptSuccess(response)
         if (answer === undefined) return { response, kept: false }
-        if (!(yield* repo.keep(scope, owner, { fingerprint, ...answer }))) return yield* Effect.fail(new ClaimLost())
+        if (!(yield* repo.keep(scope, owner, { fingerprint, status: answer.status, body: atRest(answer.body) }))) return yield* Effect.fail(new ClaimLost())
         return { response: answerOf(answer, false), kept: true }
       })).pipe(Effect.catch((error) => {
         const answer = keptFailure(error)
@@ -149,7 +178,9 @@ export const makeIdempotent: Effect.Effect<Idempotent, never, IdempotencyRepo | 
       if (claim._tag === "Running") return running()
       if (claim._tag === "Kept") {
         const fingerprint = fingerprintOf(request, yield* rawBody(request))
-        return fingerprint === claim.answer.fingerprint ? answerOf(claim.answer, true) : reused()
+        if (fingerprint !== claim.answer.fingerprint) return reused()
+        const body = opened(claim.answer.body)
+        return body === undefined ? unreadableAnswer() : answerOf({ status: claim.answer.status, body }, true)
       }
       return yield* first(request, scope, owner, handle)
     })
