@@ -34,7 +34,8 @@ const setup = Effect.gen(function*() {
   const tenant = json(yield* chamber(["tenant", "create", "--name", `Crash ${receiver.port}`, "--json"]))
   json(yield* chamber(["user", "add", "--tenant", tenant.id, "--email", "ops@crash.example", "--role", "chamber_admin", "--json"]))
   const key = json(yield* chamber(["key", "mint", "--tenant", tenant.id, "--as", "ops@crash.example", "--name", "k", "--scopes", "hooks:write", "--json"])).key
-  const server = yield* serving(["--no-relay"])
+  // The receiver is on loopback: the server that takes the subscription allows it, as the relays do.
+  const server = yield* serving(["--no-relay"], trust)
   const res = yield* Effect.promise(() =>
     fetch(`http://127.0.0.1:${server.port}/api/v1/hooks`, {
       method: "POST",
