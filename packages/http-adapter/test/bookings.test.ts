@@ -103,7 +103,7 @@ for (const rt of runtimes()) {
             // The type's new name is a change of what the booking shows (ruling 30).
             updated_at: reply.body.data[0].updated_at
           }])
-          assert.isAbove(Date.parse(reply.body.data[0].updated_at), Date.parse(made.updated_at))
+          assert.isAbove(Date.parse(reply.body.data[0].updated_at), Date.parse(made.updated_at!))
         }))
 
       it.effect("never the visitor's name, email, phone, notes, location or the cancel token, as keys or values", () =>

@@ -101,36 +101,47 @@ describe("the contract", () => {
 
   it("the OpenAPI document states each operation's documented scope (docs/api.md) and only its real errors", () => {
     const doc = OpenApi.fromApi(Api)
-    const spec: Record<string, { readonly scope: string | null; readonly errors: ReadonlyArray<string> }> = {
+    /** A scope, none (any valid key), or any of several (the change feed: each kind its resource's read scope). */
+    const spec: Record<string, { readonly scope: string | null | ReadonlyArray<string>; readonly errors: ReadonlyArray<string> }> = {
       "get /api/v1/me": { scope: null, errors: ["401", "429", "503"] },
       "get /api/v1/members": { scope: "members:read", errors: ["401", "403", "422", "429", "503"] },
-      "post /api/v1/members": { scope: "members:write", errors: ["401", "403", "422", "429", "503"] },
+      "post /api/v1/members": { scope: "members:write", errors: ["401", "403", "409", "422", "429", "503"] },
       "get /api/v1/members/search": { scope: "members:read", errors: ["401", "403", "422", "429", "503"] },
       "get /api/v1/members/{member}": { scope: "members:read", errors: ["401", "403", "404", "429", "503"] },
-      "patch /api/v1/members/{member}": { scope: "members:write", errors: ["401", "403", "404", "422", "429", "503"] },
+      "patch /api/v1/members/{member}": { scope: "members:write", errors: ["401", "403", "404", "409", "422", "429", "503"] },
       "get /api/v1/contacts": { scope: "contacts:read", errors: ["401", "403", "422", "429", "503"] },
-      "post /api/v1/contacts": { scope: "contacts:write", errors: ["401", "403", "422", "429", "503"] },
+      "post /api/v1/contacts": { scope: "contacts:write", errors: ["401", "403", "409", "422", "429", "503"] },
       "get /api/v1/contacts/search": { scope: "contacts:read", errors: ["401", "403", "422", "429", "503"] },
-      "patch /api/v1/contacts/{contact}": { scope: "contacts:write", errors: ["401", "403", "404", "422", "429", "503"] },
-      "post /api/v1/subscribers": { scope: "contacts:write", errors: ["401", "403", "422", "429", "503"] },
+      "patch /api/v1/contacts/{contact}": { scope: "contacts:write", errors: ["401", "403", "404", "409", "422", "429", "503"] },
+      "post /api/v1/subscribers": { scope: "contacts:write", errors: ["401", "403", "409", "422", "429", "503"] },
       "get /api/v1/events": { scope: "events:read", errors: ["401", "403", "422", "429", "503"] },
-      "post /api/v1/events": { scope: "events:write", errors: ["401", "403", "422", "429", "503"] },
-      "patch /api/v1/events/{event}": { scope: "events:write", errors: ["401", "403", "404", "422", "429", "503"] },
+      "post /api/v1/events": { scope: "events:write", errors: ["401", "403", "409", "422", "429", "503"] },
+      "patch /api/v1/events/{event}": { scope: "events:write", errors: ["401", "403", "404", "409", "422", "429", "503"] },
       "get /api/v1/events/{event}/registrations": { scope: "registrations:read", errors: ["401", "403", "404", "422", "429", "503"] },
       "get /api/v1/invoices": { scope: "invoices:read", errors: ["401", "403", "422", "429", "503"] },
-      "post /api/v1/invoices": { scope: "invoices:write", errors: ["401", "403", "422", "429", "503"] },
-      "post /api/v1/invoices/{invoice}/issue": { scope: "invoices:write", errors: ["401", "403", "404", "422", "429", "503"] },
-      "post /api/v1/invoices/{invoice}/payments": { scope: "payments:write", errors: ["401", "403", "404", "422", "429", "503"] },
+      "post /api/v1/invoices": { scope: "invoices:write", errors: ["401", "403", "409", "422", "429", "503"] },
+      "post /api/v1/invoices/{invoice}/issue": { scope: "invoices:write", errors: ["401", "403", "404", "409", "422", "429", "503"] },
+      "post /api/v1/invoices/{invoice}/payments": { scope: "payments:write", errors: ["401", "403", "404", "409", "422", "429", "503"] },
       "get /api/v1/payments": { scope: "payments:read", errors: ["401", "403", "422", "429", "503"] },
       "get /api/v1/hooks": { scope: "hooks:write", errors: ["401", "403", "429", "503"] },
-      "post /api/v1/hooks": { scope: "hooks:write", errors: ["401", "403", "422", "429", "503"] },
+      "post /api/v1/hooks": { scope: "hooks:write", errors: ["401", "403", "409", "422", "429", "503"] },
       "delete /api/v1/hooks/{hook}": { scope: "hooks:write", errors: ["401", "403", "404", "429", "503"] },
+      "get /api/v1/hooks/{hook}": { scope: "hooks:write", errors: ["401", "403", "404", "429", "503"] },
+      "get /api/v1/hooks/{hook}/deliveries": { scope: "hooks:write", errors: ["401", "403", "404", "422", "429", "503"] },
+      "post /api/v1/hooks/{hook}/deliveries/{delivery}/replay": { scope: "hooks:write", errors: ["401", "403", "404", "409", "422", "429", "503"] },
+      "post /api/v1/hooks/{hook}/recover": { scope: "hooks:write", errors: ["401", "403", "404", "409", "422", "429", "503"] },
+      "post /api/v1/hooks/{hook}/ping": { scope: "hooks:write", errors: ["401", "403", "404", "409", "422", "429", "503"] },
+      "post /api/v1/hooks/{hook}/rotate-secret": { scope: "hooks:write", errors: ["401", "403", "404", "409", "422", "429", "503"] },
       "get /api/v1/deals": { scope: "deals:read", errors: ["401", "403", "422", "429", "503"] },
-      "post /api/v1/deals": { scope: "deals:write", errors: ["401", "403", "422", "429", "503"] },
-      "patch /api/v1/deals/{deal}": { scope: "deals:write", errors: ["401", "403", "404", "422", "429", "503"] },
+      "post /api/v1/deals": { scope: "deals:write", errors: ["401", "403", "409", "422", "429", "503"] },
+      "patch /api/v1/deals/{deal}": { scope: "deals:write", errors: ["401", "403", "404", "409", "422", "429", "503"] },
       "get /api/v1/sponsorships": { scope: "sponsorships:read", errors: ["401", "403", "422", "429", "503"] },
       "get /api/v1/placements": { scope: "placements:read", errors: ["401", "403", "422", "429", "503"] },
-      "get /api/v1/bookings": { scope: "bookings:read", errors: ["401", "403", "422", "429", "503"] }
+      "get /api/v1/bookings": { scope: "bookings:read", errors: ["401", "403", "422", "429", "503"] },
+      "get /api/v1/changes": {
+        scope: ["members:read", "contacts:read", "invoices:read", "registrations:read", "deals:read"],
+        errors: ["401", "403", "410", "422", "429", "503"]
+      }
     }
     const seen: Array<string> = []
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -139,8 +150,14 @@ describe("the contract", () => {
         seen.push(name)
         const expected = spec[name]
         assert.isDefined(expected, `${name} is not among the documented operations (docs/api.md)`)
-        assert.deepStrictEqual(op.security, [{ bearer: expected!.scope === null ? [] : [expected!.scope] }], name)
-        assert.include(op.description, expected!.scope === null ? "Any valid key" : `Requires the \`${expected!.scope}\` scope.`, name)
+        const scope = expected!.scope
+        if (scope === null || typeof scope === "string") {
+          assert.deepStrictEqual(op.security, [{ bearer: scope === null ? [] : [scope] }], name)
+          assert.include(op.description, scope === null ? "Any valid key" : `Requires the \`${scope}\` scope.`, name)
+        } else {
+          assert.deepStrictEqual(op.security, scope.map((s) => ({ bearer: [s] })), name)
+          assert.include(op.description, `Requires any of ${scope.map((s) => `\`${s}\``).join(", ")}`, name)
+        }
         assert.isString(op.summary, name)
         assert.deepStrictEqual(Object.keys(op.responses).filter((s) => s >= "400").sort(), expected!.errors, name)
         for (const parameter of op.parameters) {

@@ -110,6 +110,28 @@ const stillRunning: Json = {
   }
 }
 
+/** The answer to a malformed Idempotency-Key, on an operation that takes no body (and so had no 422 of its own). */
+const malformedKey: Json = {
+  description: "The `Idempotency-Key` header is not 1 to 255 visible ASCII characters",
+  content: {
+    "application/json": {
+      schema: {
+        type: "object",
+        required: ["message", "errors"],
+        properties: {
+          message: { type: "string" },
+          errors: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } }
+        },
+        additionalProperties: false
+      },
+      example: {
+        message: "The Idempotency-Key header must be 1 to 255 visible ASCII characters.",
+        errors: { idempotency_key: ["The Idempotency-Key header must be 1 to 255 visible ASCII characters."] }
+      }
+    }
+  }
+}
+
 /** Answers a retry can replay: the successes, the 404 and the 422s. */
 const replayable = (status: string) => status.startsWith("2") || status === "404" || status === "422"
 
@@ -118,7 +140,7 @@ const idempotent = (operation: Json): Json => ({
   ...operation,
   parameters: [...(operation.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }],
   responses: Object.fromEntries(
-    [...Object.entries({ ...operation.responses as Json, "409": stillRunning })]
+    [...Object.entries({ "422": malformedKey, ...operation.responses as Json, "409": stillRunning })]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([status, response]) => [
         status,
