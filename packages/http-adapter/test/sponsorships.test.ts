@@ -120,8 +120,10 @@ for (const rt of runtimes()) {
               event_id: null
             },
             created_at: made.created_at,
-            updated_at: made.updated_at
+            // The member's new name is a change of what the sponsorship shows (ruling 30).
+            updated_at: reply.body.data[0].updated_at
           })
+          assert.isAbove(Date.parse(reply.body.data[0].updated_at), Date.parse(made.updated_at!))
           assert.deepStrictEqual([reply.body.data[1].attributes.name, reply.body.data[1].attributes.member_name], ["anonymous", null])
         }))
 
