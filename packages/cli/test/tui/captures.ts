@@ -51,7 +51,7 @@ export const CAPTURES: ReadonlyArray<Capture> = [
   { name: "replay-subscription", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2", hooks, "3", "h", "h", "P"], ready: "y/n" },
   { name: "replay-since", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", "S", ...typed("8h")], ready: "8h█" },
   { name: "reactivate", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2", "G", "a"], ready: "y/n" },
-  { name: "reactivated", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2", "G", "a", "y"], ready: "Reactivated 1 subscription" },
+  { name: "reactivated", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2", "G", "a", "y"], ready: /3 subscriptions · recent[\s\S]*Reactivated 1 subscription/ },
   { name: "help", width: 80, rows: 24, tenant: RIVERSIDE, steps: ["?"], ready: "All keys" },
   { name: "database-down", width: 80, rows: 14, tenant: RIVERSIDE, steps: ["3", (d) => void (d.down = true), "r"], ready: "does not answer" },
   { name: "narrow", width: 60, rows: 12, tenant: RIVERSIDE, steps: ["3"], ready: "invoice.paid" }
