@@ -121,7 +121,7 @@ for (const rt of runtimes()) {
             assert.isNotNull((await data.keys(fixture.tenant)).find((k) => k.name === "Via the TUI")!.revoked_at)
 
             await s.press(KEY.esc, "2")
-            await s.until(/#\d+ +crm\.riverside\.exampl\S* +member\S* +active +1 .* ████/, 10_000)
+            await s.until(/#\d+ +crm\.riverside\.ex\S* +member\S* +active +1 .* ████/, 10_000)
             await s.press("A", "y")
             await s.until("Reactivated 1 subscription", 10_000)
             assert.isTrue((await data.hooks(fixture.tenant)).every((h) => h.active))
