@@ -77,15 +77,26 @@ const insertInto = (table: string, columns: ReadonlyArray<string>, rows = 1) =>
 const MEMBER_INSERT_SQL = `${insertInto("members", ["tenant_id", ...MEMBER_FIELDS])}
   ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING id`
 
-// The event, one delivery per active subscription listing its kind, and the NOTIFY, in one statement.
+// The event, one delivery per active subscription listing its kind (held behind a pending one of
+// the same resource, ruling 32), and the NOTIFY, in one statement: pg-adapter OutboxSql.ts's.
 const OUTBOX_SQL = `
         WITH e AS (
           INSERT INTO outbox_events (event_id, tenant_id, type, payload)
           VALUES ($1, $2, $3, $4::jsonb) RETURNING *
-        ), d AS (
-          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource)
-          SELECT e.tenant_id, e.id, s.id, $5 FROM e
+        ), hooks AS MATERIALIZED (
+          SELECT s.id FROM e
           JOIN webhook_subscriptions s ON s.tenant_id = e.tenant_id AND s.active AND s.events @> jsonb_build_array(e.type)
+          ORDER BY s.id
+        ), ahead AS MATERIALIZED (
+          SELECT h.id AS hook_id FROM hooks h CROSS JOIN LATERAL (
+            SELECT p.id FROM webhook_deliveries p
+            WHERE p.hook_id = h.id AND p.resource = $5 AND p.status = 'pending'
+            ORDER BY p.event_id LIMIT 1 FOR KEY SHARE
+          ) p
+        ), d AS (
+          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, held)
+          SELECT e.tenant_id, e.id, h.id, $6, ahead.hook_id IS NOT NULL
+          FROM e CROSS JOIN hooks h LEFT JOIN ahead ON ahead.hook_id = h.id
           RETURNING 1
         )
         -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.
@@ -116,12 +127,13 @@ const NEXT_NUMBER_SQL = `INSERT INTO invoice_sequences (tenant_id, last_number) 
   ON CONFLICT (tenant_id) DO UPDATE SET last_number = invoice_sequences.last_number + 1
   RETURNING last_number`
 
-const ISSUE_SQL = `UPDATE invoices SET "number" = $1, "status" = $2, "issued_at" = $3, "due_on" = $4, "updated_at" = $5
-  WHERE tenant_id = $6 AND id = $7 RETURNING id`
-const PAY_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2, "updated_at" = $3
-  WHERE tenant_id = $4 AND id = $5 RETURNING id`
-const PAY_IN_FULL_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2, "status" = $3, "updated_at" = $4
+// updated_at is the database's (migration 0014's trigger), as for the product.
+const ISSUE_SQL = `UPDATE invoices SET "number" = $1, "status" = $2, "issued_at" = $3, "due_on" = $4
   WHERE tenant_id = $5 AND id = $6 RETURNING id`
+const PAY_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2
+  WHERE tenant_id = $3 AND id = $4 RETURNING id`
+const PAY_IN_FULL_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2, "status" = $3
+  WHERE tenant_id = $4 AND id = $5 RETURNING id`
 
 const PAYMENT_INSERT_SQL = `${
   insertInto("payments", ["tenant_id", "member_id", "method", "gateway", "amount_cents", "received_on", "reference", "notes", "invoice_id"])
@@ -167,7 +179,7 @@ const resourceOf = (type: string, data: unknown) =>
   `${type === "event.registration.created" ? "registrations" : `${type.split(".")[0]}s`}/${(data as { readonly id: unknown }).id}`
 
 const outbox = (db: Queryable, tenantId: number, type: string, data: unknown) =>
-  run(db, "outbox", OUTBOX_SQL, [newEventId(), tenantId, type, JSON.stringify(data), resourceOf(type, data)])
+  run(db, "outbox", OUTBOX_SQL, [newEventId(), tenantId, type, JSON.stringify(data), resourceOf(type, data), resourceOf(type, data)])
 
 const tenantRow = async (db: Queryable, tenantId: number) => (await run(db, "tenant", TENANT_SQL, [tenantId]))[0]
 
@@ -477,7 +489,7 @@ const issueInvoice = (key: Key, id: number) =>
     const due = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + tenant.net_terms)).toISOString().slice(0, 10)
     const settled = current.balance_cents === 0
     const number = `${tenant.invoice_prefix}${String(n).padStart(6, "0")}`
-    await run(client, "invoice-issue", ISSUE_SQL, [number, settled ? "paid" : "open", now.toISOString(), due, new Date(), key.tenantId, id])
+    await run(client, "invoice-issue", ISSUE_SQL, [number, settled ? "paid" : "open", now.toISOString(), due, key.tenantId, id])
     const invoice = await findInvoice(client, key.tenantId, id)
     await outbox(client, key.tenantId, "invoice.issued", invoice)
     if (settled) await outbox(client, key.tenantId, "invoice.paid", invoice)
@@ -503,8 +515,8 @@ const recordPayment = async (key: Key, id: number, body: Body) => {
     const payment = toPayment((await run(client, "payment-find", PAYMENT_FIND_SQL, [key.tenantId, paymentId]))[0])
     const balance = invoice.balance_cents - amount
     const paid = invoice.amount_paid_cents + amount
-    if (balance === 0) await run(client, "invoice-pay-in-full", PAY_IN_FULL_SQL, [paid, balance, "paid", new Date(), key.tenantId, id])
-    else await run(client, "invoice-pay", PAY_SQL, [paid, balance, new Date(), key.tenantId, id])
+    if (balance === 0) await run(client, "invoice-pay-in-full", PAY_IN_FULL_SQL, [paid, balance, "paid", key.tenantId, id])
+    else await run(client, "invoice-pay", PAY_SQL, [paid, balance, key.tenantId, id])
     const updated = await findInvoice(client, key.tenantId, id)
     if (balance === 0) await outbox(client, key.tenantId, "invoice.paid", updated)
     return payment

@@ -157,8 +157,11 @@ type Call = (method: "GET" | "POST", path: string, key: string, body?: unknown) 
 
 class Disagreement extends Error {}
 
-/** The once-a-minute last_used_at touch runs off the request path, whenever it likes. */
-const offPath = (text: string) => text.startsWith("UPDATE api_keys SET last_used_at")
+/**
+ * Off the request path, whenever they like: the once-a-minute last_used_at touch, and the pruning
+ * of expired Idempotency-Keys, which every server runs at start and every 10 minutes.
+ */
+const offPath = (text: string) => text.startsWith("UPDATE api_keys SET last_used_at") || text.startsWith("DELETE FROM idempotency_keys")
 
 let lastEvent = 0
 const caller = (server: Server): Call => async (method, path, key, body) => {
