@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { ApiKeyRepo, type KeyContext, Keys } from "@chamber/core"
-import { Authentication, CurrentKey, RequiredAccess, scopesOf } from "../shared/Access.ts"
+import { Authentication, CurrentKey, missingScope, RequiredAccess } from "../shared/Access.ts"
 import { Forbidden, Unauthenticated } from "../shared/HttpErrors.ts"
 import { makeIdempotent } from "./Idempotency.ts"
 import { authorizationHeaders } from "./RawRequest.ts"
@@ -57,8 +57,8 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
           yield* limitRequest(key, facts)
           const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
           if (access === undefined) return yield* undeclared
-          const opening = scopesOf(access)
-          if (opening.length > 0 && !opening.some((s) => key.scopes.includes(s))) return yield* Forbidden.lacking(opening[0]!)
+          const missing = missingScope(access, key.scopes)
+          if (missing !== undefined) return yield* Forbidden.lacking(missing)
           return yield* idempotent(request, key, Effect.provideService(httpEffect, CurrentKey, key))
         })
       })

@@ -28,6 +28,19 @@ export type Access = Scope | typeof AnyValidKey | AnyOfScopes
 export const scopesOf = (access: Access): ReadonlyArray<Scope> =>
   access === AnyValidKey ? [] : typeof access === "string" ? [access] : access.anyOf
 
+/**
+ * The scope a key with `scopes` is refused naming for `access`, or undefined when they open it:
+ * checked per request without building the list `scopesOf` gives.
+ */
+export const missingScope = (access: Access, scopes: ReadonlyArray<Scope>): Scope | undefined =>
+  access === AnyValidKey
+    ? undefined
+    : typeof access === "string"
+    ? (scopes.includes(access) ? undefined : access)
+    : access.anyOf.some((s) => scopes.includes(s))
+    ? undefined
+    : access.anyOf[0]
+
 /** What an endpoint requires; one with none is refused at server start (server/ContractCheck.ts). */
 export class RequiredAccess extends Context.Service<RequiredAccess, Access>()("chamber/http/RequiredAccess") {}
 
