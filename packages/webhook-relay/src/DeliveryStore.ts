@@ -145,8 +145,10 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
   // and resource is not in that index at all, however many wait. Of those free to go, one is due
   // only when no earlier delivery of its subscription and resource is pending (one queued again
   // by a replay goes before the later ones still waiting) and none of them is leased (a replayed
-  // one waits for a later one in flight): two index probes, each stopping at the first row. The steps
-  // are materialized so that each runs once whatever the planner believes of the table's size
+  // one waits for a later one in flight): two index probes on (subscription, resource), each
+  // stopping at the first row. They are scalar subqueries, which the planner cannot turn into
+  // joins: as NOT EXISTS, with statistics from before a burst, it joined them on the subscription
+  // alone and read every waiting delivery of it for each candidate. The steps are materialized so that each runs once whatever the planner believes of the table's size
   // (its statistics may date from before a burst, when few deliveries waited). The rows leased,
   // and one more row (`capped`) when due deliveries were left for want of a place.
   const claim = (o: ClaimOptions) =>
@@ -167,14 +169,14 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
           SELECT d.id, d.attempt_count, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place FROM webhook_deliveries d
           WHERE d.hook_id = r.hook_id AND d.status = 'pending' AND NOT d.held AND d.next_attempt_at <= now()
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-            AND NOT EXISTS (
-              SELECT 1 FROM webhook_deliveries p
-              WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.event_id < d.event_id
-            )
-            AND NOT EXISTS (
-              SELECT 1 FROM webhook_deliveries p
-              WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.lease_expires_at > now() AND p.id <> d.id
-            )
+            AND (
+              SELECT p.id FROM webhook_deliveries p
+              WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.event_id < d.event_id LIMIT 1
+            ) IS NULL
+            AND (
+              SELECT p.id FROM webhook_deliveries p
+              WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.lease_expires_at > now() AND p.id <> d.id LIMIT 1
+            ) IS NULL
           ORDER BY d.next_attempt_at, d.id LIMIT greatest(r.places, 0) + 1
         ) c
       ), picked AS (
@@ -263,7 +265,8 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
     // writer queueing a delivery behind one of them (pg-adapter OutboxSql.ts) holds it FOR KEY
     // SHARE and is waited for, so the trigger that lets the next one go (migration 0016) sees the
     // delivery it queued. The one more row, `freed`, says whether a delivery settled had a later
-    // one of its subscription and resource held behind it.
+    // one of its subscription and resource held behind it (a probe
+    // per delivery settled, a scalar subquery for the same reason as the claim's).
     return sql<{ readonly id: string | null; readonly freed: boolean }>`
       WITH v AS MATERIALIZED (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS v(n integer, id bigint, tenant bigint, hook bigint, state text,
@@ -310,8 +313,10 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       SELECT v.id::text AS id, false AS freed FROM v LEFT JOIN present p ON p.id = v.id WHERE p.id IS NULL
       UNION ALL
       SELECT NULL, true WHERE EXISTS (
-        SELECT 1 FROM v JOIN mine m ON m.id = v.id JOIN webhook_deliveries n ON n.hook_id = m.hook_id AND n.resource = m.resource
-        WHERE v.state <> 'pending' AND n.status = 'pending' AND n.held
+        SELECT 1 FROM v JOIN mine m ON m.id = v.id
+        WHERE v.state <> 'pending' AND (
+          SELECT n.id FROM webhook_deliveries n WHERE n.hook_id = m.hook_id AND n.resource = m.resource AND n.status = 'pending' AND n.held LIMIT 1
+        ) IS NOT NULL
       )`.pipe(
       Effect.map((rows): Recorded => ({
         vanished: rows.flatMap((r) => (r.freed || r.id === null ? [] : [Number(r.id)])),
