@@ -6,7 +6,11 @@
 import * as Schema from "effect/Schema"
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { resourceScopes } from "../resource/ResourceScopes.ts"
 import { sortColumns } from "../Sort.ts"
+
+/** bookings:read is opt-in: the `read` shorthand leaves it out (docs/api.md "Authentication and scopes"). */
+export const BookingScopes = resourceScopes("bookings", ["read"], { optIn: true })
 
 export const BookingStatuses = ["confirmed", "cancelled"] as const
 export const BookingSortColumns = sortColumns("starts_at", "created_at")

@@ -5,7 +5,10 @@
  */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { resourceScopes } from "../resource/ResourceScopes.ts"
 import { sortColumns } from "../Sort.ts"
+
+export const SponsorshipScopes = resourceScopes("sponsorships", ["read"])
 
 /** The statuses of sponsorships and placements alike. */
 export const SponsorshipStatuses = ["pending", "active", "fulfilled", "cancelled"] as const
