@@ -1,8 +1,9 @@
 /**
  * The contract's own guarantees: a server whose contract has an endpoint without access refuses
  * to start; the typed client tells the two 422s apart (docs/api.md "Errors"); the published
- * OpenAPI document states each operation's documented scope (docs/api.md "Members", "Connection
- * check") and lists only the errors it can answer.
+ * OpenAPI document states each operation's scope by the rule of docs/api.md "Authentication and
+ * scopes", every declared scope is some operation's, and each lists only the errors it can answer.
+ * Rules, not a row per operation: a new resource adds nothing here.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Cause from "effect/Cause"
@@ -104,7 +105,7 @@ describe("the contract", () => {
     const doc = OpenApi.fromApi(Api)
     // docs/api.md "Authentication and scopes": an operation needs the scope of the resource its
     // path names last (`/invoices/{invoice}/payments`: payments), `:read` to read and `:write` to
-    // write; a resource without a read scope (hooks) is read with its write scope. These differ:
+    // write; a resource without a read scope (hooks) is read with its write scope. Apart from it:
     const exceptions: Record<string, ReadonlyArray<string> | null | string> = {
       "get /api/v1/me": null,
       "post /api/v1/subscribers": "contacts:write",
@@ -117,9 +118,9 @@ describe("the contract", () => {
       const wanted = `${resource}:${method === "get" ? "read" : "write"}`
       return (ALL_SCOPES as ReadonlyArray<string>).includes(wanted) ? wanted : `${resource}:write`
     }
-    // docs/api.md "Errors": every operation may answer 401, 429 and 503; 403 when it needs a
-    // scope; 404 when its path names a row; 409 and 422 when it writes (POST, PATCH); 422 when it
-    // takes query parameters; the change feed 410 for an expired cursor.
+    // The errors an operation documents follow from its shape: 401, 429 and 503 always; 403 when
+    // it needs a scope; 404 when its path names a row; 409 and 422 when it writes (POST, PATCH);
+    // 422 when it takes query parameters; the change feed's 410 for an expired cursor.
     const required = new Set<string>()
     let operations = 0
     for (const [path, item] of Object.entries(doc.paths)) {
