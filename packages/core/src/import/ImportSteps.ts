@@ -24,11 +24,9 @@ import { PaymentCreate } from "../payment/Payment.ts"
 import { Payments } from "../payment/Payments.ts"
 import { RegistrationCreate } from "../registration/Registration.ts"
 import { Registrations } from "../registration/Registrations.ts"
-import { SponsorshipCreate } from "../sponsorship/Sponsorship.ts"
-import { Sponsorships } from "../sponsorship/Sponsorships.ts"
+import { SponsorshipCreate, Sponsorships } from "../sponsorship/Sponsorships.ts"
 import { PlacementCreate, Placements } from "../placement/Placements.ts"
-import { BookingCreate } from "../booking/Booking.ts"
-import { Bookings } from "../booking/Bookings.ts"
+import { BookingCreate, Bookings } from "../booking/Bookings.ts"
 import { InvalidInput } from "../shared/Errors.ts"
 
 export const ImportCollections = [

@@ -16,8 +16,7 @@ import type { InvalidInput } from "../shared/Errors.ts"
 import { decodeInput, requireOwn } from "../shared/Input.ts"
 import { Transactor } from "../shared/Ports.ts"
 import { parseSort, sortColumns, type SortOrder } from "../Sort.ts"
-import { SponsorshipStatuses } from "../sponsorship/Sponsorship.ts"
-import { utcToday } from "../sponsorship/Sponsorships.ts"
+import { SponsorshipStatuses, utcToday } from "../sponsorship/Sponsorships.ts"
 
 export const PlacementScopes = resourceScopes("placements", ["read"])
 
