@@ -6,7 +6,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { join } from "node:path"
-import { ALL_SCOPES } from "@chamber/core"
+import { ALL_SCOPES, READ_SCOPES } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { chamber, Env, envLayer, get, json, post, type Result, serving } from "./harness.ts"
 import { suiteDir } from "./tempDirs.ts"
@@ -154,10 +154,11 @@ for (const rt of runtimes()) {
           json(yield* mint("members:read,hooks:write", "--json"))
           const listed = yield* chamber(["key", "list", "--tenant", tenant.id])
           assert.strictEqual(listed.code, 0)
-          assert.match(listed.stdout, /\n\d+ +Typo +cck_\w{8} +all \(17\) +\d{4}-/)
-          assert.match(listed.stdout, /\n\d+ +Typo +cck_\w{8} +read \(9\) +\d{4}-/)
-          assert.match(listed.stdout, /\n\d+ +Typo +cck_\w{8} +members:read,hooks:write +\d{4}-/)
-          assert.lengthOf(json(yield* chamber(["key", "list", "--tenant", tenant.id, "--json"]))[0].scopes, 17)
+          assert.match(listed.stdout, new RegExp(`\\n\\d+ +Typo +cck_\\w{8} +all \\(${ALL_SCOPES.length}\\) +\\d{4}-`))
+          assert.match(listed.stdout, new RegExp(`\\n\\d+ +Typo +cck_\\w{8} +read \\(${READ_SCOPES.length}\\) +\\d{4}-`))
+          // Another set is listed whole, in the canonical (alphabetical) order.
+          assert.match(listed.stdout, /\n\d+ +Typo +cck_\w{8} +hooks:write,members:read +\d{4}-/)
+          assert.lengthOf(json(yield* chamber(["key", "list", "--tenant", tenant.id, "--json"]))[0].scopes, ALL_SCOPES.length)
 
           // A website is a full http(s) URL.
           assert.strictEqual(
@@ -211,7 +212,7 @@ describe("chamber demo on an empty embedded database", () => {
         assert.isAtLeast(page.body.meta.total, 150)
         assert.strictEqual(page.body.meta.current_page, 2)
         const me = yield* get(port, "/api/v1/me", demo.key)
-        assert.strictEqual(me.body.key.scopes.length, 17)
+        assert.strictEqual(me.body.key.scopes.length, ALL_SCOPES.length)
         // Every resource has realistic rows: invoices in every state, live feeds, registrations.
         const statuses = (path: string) =>
           get(port, path, demo.key).pipe(Effect.map((r) => {

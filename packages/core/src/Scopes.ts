@@ -1,20 +1,21 @@
-/** API key scopes (docs/api.md "Authentication and scopes") and the shorthands the CLI accepts. */
-export const ALL_SCOPES = [
-  "members:read", "members:write",
-  "contacts:read", "contacts:write",
-  "events:read", "events:write",
-  "registrations:read",
-  "deals:read", "deals:write",
-  "invoices:read", "invoices:write",
-  "payments:read", "payments:write",
-  "sponsorships:read", "placements:read", "bookings:read",
-  "hooks:write"
-] as const
+/**
+ * API key scopes (docs/api.md "Authentication and scopes") and the shorthands the CLI accepts.
+ * Each resource declares its own beside its fields (`resourceScopes`); the set is every
+ * declaration `Resources.ts` exports, in alphabetical order, so a new resource edits nothing here.
+ */
+import * as Resources from "./Resources.ts"
+import { isResourceScopes, type ResourceScopes, type ScopesIn } from "./resource/ResourceScopes.ts"
 
-export type Scope = (typeof ALL_SCOPES)[number]
+/** Every scope a resource declares: a literal union, so a mistyped scope does not compile. */
+export type Scope = ScopesIn<typeof Resources>
 
-/** `read`: every `:read` scope except the opt-in `bookings:read`. */
-export const READ_SCOPES: ReadonlyArray<Scope> = ALL_SCOPES.filter((s) => s.endsWith(":read") && s !== "bookings:read")
+const declared = Object.values(Resources).filter(isResourceScopes) as ReadonlyArray<ResourceScopes<Scope>>
+
+/** Every scope, in alphabetical order (the canonical order of lists that show them). */
+export const ALL_SCOPES: ReadonlyArray<Scope> = declared.flatMap((d) => d.scopes).sort()
+
+/** `read`: every `:read` scope a resource does not declare opt-in (`bookings:read` is). */
+export const READ_SCOPES: ReadonlyArray<Scope> = ALL_SCOPES.filter((s) => declared.some((d) => d.inRead.includes(s)))
 
 export const isScope = (value: string): value is Scope => (ALL_SCOPES as ReadonlyArray<string>).includes(value)
 

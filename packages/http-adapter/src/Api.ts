@@ -1,6 +1,6 @@
 /**
  * The whole HTTP contract: every group, the 422 transform, and the OpenAPI description. Adding
- * a resource adds one `.add(...)` here (docs/architecture.md "Adding a resource").
+ * a resource adds one line to `Groups` here (docs/architecture.md "Adding a resource").
  */
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -16,8 +16,28 @@ import { MembersGroup } from "./members/MembersGroup.ts"
 import { PaymentsGroup } from "./payments/PaymentsGroup.ts"
 import { PlacementsGroup } from "./placements/PlacementsGroup.ts"
 import { finishDocument } from "./shared/OpenApiDocument.ts"
+import { groupsOf, served } from "./shared/Served.ts"
 import { ValidationErrors } from "./shared/ValidationErrors.ts"
 import { SponsorshipsGroup } from "./sponsorships/SponsorshipsGroup.ts"
+
+/**
+ * Every group of the API, one line each, with the module of its handlers (loaded by the server
+ * only, `Server.ts`). The contract and the server's handlers both derive from this list.
+ */
+export const Groups = [
+  served(MeGroup, () => import("./me/MeHandlers.ts")),
+  served(MembersGroup, () => import("./members/MembersHandlers.ts")),
+  served(ContactsGroup, () => import("./contacts/ContactsHandlers.ts")),
+  served(EventsGroup, () => import("./events/EventsHandlers.ts")),
+  served(InvoicesGroup, () => import("./invoices/InvoicesHandlers.ts")),
+  served(PaymentsGroup, () => import("./payments/PaymentsHandlers.ts")),
+  served(DealsGroup, () => import("./deals/DealsHandlers.ts")),
+  served(SponsorshipsGroup, () => import("./sponsorships/SponsorshipsHandlers.ts")),
+  served(PlacementsGroup, () => import("./placements/PlacementsHandlers.ts")),
+  served(BookingsGroup, () => import("./bookings/BookingsHandlers.ts")),
+  served(HooksGroup, () => import("./hooks/HooksHandlers.ts")),
+  served(ChangesGroup, () => import("./changes/ChangesHandlers.ts"))
+] as const
 
 const description = `A chamber of commerce's members, contacts, events, invoices and more, for integrators.
 
@@ -25,18 +45,7 @@ Every request carries \`Authorization: Bearer <key>\` (keys are \`cck_\` + 40 ch
 names the scope it requires; a key without it gets 403. Lists answer 100 rows a page as \`{data, meta}\`.`
 
 export class Api extends HttpApi.make("chamber-data-api")
-  .add(MeGroup)
-  .add(MembersGroup)
-  .add(ContactsGroup)
-  .add(EventsGroup)
-  .add(InvoicesGroup)
-  .add(PaymentsGroup)
-  .add(DealsGroup)
-  .add(SponsorshipsGroup)
-  .add(PlacementsGroup)
-  .add(BookingsGroup)
-  .add(HooksGroup)
-  .add(ChangesGroup)
+  .add(...groupsOf(Groups))
   .middleware(ValidationErrors)
   .annotate(HttpApi.ParseOptions, { errors: "all", onExcessProperty: "ignore" })
   .annotateMerge(

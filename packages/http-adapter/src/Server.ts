@@ -1,11 +1,12 @@
 /**
  * The HTTP server: the contract's routes with their handlers, checked before they serve
  * (server/ContractCheck.ts), the OpenAPI document and docs page, and JSON for every error.
- * Adding a resource adds its handlers to `HandlersLive` (docs/architecture.md "Adding a resource").
+ * Its handlers are those `Api.ts` `Groups` names (docs/architecture.md "Adding a resource").
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as References from "effect/References"
+import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import type * as Types from "effect/Types"
 import * as HttpRouter from "effect/http/HttpRouter"
@@ -15,18 +16,7 @@ import type * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { DatabaseFailures } from "@chamber/core"
-import { Api } from "./Api.ts"
-import { BookingsHandlers } from "./bookings/BookingsHandlers.ts"
-import { ChangesHandlers } from "./changes/ChangesHandlers.ts"
-import { ContactsHandlers } from "./contacts/ContactsHandlers.ts"
-import { DealsHandlers } from "./deals/DealsHandlers.ts"
-import { EventsHandlers } from "./events/EventsHandlers.ts"
-import { HooksHandlers } from "./hooks/HooksHandlers.ts"
-import { InvoicesHandlers } from "./invoices/InvoicesHandlers.ts"
-import { MeHandlers } from "./me/MeHandlers.ts"
-import { MembersHandlers } from "./members/MembersHandlers.ts"
-import { PaymentsHandlers } from "./payments/PaymentsHandlers.ts"
-import { PlacementsHandlers } from "./placements/PlacementsHandlers.ts"
+import { Api, Groups } from "./Api.ts"
 import { AuthenticationLive } from "./server/AuthenticationLive.ts"
 import { checkContract } from "./server/ContractCheck.ts"
 import { compressingDocs } from "./server/DocsCompression.ts"
@@ -38,25 +28,30 @@ import { makeLimiterBeforeRouting } from "./server/RateLimiting.ts"
 import { withRequestLog } from "./server/RequestLog.ts"
 import { makeRequestMetrics, RequestMetricsOn } from "./server/RequestMetrics.ts"
 import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
-import { SponsorshipsHandlers } from "./sponsorships/SponsorshipsHandlers.ts"
+import type { Served } from "./shared/Served.ts"
 
 export { MAX_BODY_BYTES } from "./server/JsonErrors.ts"
 
-/** Every group's handlers with the middleware they consume; a group of `Api` left out does not compile (`serveApi`). */
-export const HandlersLive = Layer.mergeAll(
-  MeHandlers,
-  MembersHandlers,
-  ContactsHandlers,
-  EventsHandlers,
-  InvoicesHandlers,
-  PaymentsHandlers,
-  DealsHandlers,
-  SponsorshipsHandlers,
-  PlacementsHandlers,
-  BookingsHandlers,
-  HooksHandlers,
-  ChangesHandlers
-).pipe(
+/** The handlers of one group of `Groups`, loaded from their module when the server is built. */
+type HandlersOf<S> = S extends Served<infer G, infer Return> ? Layer.Layer<
+    HttpApiGroup.ToService<typeof Api.identifier, G>,
+    HttpApiBuilder.Handlers.Error<Return>,
+    Exclude<HttpApiBuilder.Handlers.Context<Return>, Scope.Scope>
+  >
+  : never
+
+const handlersOf = <S extends (typeof Groups)[number]>(entry: S): HandlersOf<S> => {
+  const load: () => Promise<{ readonly default: { readonly build: unknown } }> = entry.handlers
+  // `served` pairs the group with handlers typed for it (`groupHandlers`); only the union of
+  // every entry's types needs the assertion.
+  return Layer.unwrap(Effect.map(
+    Effect.promise(load),
+    ({ default: { build } }) => HttpApiBuilder.group(Api, entry.group.identifier, build as never)
+  )) as unknown as HandlersOf<S>
+}
+
+/** Every group's handlers with the middleware they consume: one per group of `Groups`. */
+export const HandlersLive = Layer.mergeAll(...(Groups.map(handlersOf) as [HandlersOf<(typeof Groups)[number]>])).pipe(
   Layer.provide([AuthenticationLive, ValidationErrorsLive])
 )
 

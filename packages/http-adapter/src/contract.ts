@@ -1,6 +1,7 @@
 /**
  * The contract alone, for clients and embedders: the HttpApi (groups, endpoints, schemas,
- * errors, the middleware declarations) and the typed client, without the server or storage.
+ * errors, the middleware declarations) and the typed client, without the server or storage
+ * (`Api.ts` names each group's handlers module as a dynamic import that only the server makes).
  */
 export { Api } from "./Api.ts"
 export * from "./shared/HttpErrors.ts"

@@ -6,6 +6,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Core from "@chamber/core"
 import { EventKinds, Outbox } from "@chamber/core"
 import { pgliteRuntime } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, type Reply, serverOn } from "./fixture.ts"
@@ -246,20 +247,20 @@ layer(serverOn(pgliteRuntime), { timeout: 120_000 })((it) => {
     Effect.gen(function*() {
       const doc = yield* served
       const { key } = yield* chamberWithKey("all")
-      const sorts: Record<string, ReadonlyArray<string>> = {
-        "/api/v1/members": ["name", "created_at", "updated_at"],
-        "/api/v1/members/search": ["name", "created_at", "updated_at"],
-        "/api/v1/contacts": ["last_name", "created_at", "updated_at"],
-        "/api/v1/contacts/search": ["last_name", "created_at", "updated_at"],
-        "/api/v1/events": ["starts_at", "created_at", "updated_at"],
-        "/api/v1/invoices": ["issued_at", "created_at", "updated_at"],
-        "/api/v1/payments": ["received_on", "created_at", "updated_at"],
-        "/api/v1/deals": ["created_at", "updated_at"],
-        "/api/v1/sponsorships": ["starts_on", "created_at", "updated_at"],
-        "/api/v1/placements": ["starts_on", "created_at", "updated_at"],
-        "/api/v1/bookings": ["starts_at", "created_at", "updated_at"],
-        "/api/v1/events/{event}/registrations": ["updated_at"]
+      // Each list sorts by its resource's sort columns (core's `<Resource>SortColumns`, `updated_at`
+      // among them): the resource being the last its path names (`/events/{event}/registrations`).
+      const columns = new Map<string, ReadonlyArray<string>>(Object.entries(Core).flatMap(([name, value]) => {
+        const resource = /^(\w+)SortColumns$/.exec(name)?.[1]
+        return resource === undefined ? [] : [[`${resource.toLowerCase()}s`, value as ReadonlyArray<string>] as const]
+      }))
+      const sorts: Record<string, ReadonlyArray<string>> = {}
+      for (const { name, path } of operations(doc)) {
+        const last = path.split("/").at(-1)!
+        const resource = last === "search" ? path.split("/").at(-2)! : last
+        if (name.startsWith("GET ") && columns.has(resource)) sorts[path] = columns.get(resource)!
       }
+      assert.isAtLeast(Object.keys(sorts).length, 12)
+      assert.isTrue(Object.values(sorts).every((c) => c.includes("updated_at")))
       const filter: Record<string, string> = { "/api/v1/members/search": "name=acme&", "/api/v1/contacts/search": "email=ann%40acme.example&" }
       const event = yield* call("POST", "/api/v1/events", { key, body: { title: "Gala", starts_at: "2027-01-10T18:00:00Z" } })
       const concrete = (path: string) => path.replace("{event}", String(event.body.data.id))

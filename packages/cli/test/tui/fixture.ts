@@ -3,7 +3,7 @@
  * subscriptions in every state of health and deliveries with attempts, at a fixed time. `down`
  * makes every call reject as a database that went away does; `calls` records what was asked.
  */
-import { ALL_SCOPES } from "@chamber/core"
+import { READ_SCOPES } from "@chamber/core"
 import type { AdminData, AttemptView, DeliveryView, HookRow, KeyRow, MintRequest, TenantRow } from "../../src/tui/AdminData.ts"
 import { DataError } from "../../src/tui/AdminData.ts"
 
@@ -16,7 +16,7 @@ export const ROTATED_SECRET = "whsec_q3Zr0Jm6bS4JHkM1l3Xv9dQn2tW8yPcE5aFgU7oLxKs
 export const LAKESIDE = "chm_8cVn3RtY6wQe1ZoP"
 export const MINTED_KEY = "cck_Q7m2Xv9KpL4tR8wZ3nB6yH1cF5dJ0gS2aE7uM9kT"
 /** `read`: every `:read` scope but the opt-in bookings:read (docs/api.md "Authentication and scopes"). */
-export const READ: ReadonlyArray<string> = ALL_SCOPES.filter((s) => s.endsWith(":read") && s !== "bookings:read")
+export const READ: ReadonlyArray<string> = READ_SCOPES
 
 const attempt = (minutesAgo: number, status: number | null, latency: number, excerpt: string | null, error: string | null = null): AttemptView => ({
   attempted_at: at(minutesAgo),

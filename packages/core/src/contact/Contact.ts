@@ -1,7 +1,10 @@
 /** Contacts (docs/api.md "Contacts and subscribers"): the one declaration of a contact's fields. */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { resourceScopes } from "../resource/ResourceScopes.ts"
 import { sortColumns } from "../Sort.ts"
+
+export const ContactScopes = resourceScopes("contacts", ["read", "write"])
 
 export const ContactSortColumns = sortColumns("last_name", "created_at")
 

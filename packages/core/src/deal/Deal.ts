@@ -1,7 +1,10 @@
 /** Hot Deals (docs/api.md "Deals"): the one declaration of a deal's fields. */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { resourceScopes } from "../resource/ResourceScopes.ts"
 import { sortColumns } from "../Sort.ts"
+
+export const DealScopes = resourceScopes("deals", ["read", "write"])
 
 export const DealStatuses = ["pending", "approved", "rejected"] as const
 export const DealAudiences = ["public", "members"] as const

@@ -1,7 +1,10 @@
 /** Events (docs/api.md "Events"): the one declaration of an event's fields. */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { resourceScopes } from "../resource/ResourceScopes.ts"
 import { sortColumns } from "../Sort.ts"
+
+export const EventScopes = resourceScopes("events", ["read", "write"])
 
 export const EventStatuses = ["draft", "published", "cancelled", "completed"] as const
 export type EventStatus = (typeof EventStatuses)[number]

@@ -6,7 +6,10 @@
 import * as Schema from "effect/Schema"
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { resourceScopes } from "../resource/ResourceScopes.ts"
 import { sortColumns } from "../Sort.ts"
+
+export const InvoiceScopes = resourceScopes("invoices", ["read", "write"])
 
 export const InvoiceStatuses = ["draft", "open", "paid", "void", "uncollectible"] as const
 export type InvoiceStatus = (typeof InvoiceStatuses)[number]

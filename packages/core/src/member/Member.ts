@@ -1,7 +1,10 @@
 /** Members (docs/api.md "Members"): the one declaration of a member's fields. */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { resourceScopes } from "../resource/ResourceScopes.ts"
 import { sortColumns } from "../Sort.ts"
+
+export const MemberScopes = resourceScopes("members", ["read", "write"])
 
 export const MemberStatuses = ["active", "pending", "lapsed", "former"] as const
 export type MemberStatus = (typeof MemberStatuses)[number]

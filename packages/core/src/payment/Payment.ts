@@ -5,7 +5,10 @@
 import * as Schema from "effect/Schema"
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { resourceScopes } from "../resource/ResourceScopes.ts"
 import { sortColumns } from "../Sort.ts"
+
+export const PaymentScopes = resourceScopes("payments", ["read", "write"])
 
 export const PaymentMethods = ["card", "check", "cash", "ach", "comp", "refund", "other"] as const
 export type PaymentMethod = (typeof PaymentMethods)[number]

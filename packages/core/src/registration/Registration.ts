@@ -1,7 +1,10 @@
 /** Event registrations (docs/api.md "Events"): read through the API, made by the core library and imports. */
 import * as F from "../resource/Field.ts"
 import { defineResource } from "../resource/Resource.ts"
+import { resourceScopes } from "../resource/ResourceScopes.ts"
 import { sortColumns } from "../Sort.ts"
+
+export const RegistrationScopes = resourceScopes("registrations", ["read"])
 
 /** Registrations are listed by registration time; `sort` offers only `updated_at`. */
 export const RegistrationSortColumns = sortColumns()

@@ -1,19 +1,69 @@
 /**
- * Sponsorship use cases (docs/api.md "Sponsorships"): the live ones are listed; embedders
- * (imports, demo data) make them with their internal fields. No event fires for them.
+ * Sponsorships (docs/api.md "Sponsorships"), the whole of the resource in core: its scope, the
+ * one declaration of a sponsorship's fields, the storage port, and the service. Read through the
+ * API (the live ones only), made by the core library (`Sponsorships.create`) with their internal
+ * fields; no event fires for them. Placements are the sponsorship rows of kind `ad` and have
+ * their own declaration (`placement/Placements.ts`).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { InvalidInput } from "../shared/Errors.ts"
-import { Transactor } from "../shared/Ports.ts"
-import { decodeInput, requireOwn } from "../shared/Input.ts"
-import type { ListQuery, Page } from "../Pagination.ts"
-import { parseSort } from "../Sort.ts"
 import { EventRepo } from "../event/EventRepo.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
-import { type Sponsorship, SponsorshipCreate, SponsorshipResource, SponsorshipSortColumns } from "./Sponsorship.ts"
-import { SponsorshipRepo } from "./SponsorshipRepo.ts"
+import type { ListQuery, Page } from "../Pagination.ts"
+import * as F from "../resource/Field.ts"
+import { defineResource } from "../resource/Resource.ts"
+import { resourceScopes } from "../resource/ResourceScopes.ts"
+import type { InvalidInput } from "../shared/Errors.ts"
+import { decodeInput, requireOwn } from "../shared/Input.ts"
+import { Transactor } from "../shared/Ports.ts"
+import { parseSort, sortColumns, type SortOrder } from "../Sort.ts"
+
+export const SponsorshipScopes = resourceScopes("sponsorships", ["read"])
+
+/** The statuses of sponsorships and placements alike. */
+export const SponsorshipStatuses = ["pending", "active", "fulfilled", "cancelled"] as const
+/** The kinds of sponsorship the sponsorships feed lists; `ad` rows are placements. */
+export const SponsorshipKinds = ["tier", "logo_wall"] as const
+export const SponsorshipSortColumns = sortColumns("starts_on", "created_at")
+
+export const SponsorshipResource = defineResource("Sponsorship", {
+  member_id: F.nullable(F.bigInteger(1, 12)),
+  /** The member's current name, read with the row; null without a member. */
+  member_name: F.readOnlyNullable(F.text(255, "Acme & Sons, LLC")),
+  name: F.nullable(F.text(255, "Gold sponsor 2027")),
+  status: F.defaulted(F.oneOf(SponsorshipStatuses, "active"), "pending"),
+  starts_on: F.nullable(F.date("2027-01-01")),
+  ends_on: F.nullable(F.date("2027-12-31")),
+  sponsorship_package_id: F.nullable(F.bigInteger(1, 4)),
+  tier: F.nullable(F.text(255, "Gold")),
+  event_id: F.nullable(F.bigInteger(1, 3)),
+  // Internal: taken by the core library and stored, never shown.
+  kind: F.writeOnly(F.oneOf(SponsorshipKinds, "tier")),
+  amount_cents: F.writeOnly(F.bigInteger(0, 250_000)),
+  invoice_id: F.writeOnly(F.bigInteger(1, 41)),
+  notes: F.writeOnly(F.text(2000, "Logo on the gala banner."))
+})
+
+export const Sponsorship = SponsorshipResource.Envelope
+export type Sponsorship = typeof Sponsorship.Type
+export type SponsorshipStored = ReturnType<typeof SponsorshipResource.defaults>
+/** What `Sponsorships.create` takes: every attribute but `member_name`, and the internal fields. */
+export const SponsorshipCreate = SponsorshipResource.Create
+export type SponsorshipCreate = typeof SponsorshipCreate.Type
+
+export type SponsorshipSort = SortOrder<(typeof SponsorshipSortColumns)[number]>
+
+/** Storage port for sponsorships. Every method is scoped by tenant. */
+export class SponsorshipRepo extends Context.Service<SponsorshipRepo, {
+  /**
+   * The sponsorships live on `today` (`YYYY-MM-DD`): of kind tier or logo_wall, active, and
+   * `today` within [starts_on, ends_on], a null end open (docs/api.md "Sponsorships").
+   * By default the latest-starting first (those without a start last).
+   */
+  readonly listLive: (tenantId: number, today: string, sort: SponsorshipSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Sponsorship>>
+  readonly insert: (tenantId: number, values: SponsorshipStored) => Effect.Effect<Sponsorship>
+}>()("chamber/SponsorshipRepo") {}
 
 export type SponsorshipListQuery = ListQuery
 

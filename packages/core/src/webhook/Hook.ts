@@ -6,7 +6,10 @@
 import * as Schema from "effect/Schema"
 import { EventKinds } from "../outbox/Outbox.ts"
 import * as F from "../resource/Field.ts"
+import { resourceScopes } from "../resource/ResourceScopes.ts"
 import { HookUrl } from "./HookUrl.ts"
+
+export const HookScopes = resourceScopes("hooks", ["write"])
 
 export { MAX_HOOK_URL } from "./HookUrl.ts"
 

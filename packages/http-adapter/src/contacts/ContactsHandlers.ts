@@ -1,12 +1,11 @@
 /** Contacts handlers: each endpoint of ContactsGroup as one call of the core service. */
 import * as Effect from "effect/Effect"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Contacts } from "@chamber/core"
-import { Api } from "../Api.ts"
 import * as Respond from "../server/Respond.ts"
-import { ContactList, ContactResponse } from "./ContactsGroup.ts"
+import { groupHandlers } from "../shared/Served.ts"
+import { ContactList, ContactResponse, ContactsGroup } from "./ContactsGroup.ts"
 
-export const ContactsHandlers = HttpApiBuilder.group(Api, "contacts", Effect.fn(function*(handlers) {
+export default groupHandlers(ContactsGroup, Effect.fn(function*(handlers) {
   const contacts = yield* Contacts
   return handlers
     .handle("list", ({ query }) => Respond.page(ContactList, query.page, (tenant, page) => contacts.list(tenant, { ...query, page })))

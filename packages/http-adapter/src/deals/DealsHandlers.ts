@@ -1,12 +1,11 @@
 /** Deals handlers: each endpoint of DealsGroup as one call of the core service. */
 import * as Effect from "effect/Effect"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Deals } from "@chamber/core"
-import { Api } from "../Api.ts"
 import * as Respond from "../server/Respond.ts"
-import { DealList, DealResponse } from "./DealsGroup.ts"
+import { groupHandlers } from "../shared/Served.ts"
+import { DealList, DealResponse, DealsGroup } from "./DealsGroup.ts"
 
-export const DealsHandlers = HttpApiBuilder.group(Api, "deals", Effect.fn(function*(handlers) {
+export default groupHandlers(DealsGroup, Effect.fn(function*(handlers) {
   const deals = yield* Deals
   return handlers
     .handle("list", ({ query }) => Respond.page(DealList, query.page, (tenant, page) => deals.list(tenant, { ...query, page })))

@@ -1,12 +1,11 @@
 /** Events handlers: each endpoint of EventsGroup as one call of the core service. */
 import * as Effect from "effect/Effect"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Events, Registrations } from "@chamber/core"
-import { Api } from "../Api.ts"
 import * as Respond from "../server/Respond.ts"
-import { EventList, EventResponse, RegistrationList } from "./EventsGroup.ts"
+import { groupHandlers } from "../shared/Served.ts"
+import { EventList, EventResponse, EventsGroup, RegistrationList } from "./EventsGroup.ts"
 
-export const EventsHandlers = HttpApiBuilder.group(Api, "events", Effect.fn(function*(handlers) {
+export default groupHandlers(EventsGroup, Effect.fn(function*(handlers) {
   const events = yield* Events
   const registrations = yield* Registrations
   return handlers

@@ -1,12 +1,11 @@
 /** Webhook subscription handlers: each endpoint of HooksGroup as one call of the core service. */
 import * as Effect from "effect/Effect"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { Api } from "../Api.ts"
 import * as Respond from "../server/Respond.ts"
+import { groupHandlers } from "../shared/Served.ts"
 import { HookDeliveryList, HookPings, Hooks } from "@chamber/core"
-import { HookDeliveryResponse, HookHealthResponse, HookList, PingResponse, RecoverResponse, RotatedSecretResponse } from "./HooksGroup.ts"
+import { HookDeliveryResponse, HookHealthResponse, HookList, HooksGroup, PingResponse, RecoverResponse, RotatedSecretResponse } from "./HooksGroup.ts"
 
-export const HooksHandlers = HttpApiBuilder.group(Api, "hooks", Effect.fn(function*(handlers) {
+export default groupHandlers(HooksGroup, Effect.fn(function*(handlers) {
   const hooks = yield* Hooks
   const pings = yield* HookPings
   return handlers

@@ -1,12 +1,11 @@
 /** Invoices handlers: each endpoint of InvoicesGroup as one call of the core service. */
 import * as Effect from "effect/Effect"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Invoices } from "@chamber/core"
-import { Api } from "../Api.ts"
 import * as Respond from "../server/Respond.ts"
-import { InvoiceList, InvoiceResponse } from "./InvoicesGroup.ts"
+import { groupHandlers } from "../shared/Served.ts"
+import { InvoiceList, InvoiceResponse, InvoicesGroup } from "./InvoicesGroup.ts"
 
-export const InvoicesHandlers = HttpApiBuilder.group(Api, "invoices", Effect.fn(function*(handlers) {
+export default groupHandlers(InvoicesGroup, Effect.fn(function*(handlers) {
   const invoices = yield* Invoices
   return handlers
     .handle("list", ({ query }) => Respond.page(InvoiceList, query.page, (tenant, page) => invoices.list(tenant, { ...query, page })))

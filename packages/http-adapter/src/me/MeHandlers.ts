@@ -1,9 +1,8 @@
 /** The connection check: which chamber, which key, what it may do. */
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { canWrite, type KeyContext } from "@chamber/core"
-import { Api } from "../Api.ts"
 import * as Respond from "../server/Respond.ts"
-import { ConnectionInfo } from "./MeGroup.ts"
+import { groupHandlers } from "../shared/Served.ts"
+import { ConnectionInfo, MeGroup } from "./MeGroup.ts"
 
 const connectionInfo = (key: KeyContext) => ({
   chamber: key.chamber,
@@ -11,5 +10,5 @@ const connectionInfo = (key: KeyContext) => ({
   label: `${key.chamber.name} (${key.name})`
 })
 
-export const MeHandlers = HttpApiBuilder.group(Api, "me", (handlers) =>
+export default groupHandlers(MeGroup, (handlers) =>
   handlers.handle("me", () => Respond.fromKey(ConnectionInfo, connectionInfo)))

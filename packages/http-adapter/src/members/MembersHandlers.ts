@@ -1,12 +1,11 @@
 /** Members handlers: each endpoint of MembersGroup as one call of the core service. */
 import * as Effect from "effect/Effect"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Members } from "@chamber/core"
-import { Api } from "../Api.ts"
 import * as Respond from "../server/Respond.ts"
-import { MemberList, MemberResponse } from "./MembersGroup.ts"
+import { groupHandlers } from "../shared/Served.ts"
+import { MemberList, MemberResponse, MembersGroup } from "./MembersGroup.ts"
 
-export const MembersHandlers = HttpApiBuilder.group(Api, "members", Effect.fn(function*(handlers) {
+export default groupHandlers(MembersGroup, Effect.fn(function*(handlers) {
   const members = yield* Members
   return handlers
     .handle("list", ({ query }) => Respond.page(MemberList, query.page, (tenant, page) => members.list(tenant, { ...query, page })))

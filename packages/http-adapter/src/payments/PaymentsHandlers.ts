@@ -1,12 +1,11 @@
 /** Payments handlers: each endpoint of PaymentsGroup as one call of the core service. */
 import * as Effect from "effect/Effect"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Payments } from "@chamber/core"
-import { Api } from "../Api.ts"
 import * as Respond from "../server/Respond.ts"
-import { PaymentList, PaymentResponse } from "./PaymentsGroup.ts"
+import { groupHandlers } from "../shared/Served.ts"
+import { PaymentList, PaymentResponse, PaymentsGroup } from "./PaymentsGroup.ts"
 
-export const PaymentsHandlers = HttpApiBuilder.group(Api, "payments", Effect.fn(function*(handlers) {
+export default groupHandlers(PaymentsGroup, Effect.fn(function*(handlers) {
   const payments = yield* Payments
   return handlers
     .handle("record", ({ params, payload }) => Respond.single(PaymentResponse, 201, (tenant) => payments.record(tenant, params.invoice, payload)))
