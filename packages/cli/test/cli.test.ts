@@ -156,8 +156,8 @@ for (const rt of runtimes()) {
           assert.strictEqual(listed.code, 0)
           assert.match(listed.stdout, new RegExp(`\\n\\d+ +Typo +cck_\\w{8} +all \\(${ALL_SCOPES.length}\\) +\\d{4}-`))
           assert.match(listed.stdout, new RegExp(`\\n\\d+ +Typo +cck_\\w{8} +read \\(${READ_SCOPES.length}\\) +\\d{4}-`))
-          // Another set is listed whole, in the canonical (alphabetical) order.
-          assert.match(listed.stdout, /\n\d+ +Typo +cck_\w{8} +hooks:write,members:read +\d{4}-/)
+          // Another set is listed whole, in the canonical order.
+          assert.match(listed.stdout, /\n\d+ +Typo +cck_\w{8} +members:read,hooks:write +\d{4}-/)
           assert.lengthOf(json(yield* chamber(["key", "list", "--tenant", tenant.id, "--json"]))[0].scopes, ALL_SCOPES.length)
 
           // A website is a full http(s) URL.

@@ -1,8 +1,20 @@
 /**
- * Every resource of the API, one `export *` line per file of its folder. `Scopes.ts` collects
- * the scopes each declares (`resourceScopes`), so adding a resource adds its lines here and
- * nothing to the scope list (docs/architecture.md "Adding a resource").
+ * Every resource of the API, one `export *` line per file of its folder, and the scopes each
+ * declares (`resourceScopes`) in `ResourceScopeList`: adding a resource adds its lines here and
+ * nothing to `Scopes.ts` (docs/architecture.md "Adding a resource").
  */
+import { BookingScopes } from "./booking/Bookings.ts"
+import { ContactScopes } from "./contact/Contact.ts"
+import { DealScopes } from "./deal/Deal.ts"
+import { EventScopes } from "./event/Event.ts"
+import { InvoiceScopes } from "./invoice/Invoice.ts"
+import { MemberScopes } from "./member/Member.ts"
+import { PaymentScopes } from "./payment/Payment.ts"
+import { PlacementScopes } from "./placement/Placements.ts"
+import { RegistrationScopes } from "./registration/Registration.ts"
+import { SponsorshipScopes } from "./sponsorship/Sponsorships.ts"
+import { HookScopes } from "./webhook/Hook.ts"
+
 export * from "./member/Member.ts"
 export * from "./member/MemberErrors.ts"
 export * from "./member/MemberRepo.ts"
@@ -42,3 +54,22 @@ export * from "./webhook/HookActions.ts"
 export * from "./webhook/HookDelivery.ts"
 export * from "./webhook/HookPinger.ts"
 export * from "./webhook/HookPings.ts"
+
+/**
+ * Every resource's scopes, in the order lists that show scopes keep (the spec's table, docs/api.md
+ * "Authentication and scopes"). `Scopes.ts` does not compile while a declaration exported above
+ * is missing here.
+ */
+export const ResourceScopeList = [
+  MemberScopes,
+  ContactScopes,
+  EventScopes,
+  RegistrationScopes,
+  DealScopes,
+  InvoiceScopes,
+  PaymentScopes,
+  SponsorshipScopes,
+  PlacementScopes,
+  BookingScopes,
+  HookScopes
+] as const

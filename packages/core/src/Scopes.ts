@@ -1,21 +1,26 @@
 /**
  * API key scopes (docs/api.md "Authentication and scopes") and the shorthands the CLI accepts.
- * Each resource declares its own beside its fields (`resourceScopes`); the set is every
- * declaration `Resources.ts` exports, in alphabetical order, so a new resource edits nothing here.
+ * Each resource declares its own beside its fields (`resourceScopes`), listed once in
+ * `Resources.ts` `ResourceScopeList`, so a new resource edits nothing here.
  */
 import * as Resources from "./Resources.ts"
-import { isResourceScopes, type ResourceScopes, type ScopesIn } from "./resource/ResourceScopes.ts"
+import type { ResourceScopes, ScopesIn } from "./resource/ResourceScopes.ts"
 
 /** Every scope a resource declares: a literal union, so a mistyped scope does not compile. */
 export type Scope = ScopesIn<typeof Resources>
 
-const declared = Object.values(Resources).filter(isResourceScopes) as ReadonlyArray<ResourceScopes<Scope>>
+type Listed = (typeof Resources.ResourceScopeList)[number] extends ResourceScopes<infer S> ? S : never
+/** Compiles only while every declaration `Resources.ts` exports is in its `ResourceScopeList`. */
+const everyDeclarationListed: [Exclude<Scope, Listed>] extends [never] ? true : never = true
+void everyDeclarationListed
 
-/** Every scope, in alphabetical order (the canonical order of lists that show them). */
-export const ALL_SCOPES: ReadonlyArray<Scope> = declared.flatMap((d) => d.scopes).sort()
+const declared: ReadonlyArray<ResourceScopes<Scope>> = Resources.ResourceScopeList
+
+/** Every scope, in `ResourceScopeList`'s order (the canonical order of lists that show them). */
+export const ALL_SCOPES: ReadonlyArray<Scope> = declared.flatMap((d) => d.scopes)
 
 /** `read`: every `:read` scope a resource does not declare opt-in (`bookings:read` is). */
-export const READ_SCOPES: ReadonlyArray<Scope> = ALL_SCOPES.filter((s) => declared.some((d) => d.inRead.includes(s)))
+export const READ_SCOPES: ReadonlyArray<Scope> = declared.flatMap((d) => d.inRead)
 
 export const isScope = (value: string): value is Scope => (ALL_SCOPES as ReadonlyArray<string>).includes(value)
 

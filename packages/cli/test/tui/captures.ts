@@ -6,7 +6,6 @@
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { SCOPES } from "../../src/tui/state.ts"
 import { fake, type Fake, RIVERSIDE } from "./fixture.ts"
 import { KEY, mount } from "./screen.ts"
 
@@ -30,16 +29,14 @@ const typed = (text: string) => [...text]
 const admins = { until: "› ann.lee@riversidechamber.example" }
 const hooks = { until: "old-site" }
 const mint = ["n", ...typed("Newsletter tool"), KEY.enter, admins]
-/** From the scope picker's first scope to the opt-in bookings:read. */
-const toBookings = SCOPES.slice(0, SCOPES.indexOf("bookings:read")).map(() => KEY.down)
 
 export const CAPTURES: ReadonlyArray<Capture> = [
   { name: "chambers", width: 80, rows: 10, steps: [], ready: "Choose a chamber · 2" },
   { name: "keys", width: 80, rows: 12, tenant: RIVERSIDE, steps: [], ready: "Old website" },
   { name: "mint-name", width: 80, rows: 10, tenant: RIVERSIDE, steps: ["n", ...typed("Newsletter tool")], ready: "Newsletter tool█" },
   { name: "mint-as", width: 80, rows: 12, tenant: RIVERSIDE, steps: mint, ready: "Minted by" },
-  { name: "mint-scopes", width: 80, rows: 24, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", ...toBookings, KEY.space], ready: "[x] bookings:read" },
-  { name: "mint-review", width: 80, rows: 15, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", ...toBookings, KEY.space, KEY.enter, KEY.enter], ready: "Mint this key? y/n" },
+  { name: "mint-scopes", width: 80, rows: 24, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.down, KEY.space], ready: "[x] members:write" },
+  { name: "mint-review", width: 80, rows: 15, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.down, KEY.space, KEY.enter, KEY.enter], ready: "Mint this key? y/n" },
   { name: "minted", width: 80, rows: 14, tenant: RIVERSIDE, steps: [...mint, KEY.enter, "r", KEY.enter, KEY.enter, "y"], ready: "Copy it now" },
   { name: "minted-copied", width: 80, rows: 14, tenant: RIVERSIDE, clipboard: true, steps: [...mint, KEY.enter, "r", KEY.enter, KEY.enter, "y"], ready: "Copied to your clipboard" },
   { name: "revoke", width: 80, rows: 12, tenant: RIVERSIDE, steps: [KEY.down, "d"], ready: "y/n" },

@@ -32,8 +32,5 @@ export const resourceScopes = <const R extends string, const A extends Action>(
   }
 }
 
-export const isResourceScopes = (value: unknown): value is ResourceScopes<string> =>
-  typeof value === "object" && value !== null && TypeId in value
-
 /** The scopes a module's exported declarations name: the union of their literals. */
 export type ScopesIn<M> = { readonly [K in keyof M]: M[K] extends ResourceScopes<infer S> ? S : never }[keyof M]
