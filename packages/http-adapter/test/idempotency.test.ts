@@ -208,6 +208,21 @@ for (const rt of runtimes()) {
           assert.strictEqual(longest.status, 201, longest.text)
         }))
 
+      it.effect("a request its API key may not make (403) keeps nothing and holds no claim: the value then runs afresh", () =>
+        Effect.gen(function*() {
+          const { key } = yield* chamberWithKey("members:read,members:write")
+          const ik = fresh("refused")
+          const forbidden = yield* post(key, "/api/v1/invoices", { member_id: 1, lines: [{ description: "Dues", unit: "1.00" }] }, ik)
+          assert.strictEqual(forbidden.status, 403, forbidden.text)
+          const created = yield* post(key, "/api/v1/members", { name: "After A 403", status: "active" }, ik)
+          assert.strictEqual(created.status, 201, created.text)
+          assert.strictEqual(created.headers["idempotent-replayed"], undefined)
+          const unknown = yield* post(`cck_${"x".repeat(40)}`, "/api/v1/members", { name: "No Such Key", status: "active" }, ik)
+          assert.strictEqual(unknown.status, 401, unknown.text)
+          assertReplay(created, yield* post(key, "/api/v1/members", { name: "After A 403", status: "active" }, ik))
+          assert.strictEqual(yield* memberCount(key), 1)
+        }))
+
       it.effect("a body validation 422 is not kept: the corrected retry with the same key creates the member", () =>
         Effect.gen(function*() {
           const { key } = yield* chamberWithKey(SCOPES)

@@ -6,6 +6,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type { KeyContext } from "../key/ApiKey.ts"
 
 /** Whose key it is: the chamber, the API key and the value sent. Other API keys never see it. */
 export interface IdempotencyScope {
@@ -39,9 +40,19 @@ export interface ClaimTimes {
   readonly keptAfterMs: number
 }
 
+/** The API key a request authenticated with, and what claiming its Idempotency-Key under it found. */
+export interface KeyClaim {
+  readonly key: KeyContext
+  readonly claim: Claim
+}
+
 export class IdempotencyRepo extends Context.Service<IdempotencyRepo, {
-  /** Claims the key for `owner`, committed at once (not in the caller's transaction). */
-  readonly claim: (scope: IdempotencyScope, owner: string, times: ClaimTimes) => Effect.Effect<Claim>
+  /**
+   * Finds the active API key with this hash (as `ApiKeyRepo.findActiveByHash`) and claims the
+   * Idempotency-Key `value` under it for `owner`, in one statement committed at once (not in the
+   * caller's transaction); undefined, and nothing claimed, when no active key has that hash.
+   */
+  readonly claimWithKey: (keyHash: string, value: string, owner: string, times: ClaimTimes) => Effect.Effect<KeyClaim | undefined>
   /** Keeps `owner`'s answer in the caller's transaction; false when the claim is no longer `owner`'s (its lease ran out and another took it). */
   readonly keep: (scope: IdempotencyScope, owner: string, answer: KeptAnswer) => Effect.Effect<boolean>
   /** Lets go of `owner`'s claim: nothing was kept, and a retry runs afresh. */

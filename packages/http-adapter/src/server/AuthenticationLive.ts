@@ -4,17 +4,19 @@
  * (docs/api.md "Authentication and scopes"). An endpoint that states no access is refused (fail
  * closed). A JSON body that is not UTF-8 is refused here too, once the key may send it. A valid
  * key's request is counted against its rate limits (server/RateLimiting.ts) before its scope is checked.
- * A POST or PATCH with an Idempotency-Key then runs under it (server/Idempotency.ts).
+ * A POST or PATCH with a well-formed Idempotency-Key claims it in the statement that finds the
+ * key, and lets go of the claim when the rate limits or the scope refuse it; it then runs under
+ * it (server/Idempotency.ts).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import { ApiKeyRepo, type KeyContext, Keys } from "@chamber/core"
+import { ApiKeyRepo, type KeyContext } from "@chamber/core"
 import { Authentication, CurrentKey, missingScope, RequiredAccess } from "../shared/Access.ts"
 import { Forbidden, Unauthenticated } from "../shared/HttpErrors.ts"
-import { makeIdempotent } from "./Idempotency.ts"
+import { makeIdempotency } from "./Idempotency.ts"
 import { authorizationHeaders } from "./RawRequest.ts"
 import { makeLimiter } from "./RateLimiting.ts"
 import { RequestFacts } from "./RequestLog.ts"
@@ -24,10 +26,9 @@ const TOUCH_EVERY_MS = 60_000
 const undeclared = new Forbidden({ message: "This endpoint states no scope, so no key may call it." })
 
 export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(function*() {
-  const keys = yield* Keys
   const repo = yield* ApiKeyRepo
   const limitRequest = yield* makeLimiter
-  const idempotent = yield* makeIdempotent
+  const idempotency = yield* makeIdempotency
   // last_used_at is written at most once a minute per key and per process, off the request path.
   const touched = new Map<number, number>()
   /** Whether the key's last_used_at is due to be written (`touch`). */
@@ -50,16 +51,21 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
         if (authorizationHeaders(request) > 1) return Effect.fail(Unauthenticated.body)
         const facts = Context.getOrUndefined(fiber.context, RequestFacts)
         return Effect.gen(function*() {
-          const key = yield* keys.authenticate(Redacted.value(credential))
-          if (key === undefined) return yield* Unauthenticated.body
+          const found = yield* idempotency.authenticate(request, Redacted.value(credential))
+          if (found === undefined) return yield* Unauthenticated.body
+          const { key, pending } = found
           if (facts !== undefined) facts.keyPrefix = key.prefix
           if (touchDue(key)) yield* touch(key)
-          yield* limitRequest(key, facts)
-          const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
-          if (access === undefined) return yield* undeclared
-          const missing = missingScope(access, key.scopes)
-          if (missing !== undefined) return yield* Forbidden.lacking(missing)
-          return yield* idempotent(request, key, Effect.provideService(httpEffect, CurrentKey, key))
+          yield* idempotency.admit(
+            pending,
+            Effect.flatMap(limitRequest(key, facts), () => {
+              const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
+              if (access === undefined) return Effect.fail(undeclared)
+              const missing = missingScope(access, key.scopes)
+              return missing === undefined ? Effect.void : Effect.fail(Forbidden.lacking(missing))
+            })
+          )
+          return yield* idempotency.run(request, pending, Effect.provideService(httpEffect, CurrentKey, key))
         })
       })
   })

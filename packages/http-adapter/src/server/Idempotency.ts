@@ -1,13 +1,14 @@
 /**
  * Idempotency-Key on every POST and PATCH of /api/v1 (ruling 28, docs/api.md "Retrying
- * safely"), applied by the bearer middleware once the key, its rate limits and its scope have
- * passed. The key is claimed in a statement of its own, so that a request with the same key on
- * any instance sees at once that it is running (409, without waiting on the first's
- * transaction); the handler and its answer then run in one transaction, which the services'
- * own transactions join, that also keeps the answer, so a change is never committed without its
- * kept answer, nor the reverse. A kept failure (a 404, a business rule) rolls the transaction
- * back and is kept after it, having changed nothing. Answers that are not kept (a body that
- * fails to decode, any other failure) let go of the claim.
+ * safely"), applied by the bearer middleware. The key is claimed by the statement that finds
+ * the request's API key, committed at once and apart from the change, so that a request with
+ * the same key on any instance sees at once that it is running (409, without waiting on the
+ * first's transaction), at no extra round trip to the database; a request its rate limits or
+ * its scope then refuse lets go of the claim. The handler and its answer then run in one
+ * transaction, which the services' own transactions join, that also keeps the answer, so a
+ * change is never committed without its kept answer, nor the reverse. A kept failure (a 404, a
+ * business rule) rolls the transaction back and is kept after it, having changed nothing.
+ * Answers that are not kept (a body that fails to decode, any other failure) let go of the claim.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -16,7 +17,7 @@ import * as Layer from "effect/Layer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash, randomUUID } from "node:crypto"
-import { IdempotencyRepo, type IdempotencyScope, JoinsCallerTransaction, type KeyContext, Transactor, WebhookSecrets } from "@chamber/core"
+import { type Claim, IdempotencyRepo, type IdempotencyScope, JoinsCallerTransaction, type KeyContext, KeyHasher, Keys, looksLikeKey, Transactor, WebhookSecrets } from "@chamber/core"
 import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { requireUtf8Body } from "./RawRequest.ts"
 
@@ -46,6 +47,14 @@ const answerOf = (answer: { readonly status: number; readonly body: Uint8Array }
     contentType: "application/json",
     ...(replayed ? { headers: { "idempotent-replayed": "true" } } : {})
   })
+
+/**
+ * Whose claim a key's row is: this process's random identity and a count, unique across every
+ * instance without drawing randomness for each request.
+ */
+const ownerPrefix = `${randomUUID()}:`
+let owners = 0
+const nextOwner = () => ownerPrefix + (++owners)
 
 /** The request a key was first used with: method, path (without the query) and the SHA-256 of the raw body. */
 const fingerprintOf = (request: HttpServerRequest.HttpServerRequest, body: ArrayBuffer) => {
@@ -105,15 +114,44 @@ class ClaimLost {
   readonly _tag = "ClaimLost"
 }
 
-export type Idempotent = <E, R>(
-  request: HttpServerRequest.HttpServerRequest,
-  key: KeyContext,
-  handle: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-) => Effect.Effect<HttpServerResponse.HttpServerResponse, E | ValidationError, R>
+/** A request's claim of its Idempotency-Key, made with its authentication, and what it found. */
+export interface Pending {
+  readonly scope: IdempotencyScope
+  readonly owner: string
+  readonly found: Claim
+}
 
-/** Runs a request's handler under its Idempotency-Key, if it is a POST or PATCH with one; otherwise as it is. */
-export const makeIdempotent: Effect.Effect<Idempotent, never, IdempotencyRepo | Transactor | WebhookSecrets> = Effect.gen(function*() {
+export interface Idempotency {
+  /**
+   * The request's API key, found by its plaintext; a POST or PATCH with a well-formed
+   * Idempotency-Key also claims it, in the same statement (one round trip to the database).
+   */
+  readonly authenticate: (
+    request: HttpServerRequest.HttpServerRequest,
+    plaintext: string
+  ) => Effect.Effect<{ readonly key: KeyContext; readonly pending: Pending | undefined } | undefined>
+  /** The checks made once the key is known (rate limits, scope); a request they refuse lets go of its claim. */
+  readonly admit: <E, R>(pending: Pending | undefined, checks: Effect.Effect<void, E, R>) => Effect.Effect<void, E, R>
+  /** Runs the request's handler under its Idempotency-Key, if it is a POST or PATCH with one; otherwise as it is. */
+  readonly run: <E, R>(
+    request: HttpServerRequest.HttpServerRequest,
+    pending: Pending | undefined,
+    handle: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E | ValidationError, R>
+}
+
+const writes = (method: string) => method === "POST" || method === "PATCH"
+
+/** The Idempotency-Key to claim: a POST's or PATCH's, when well-formed (a malformed one is a 422 once the key is admitted). */
+const claimable = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const value = request.headers["idempotency-key"]
+  return value !== undefined && writes(request.method) && VISIBLE_ASCII.test(value) ? value : undefined
+}
+
+export const makeIdempotency: Effect.Effect<Idempotency, never, IdempotencyRepo | Keys | KeyHasher | Transactor | WebhookSecrets> = Effect.gen(function*() {
   const repo = yield* IdempotencyRepo
+  const keys = yield* Keys
+  const hasher = yield* KeyHasher
   const transactor = yield* Transactor
   const secrets = yield* WebhookSecrets
   const retentionMs = yield* IdempotencyRetention
@@ -132,13 +170,16 @@ export const makeIdempotent: Effect.Effect<Idempotent, never, IdempotencyRepo | 
     return open._tag === "Success" ? encoder.encode(open.success) : undefined
   }
 
+  /** Lets go of a claim; a release that fails (the database gone) leaves the claim to its lease. */
+  const release = (pending: Pending) => Effect.catchCause(repo.release(pending.scope, pending.owner), () => Effect.void)
+
   /** The first request with the key: the handler, its answer kept in its transaction. */
   const first = <E, R>(
     request: HttpServerRequest.HttpServerRequest,
-    scope: IdempotencyScope,
-    owner: string,
+    pending: Pending,
     handle: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ) => {
+    const { scope, owner } = pending
     let kept = false
     return Effect.gen(function*() {
       yield* requireUtf8Body(request)
@@ -161,29 +202,46 @@ export const makeIdempotent: Effect.Effect<Idempotent, never, IdempotencyRepo | 
       return result.response
     }).pipe(
       Effect.catch((error) => error instanceof ClaimLost ? Effect.succeed(running()) : Effect.fail(error as E | ValidationError)),
-      // A release that fails (the database gone) leaves the claim to its lease; the request's own answer stands.
-      Effect.onExit(() => kept ? Effect.void : Effect.catchCause(repo.release(scope, owner), () => Effect.void))
+      // The request's own answer stands whatever the release does.
+      Effect.onExit(() => kept ? Effect.void : release(pending))
     )
   }
 
-  return (request, key, handle) => {
-    const value = request.headers["idempotency-key"]
-    if (value === undefined || (request.method !== "POST" && request.method !== "PATCH")) return Effect.andThen(requireUtf8Body(request), handle)
-    if (!VISIBLE_ASCII.test(value)) return Effect.fail(malformed)
-    const scope: IdempotencyScope = { tenantId: key.tenantId, keyId: key.keyId, value }
-    return Effect.gen(function*() {
-      const nowMs = yield* Clock.currentTimeMillis
-      const owner = randomUUID()
-      const claim = yield* repo.claim(scope, owner, { nowMs, leaseMs: LEASE_MS, keptAfterMs: nowMs - retentionMs })
-      if (claim._tag === "Running") return running()
-      if (claim._tag === "Kept") {
-        const fingerprint = fingerprintOf(request, yield* rawBody(request))
-        if (fingerprint !== claim.answer.fingerprint) return reused()
-        const body = opened(claim.answer.body)
-        return body === undefined ? unreadableAnswer() : answerOf({ status: claim.answer.status, body }, true)
+  return {
+    authenticate: (request, plaintext) => {
+      const value = claimable(request)
+      if (value === undefined) return Effect.map(keys.authenticate(plaintext), (key) => key === undefined ? undefined : { key, pending: undefined })
+      if (!looksLikeKey(plaintext)) return Effect.succeed(undefined)
+      return Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
+        const owner = nextOwner()
+        return Effect.map(
+          repo.claimWithKey(hasher.hash(plaintext), value, owner, { nowMs, leaseMs: LEASE_MS, keptAfterMs: nowMs - retentionMs }),
+          (found) =>
+            found === undefined ? undefined : {
+              key: found.key,
+              pending: { scope: { tenantId: found.key.tenantId, keyId: found.key.keyId, value }, owner, found: found.claim }
+            }
+        )
+      })
+    },
+    admit: (pending, checks) => pending?.found._tag === "Claimed" ? Effect.onError(checks, () => release(pending)) : checks,
+    run: (request, pending, handle) => {
+      const value = request.headers["idempotency-key"]
+      if (value === undefined || !writes(request.method)) return Effect.andThen(requireUtf8Body(request), handle)
+      if (pending === undefined) {
+        return VISIBLE_ASCII.test(value) ? Effect.die(new Error("Idempotency-Key: a well-formed key is claimed when the request authenticates")) : Effect.fail(malformed)
       }
-      return yield* first(request, scope, owner, handle)
-    })
+      const found = pending.found
+      if (found._tag === "Running") return Effect.succeed(running())
+      if (found._tag === "Kept") {
+        return Effect.map(rawBody(request), (raw) => {
+          if (fingerprintOf(request, raw) !== found.answer.fingerprint) return reused()
+          const body = opened(found.answer.body)
+          return body === undefined ? unreadableAnswer() : answerOf({ status: found.answer.status, body }, true)
+        })
+      }
+      return first(request, pending, handle)
+    }
   }
 })
 

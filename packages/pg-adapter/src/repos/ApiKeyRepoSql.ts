@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import { type ApiKey, ApiKeyRepo, type Scope } from "@chamber/core"
+import { type ApiKey, ApiKeyRepo, type KeyContext, type Scope } from "@chamber/core"
 import { type Int8, iso } from "./rows.ts"
 
 interface KeyRow {
@@ -19,11 +19,25 @@ interface KeyRow {
 }
 
 /** A live key with its chamber, as authentication reads it. */
-type KeyContextRow = Pick<KeyRow, "id" | "tenant_id" | "name" | "prefix" | "scopes" | "daily_limit"> & {
+export type KeyContextRow = Pick<KeyRow, "id" | "tenant_id" | "name" | "prefix" | "scopes" | "daily_limit"> & {
   readonly chamber_id: string
   readonly chamber_name: string
   readonly chamber_website: string | null
 }
+
+/** The columns of a `KeyContextRow`, from `api_keys k JOIN tenants t`. */
+export const KEY_CONTEXT_COLUMNS = `k.id, k.tenant_id, k.name, k.prefix, k.scopes, k.daily_limit,
+  t.public_id AS chamber_id, t.name AS chamber_name, t.website AS chamber_website`
+
+export const keyContextOf = (r: KeyContextRow): KeyContext => ({
+  keyId: Number(r.id),
+  tenantId: Number(r.tenant_id),
+  name: r.name,
+  prefix: r.prefix,
+  scopes: r.scopes,
+  dailyLimit: r.daily_limit,
+  chamber: { id: r.chamber_id, name: r.chamber_name, website: r.chamber_website }
+})
 
 const KEY_COLUMNS = "id, tenant_id, name, prefix, scopes, daily_limit, created_by, created_at, last_used_at, revoked_at"
 
@@ -46,23 +60,10 @@ export const ApiKeyRepoSql = Layer.effect(ApiKeyRepo, Effect.gen(function*() {
           VALUES (${k.tenant_id}, ${k.name}, ${k.prefix}, ${k.key_hash}, ${JSON.stringify(k.scopes)}::jsonb, ${k.daily_limit}, ${k.created_by})
           RETURNING ${sql.literal(KEY_COLUMNS)}`.pipe(Effect.map((rows) => toKey(rows[0]!)), Effect.orDie),
     findActiveByHash: (hash) =>
-      sql<KeyContextRow>`SELECT k.id, k.tenant_id, k.name, k.prefix, k.scopes, k.daily_limit,
-                t.public_id AS chamber_id, t.name AS chamber_name, t.website AS chamber_website
+      sql<KeyContextRow>`SELECT ${sql.literal(KEY_CONTEXT_COLUMNS)}
          FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
          WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(
-        Effect.map((rows) => {
-          const r = rows[0]
-          if (r === undefined) return undefined
-          return {
-            keyId: Number(r.id),
-            tenantId: Number(r.tenant_id),
-            name: r.name,
-            prefix: r.prefix,
-            scopes: r.scopes,
-            dailyLimit: r.daily_limit,
-            chamber: { id: r.chamber_id, name: r.chamber_name, website: r.chamber_website }
-          }
-        }),
+        Effect.map((rows) => rows[0] === undefined ? undefined : keyContextOf(rows[0])),
         Effect.orDie
       ),
     list: (tenantId) =>
