@@ -17,12 +17,14 @@ import * as Layer from "effect/Layer"
 import * as Tracer from "effect/Tracer"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
+import * as HttpBody from "effect/http/HttpBody"
 import * as HttpClientError from "effect/http/HttpClientError"
 import * as OtlpExporter from "effect/observability/OtlpExporter"
 import * as OtlpMetrics from "effect/observability/OtlpMetrics"
 import * as OtlpSerialization from "effect/observability/OtlpSerialization"
 import * as OtlpTracer from "effect/observability/OtlpTracer"
 import type { OtlpSettings } from "./OtlpSettings.ts"
+import { encodeTraces } from "./OtlpTraceEncoding.ts"
 
 /** How long one send to the collector may take before it counts as failed. */
 const SEND_TIMEOUT_MS = 10_000
@@ -61,6 +63,18 @@ const collectorClient = (endpoint: string) =>
     )
   })).pipe(Layer.provide(FetchHttpClient.layer))
 
+/**
+ * OTLP/HTTP protobuf: spans written by OtlpTraceEncoding.ts (one pass, one buffer: the batches of
+ * every traced request), metrics by Effect's encoder (one export an interval).
+ */
+const protobuf = Layer.effect(
+  OtlpSerialization.OtlpSerialization,
+  Effect.map(Effect.service(OtlpSerialization.OtlpSerialization), (effects) => ({
+    ...effects,
+    traces: (data) => HttpBody.uint8Array(encodeTraces(data), "application/x-protobuf")
+  }))
+).pipe(Layer.provide(OtlpSerialization.layerProtobuf))
+
 /** Root spans kept at `ratio`; a span's children follow its choice (a parent-based ratio sampler). */
 const sampling = (tracer: Tracer.Tracer, ratio: number): Tracer.Tracer =>
   ratio >= 1 ? tracer : Tracer.make({
@@ -88,7 +102,7 @@ export const otlpExport = (settings: OtlpSettings) => {
   return Layer.mergeAll(tracer, metrics).pipe(
     Layer.provide([
       collectorClient(settings.endpoint),
-      settings.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf
+      settings.protocol === "http/json" ? OtlpSerialization.layerJson : protobuf
     ])
   )
 }
