@@ -1,13 +1,14 @@
 /**
- * The spans of an OTLP/HTTP protobuf export (docs/operations.md "Traces"), written in one pass
- * into one growing buffer: the same bytes as Effect's own encoder (OtlpSerialization's
- * layerProtobuf), whose field-by-field arrays, BigInt varints and copies cost a traced request
- * more CPU than its spans (bench/README.md "Metrics and traces"). Metrics, exported once an
- * interval, keep Effect's encoder.
+ * The spans of an OTLP/HTTP protobuf export (docs/operations.md "Metrics and traces"), written
+ * in one pass into one growing buffer: the same bytes as Effect's own encoder
+ * (OtlpSerialization's layerProtobuf), which builds an array per field, a BigInt per varint and
+ * a copy per concat: profiled under load (`ours-otlp` in bench/README.md), that was most of a
+ * traced request's extra CPU and garbage. Metrics, exported once an interval, keep Effect's
+ * encoder.
  *
  * Wire format (opentelemetry.proto.trace.v1): a length-delimited field is its tag, the varint
- * length and the bytes; a nested message is written in place with one byte kept for its length,
- * and moved up when its length needs more.
+ * length and the bytes; a nested message or a string is written in place with room kept for its
+ * length, and moved when its length takes fewer bytes than kept, or more.
  */
 import type { AnyValue, KeyValue, Resource } from "effect/observability/OtlpResource"
 import type { TraceData } from "effect/observability/OtlpTracer"
