@@ -1,7 +1,7 @@
 /**
- * The admin TUI (docs/admin.md): a chamber's keys, webhook subscriptions, deliveries and backlog over an
- * AdminData port. It loads without blocking (the last data stays while the next loads, every
- * 2 s), hands every key to state.ts, and runs the actions state.ts asks for.
+ * The admin TUI (docs/admin.md): a chamber's keys, webhook subscriptions, deliveries and backlog
+ * over an AdminData port. It loads without blocking (the last data stays while the next loads,
+ * every 2 s), hands every key to state.ts, and runs the actions state.ts asks for.
  */
 import { Box, useApp, useInput, useStdout } from "ink"
 import { createElement as h, useEffect, useReducer, useRef, useState } from "react"
