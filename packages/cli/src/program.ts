@@ -179,7 +179,7 @@ export const program = () => {
     .option("--hook <id>", "one subscription's")
     .addHelpText("after", example(`chamber deliveries list --tenant ${CHAMBER} --status failed --hook 3 --json`))
     .action(webhooks("deliveriesList"))
-  json(deliveries.command("summary").description("the backlog of every chamber: deliveries due now, the oldest's wait, subscriptions by state"))
+  json(deliveries.command("summary").description("the backlog of every chamber: deliveries due now, the oldest's wait, held ones, subscriptions by state"))
     .addHelpText("after", example("chamber deliveries summary --json"))
     .action(webhooks("deliveriesSummary"))
   json(deliveries.command("replay").description("queue deliveries again: same event id, signed afresh, new attempts"))

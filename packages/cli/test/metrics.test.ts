@@ -240,6 +240,7 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(json(yield* chamber(["deliveries", "summary", "--json"])), {
             due: 0,
             oldest_due_seconds: 0,
+            held: 0,
             active_subscriptions: 1,
             inactive_subscriptions: 0
           })

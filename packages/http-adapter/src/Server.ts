@@ -66,11 +66,9 @@ const aroundEveryRequest = <Id extends string, Groups extends HttpApiGroup.Const
       const docs = compressingDocs([DOCS_PATH, OPENAPI_PATH])
       // Failures are all answered inside; the error type says "passes the rest on" (none are left).
       type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
-      const serveOne = (app: Handled): Handled => withRequestLog((request) => docs(request, errors(request, app)))
-      if (!(yield* RequestMetricsOn)) return serveOne
-      // Measured from outside everything else, only while metrics or traces are exported (server/RequestMetrics.ts).
-      const measured = makeRequestMetrics(api)
-      return (app): Handled => measured(serveOne(app))
+      // Measured with the access log's clock, only while metrics or traces are exported (server/RequestMetrics.ts).
+      const measured = (yield* RequestMetricsOn) ? makeRequestMetrics(api) : undefined
+      return (app: Handled): Handled => withRequestLog((request) => docs(request, errors(request, app)), measured)
     }),
     { global: true }
   )

@@ -7,6 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import { failuresBeforeDeactivation } from "@chamber/core"
 import { isoColumn as ISO } from "@chamber/pg-adapter"
 
@@ -67,8 +68,26 @@ export interface Backlog {
   readonly due: number
   /** How long the longest-waiting due delivery has been due, in seconds; 0 when none is. */
   readonly oldest_due_seconds: number
+  /** Pending deliveries waiting behind an earlier one of their subscription and resource (ruling 32), due or not. */
+  readonly held: number
   readonly active_subscriptions: number
   readonly inactive_subscriptions: number
+}
+
+/** One subscription's share of the backlog (the admin TUI's Backlog screen, docs/admin.md). */
+export interface SubscriptionBacklog {
+  readonly id: number
+  readonly url: string
+  readonly active: boolean
+  readonly failure_count: number
+  /** Pending deliveries whose next attempt is due now (held ones among them). */
+  readonly due: number
+  /** How long its longest-waiting due delivery has been due, in seconds; 0 when none is. */
+  readonly oldest_due_seconds: number
+  /** Pending deliveries waiting behind an earlier one of the same resource. */
+  readonly held: number
+  /** Pending deliveries not due yet: retries waiting for their time. */
+  readonly later: number
 }
 
 export class WebhookAdmin extends Context.Service<WebhookAdmin, {
@@ -82,7 +101,10 @@ export class WebhookAdmin extends Context.Service<WebhookAdmin, {
   readonly recentAttempts: (tenant: string, count: number) => Effect.Effect<ReadonlyArray<RecentAttempts>>
   /** Queues deliveries again, due now with a fresh set of retries; the ids it queued. */
   readonly replay: (ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<number>>
+  /** The whole database's backlog (the metrics' gauges, `chamber deliveries summary`). */
   readonly backlog: Effect.Effect<Backlog>
+  /** Each subscription of the tenant with its share of the backlog, the longest-waiting first. */
+  readonly backlogOf: (tenant: string) => Effect.Effect<ReadonlyArray<SubscriptionBacklog>>
 }>()("chamber/WebhookAdmin") {}
 
 
@@ -153,21 +175,42 @@ export const WebhookAdminSql = Layer.effect(WebhookAdmin, Effect.gen(function*()
       WHERE id IN ${sql.in(ids)} AND status <> 'pending'
       RETURNING id::int AS id`.pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
 
-  // Pending rows only (the partial indexes on status = 'pending'): settled deliveries are never read.
-  const backlog = sql<{ readonly due: string; readonly oldest: number | null; readonly active: string; readonly inactive: string }>`
-    SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()) AS due,
-      (SELECT extract(epoch FROM now() - min(next_attempt_at))::float8 FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at <= now()) AS oldest,
-      (SELECT count(*) FROM webhook_subscriptions WHERE active) AS active,
-      (SELECT count(*) FROM webhook_subscriptions WHERE NOT active) AS inactive`.pipe(
+  // Per subscription, from its pending rows only (the partial indexes on status = 'pending',
+  // led by hook_id): settled deliveries are never read. The whole database's figures and a
+  // tenant's rows are this one statement, summed or listed.
+  const perSubscription = (where: Statement.Fragment) => sql`
+    SELECT h.id::int AS id, h.url, h.active, h.failure_count, coalesce(p.due, 0)::int AS due,
+      coalesce(p.oldest, 0)::float8 AS oldest_due_seconds, coalesce(p.held, 0)::int AS held, coalesce(p.later, 0)::int AS later
+    FROM webhook_subscriptions h
+    LEFT JOIN LATERAL (
+      SELECT count(*) FILTER (WHERE d.next_attempt_at <= now()) AS due,
+        greatest(0, extract(epoch FROM now() - min(d.next_attempt_at) FILTER (WHERE d.next_attempt_at <= now()))) AS oldest,
+        count(*) FILTER (WHERE d.held) AS held,
+        count(*) FILTER (WHERE d.next_attempt_at > now()) AS later
+      FROM webhook_deliveries d WHERE d.hook_id = h.id AND d.status = 'pending'
+    ) p ON true
+    WHERE ${where}`
+
+  const backlog = sql<{ readonly due: string; readonly oldest: number; readonly held: string; readonly active: string; readonly inactive: string }>`
+    SELECT coalesce(sum(s.due), 0) AS due, coalesce(max(s.oldest_due_seconds), 0)::float8 AS oldest, coalesce(sum(s.held), 0) AS held,
+      count(*) FILTER (WHERE s.active) AS active, count(*) FILTER (WHERE NOT s.active) AS inactive
+    FROM (${perSubscription(sql`true`)}) s`.pipe(
     Effect.map(([row]): Backlog => ({
       due: Number(row!.due),
-      oldest_due_seconds: Math.max(0, Number(row!.oldest ?? 0)),
+      oldest_due_seconds: Number(row!.oldest),
+      held: Number(row!.held),
       active_subscriptions: Number(row!.active),
       inactive_subscriptions: Number(row!.inactive)
     })),
     Effect.orDie
   )
 
-  return WebhookAdmin.of({ hooks, hook, reactivate, deliveries, recentAttempts, replay, backlog })
+  const backlogOf = (tenant: string) =>
+    sql<SubscriptionBacklog>`SELECT * FROM (${perSubscription(sql`h.tenant_id = (SELECT id FROM tenants WHERE public_id = ${tenant})`)}) s
+      ORDER BY s.oldest_due_seconds DESC, s.due DESC, s.held DESC, s.id`.pipe(
+      Effect.map((rows) => rows.map((r) => ({ ...r, oldest_due_seconds: Number(r.oldest_due_seconds) }))),
+      Effect.orDie
+    )
+
+  return WebhookAdmin.of({ hooks, hook, reactivate, deliveries, recentAttempts, replay, backlog, backlogOf })
 }))

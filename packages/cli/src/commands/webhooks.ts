@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import { DEACTIVATION_WARNING_AT, MAX_PREVIOUS_EXPIRES_IN } from "@chamber/core"
 import { type DeliveryView, type HookHealth, WebhookAdmin, WebhookAdminSql } from "@chamber/webhook-relay"
+import { waited } from "../Durations.ts"
 import { bold, dim, green, table, yellow } from "../Output.ts"
 import { noHook, rotateHookSecret } from "../RotateSecret.ts"
 import { run } from "../Run.ts"
@@ -167,22 +168,14 @@ export const deliveriesReplay = (ids: ReadonlyArray<string>, opts: Json & { hook
     }
   })
 
-/** A number of seconds as the largest units that say it (`0s`, `45s`, `3m 20s`, `2h 5m`, `3d 4h`). */
-const age = (seconds: number) => {
-  const s = Math.floor(seconds)
-  if (s < 60) return `${s}s`
-  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`
-  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`
-  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`
-}
-
 /** The whole database's backlog: what the metrics' backlog gauges report (docs/operations.md "Metrics and traces"). */
 export const deliveriesSummary = (opts: Json) =>
   run(opts, admin((a) => a.backlog), {
     json: (b) => b,
     human: (b) =>
       [
-        `${bold(String(b.due))} ${b.due === 1 ? "delivery" : "deliveries"} due now${b.due === 0 ? "" : `, the oldest due for ${bold(age(b.oldest_due_seconds))}`}`,
+        `${bold(String(b.due))} ${b.due === 1 ? "delivery" : "deliveries"} due now${b.due === 0 ? "" : `, the oldest due for ${bold(waited(b.oldest_due_seconds))}`}`,
+        `${b.held} held behind an earlier delivery of the same resource`,
         `subscriptions: ${b.active_subscriptions} active, ${b.inactive_subscriptions === 0 ? "0 inactive" : bold(`${b.inactive_subscriptions} inactive`)}`
       ].join("\n")
   })

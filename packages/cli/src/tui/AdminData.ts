@@ -3,9 +3,9 @@
  * AdminDataLive.ts implements it over the core services and WebhookAdmin; tests give a fake.
  * Every method answers with a promise that rejects only with a DataError.
  */
-import type { AttemptView, DeliveryView, HookHealth } from "@chamber/webhook-relay"
+import type { AttemptView, Backlog, DeliveryView, HookHealth, SubscriptionBacklog } from "@chamber/webhook-relay"
 
-export type { AttemptView, DeliveryView }
+export type { AttemptView, Backlog, DeliveryView, SubscriptionBacklog }
 
 export interface TenantRow {
   /** The public id, `chm_…`. */
@@ -79,6 +79,14 @@ export interface RotatedSecret {
   readonly previous_expires_at: string
 }
 
+/** The Backlog screen's figures: the chamber's subscriptions, each with its share, and the whole database's. */
+export interface BacklogView {
+  /** The chamber's subscriptions, the longest-waiting first. */
+  readonly subscriptions: ReadonlyArray<SubscriptionBacklog>
+  /** Every chamber's: what `chamber deliveries summary` and the metrics' gauges report. */
+  readonly total: Backlog
+}
+
 /** Called as work advances: `done` of `total` items. */
 export type Progress = (done: number, total: number) => void
 
@@ -108,6 +116,8 @@ export interface AdminData {
   readonly deliveries: (query: DeliveryQuery) => Promise<ReadonlyArray<DeliveryView>>
   /** The ids of every failed delivery that matches, newest first. */
   readonly failedDeliveries: (query: FailedQuery) => Promise<ReadonlyArray<number>>
+  /** The webhook backlog: the chamber's subscriptions and the whole database (docs/admin.md "The backlog"). */
+  readonly backlog: (tenant: string) => Promise<BacklogView>
   readonly replay: (ids: ReadonlyArray<number>, progress?: Progress) => Promise<ReplayResult>
   /** A new secret; the old one signs beside it for a day (as POST /api/v1/hooks/{hook}/rotate-secret by default). */
   readonly rotateSecret: (hookId: number) => Promise<RotatedSecret>

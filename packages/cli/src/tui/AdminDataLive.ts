@@ -176,6 +176,13 @@ export const adminDataLive = (config: DatabaseConfig, settings: RateLimitSetting
           ds.map((d) => d.id)
         ),
 
+    backlog: (tenant) =>
+      call(Effect.gen(function*() {
+        const admin = yield* WebhookAdmin
+        const [subscriptions, total] = yield* Effect.all([admin.backlogOf(tenant), admin.backlog])
+        return { subscriptions, total }
+      })),
+
     replay: async (ids, progress) => {
       const replayed: Array<number> = []
       for (let i = 0; i < ids.length; i += REPLAY_CHUNK) {

@@ -1,14 +1,15 @@
 /**
- * The admin TUI (docs/admin.md): a chamber's keys, webhook subscriptions and deliveries over an
- * AdminData port. It loads without blocking (the last data stays while the next loads, every
- * 2 s), hands every key to state.ts, and runs the actions state.ts asks for.
+ * The admin TUI (docs/admin.md): a chamber's keys, webhook subscriptions, deliveries and backlog
+ * over an AdminData port. It loads without blocking (the last data stays while the next loads,
+ * every 2 s), hands every key to state.ts, and runs the actions state.ts asks for.
  */
 import { Box, useApp, useInput, useStdout } from "ink"
 import { createElement as h, useEffect, useReducer, useRef, useState } from "react"
-import type { AdminData, DeliveryView, HookRow, KeyRow, TenantRow } from "./AdminData.ts"
+import type { AdminData, BacklogView, DeliveryView, HookRow, KeyRow, TenantRow } from "./AdminData.ts"
 import { type Binding, EVERYWHERE, INSPECTING, MINT_STEPS, ON_SCREEN, SCREEN_TITLES } from "./keymap.ts"
 import { perform } from "./perform.ts"
 import { Context, Header, HelpBar, Status, type Tone } from "./screens/ScreenFrame.ts"
+import { BacklogScreen, backlogText, backlogTotal } from "./screens/BacklogScreen.ts"
 import { AttemptsScreen, DeliveriesScreen, deliveryText } from "./screens/DeliveriesScreen.ts"
 import { HelpScreen } from "./screens/HelpScreen.ts"
 import { aboutToDeactivate, hookText, HooksScreen } from "./screens/HooksScreen.ts"
@@ -92,6 +93,7 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
     refreshMs,
     refresh
   )
+  const backlog = useLive<BacklogView>(tenant !== undefined && screen === "backlog" ? `backlog ${tenant}` : undefined, () => data.backlog(tenant!), refreshMs, refresh)
   const inspecting = screen === "deliveries" && state.inspect !== undefined
   // The inspected delivery by its id: it stays on screen when the list's filter no longer holds it.
   const inspectedById = useLive<ReadonlyArray<DeliveryView>>(
@@ -142,6 +144,7 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
     keys: matching(keys.data, state.filter.keys, keyText) ?? [],
     hooks: matching(hooks.data, state.filter.hooks, hookText) ?? [],
     deliveries: listed,
+    backlog: matching(backlog.data?.subscriptions, state.filter.backlog, backlogText) ?? [],
     inspected: inspecting ? inspectedById.data?.[0] ?? listed.find((d) => d.id === state.inspect) : undefined,
     allHooks: hooks.data ?? [],
     admins: admins.data,
@@ -150,7 +153,7 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
   }
 
   // What is wrong with the data, if anything: the database first.
-  const active = [tenants, ...(screen === "keys" ? [keys, admins] : []), ...(screen === "hooks" || screen === "deliveries" ? [hooks] : []), ...(screen === "deliveries" ? [deliveries] : [])]
+  const active = [tenants, ...(screen === "keys" ? [keys, admins] : []), ...(screen === "hooks" || screen === "deliveries" ? [hooks] : []), ...(screen === "deliveries" ? [deliveries] : []), ...(screen === "backlog" ? [backlog] : [])]
   const errors = active.flatMap((l) => (l.error === undefined ? [] : [l.error]))
   const down = errors.find((e) => e.kind === "unavailable")
   const statusLines: Array<{ text: string; tone: Tone; tail?: string }> = []
@@ -220,6 +223,14 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
         return inspecting
           ? `Deliveries › ${state.inspect}`
           : `Deliveries · ${state.status === "all" ? "every status" : state.status} · ${state.hookId === undefined ? "every subscription" : hookName(state.hookId)} · ${plural(shown.deliveries.length, "shown", "shown")}`
+      case "backlog": {
+        const rows = backlog.data?.subscriptions ?? []
+        const due = rows.reduce((n, b) => n + b.due, 0)
+        const held = rows.reduce((n, b) => n + b.held, 0)
+        const mine = `Backlog · ${due} due, ${held} held`
+        // The whole database's, as `chamber deliveries summary` and the gauges say it.
+        return backlog.data === undefined ? "Backlog" : `${mine} · ${backlogTotal(backlog.data.total)}`
+      }
     }
   })()
 
@@ -236,6 +247,8 @@ export const App = ({ data, tenant: initialTenant, refreshMs = 2_000, width: fix
         return h(KeysScreen, { rows: keys.data === undefined ? undefined : shown.keys, filtered, cursor, now, ...size })
       case "hooks":
         return h(HooksScreen, { rows: hooks.data === undefined ? undefined : shown.hooks, filtered, cursor, now, ...size })
+      case "backlog":
+        return h(BacklogScreen, { rows: backlog.data === undefined ? undefined : shown.backlog, filtered, cursor, ...size })
       case "deliveries":
         if (inspecting) return h(AttemptsScreen, { delivery: shown.inspected, now, ...size })
         return h(DeliveriesScreen, {

@@ -6,11 +6,15 @@ import type { DeliveryView, HookRow } from "./AdminData.ts"
 import { minting } from "./minting.ts"
 import {
   ask, busy, clamp, DEFAULT_DAILY_LIMIT, edit, error, hookLabel, info, type KeyPress, named, type Named, ok, type Overlay, parseSince,
-  perScreen, plural, run, type Screen, selected, type Shown, type State, STATUS_FILTERS, VIEWS, withCursor
+  perScreen, plural, run, type Screen, selected, type Shown, type State, STATUS_FILTERS, type StatusFilter, VIEWS, withCursor
 } from "./model.ts"
 
 const rowsOf = (s: State, shown: Shown): ReadonlyArray<unknown> =>
-  s.screen === "tenants" ? shown.tenants : s.screen === "keys" ? shown.keys : s.screen === "hooks" ? shown.hooks : shown.deliveries
+  s.screen === "tenants" ? shown.tenants
+    : s.screen === "keys" ? shown.keys
+    : s.screen === "hooks" ? shown.hooks
+    : s.screen === "backlog" ? shown.backlog
+    : shown.deliveries
 
 const move = (s: State, shown: Shown, k: Named | string): State | undefined => {
   const length = rowsOf(s, shown).length
@@ -75,6 +79,7 @@ export const applyKey = (s0: State, input: string, key: KeyPress, shown: Shown):
     case "1":
     case "2":
     case "3":
+    case "4":
       return goTo(s, VIEWS[Number(c) - 1]!)
     case "tab":
     case "backtab": {
@@ -99,6 +104,8 @@ export const applyKey = (s0: State, input: string, key: KeyPress, shown: Shown):
       return onHooks(s, c, shown)
     case "deliveries":
       return onDeliveries(s, c, shown)
+    case "backlog":
+      return onBacklog(s, c, shown)
   }
 }
 
@@ -133,11 +140,27 @@ const onKeys = (s: State, c: string, shown: Shown): State => {
 const failedOf = (s: State, hookId: number, hook: HookRow | undefined): State =>
   run(s, { kind: "findFailed", hookId, since: undefined, label: `of ${hookLabel(hook, hookId)}` })
 
+/** The Deliveries screen narrowed to one subscription and a status. */
+const deliveriesOf = (s: State, hookId: number, status: StatusFilter): State => ({
+  ...s,
+  screen: "deliveries",
+  lastView: "deliveries",
+  hookId,
+  status,
+  inspect: undefined,
+  cursor: { ...s.cursor, deliveries: 0 }
+})
+
+const onBacklog = (s: State, c: string, shown: Shown): State => {
+  const b = selected(shown.backlog, s.cursor.backlog)
+  return c === "enter" && b !== undefined ? deliveriesOf(s, b.id, "pending") : s
+}
+
 const onHooks = (s: State, c: string, shown: Shown): State => {
   const h = selected(shown.hooks, s.cursor.hooks)
   switch (c) {
     case "enter":
-      return h === undefined ? s : { ...s, screen: "deliveries", lastView: "deliveries", hookId: h.id, status: "all", inspect: undefined, cursor: { ...s.cursor, deliveries: 0 } }
+      return h === undefined ? s : deliveriesOf(s, h.id, "all")
     case "a":
       if (h === undefined) return s
       if (h.active && h.failure_count === 0) return { ...s, notice: info(`#${h.id} is active, with no failures to reset.`) }

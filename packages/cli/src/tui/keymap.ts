@@ -2,7 +2,7 @@
  * The admin TUI's key bindings (docs/admin.md "Keys"): one table for the help bar, the `?`
  * screen and the docs. state.ts does what they say.
  */
-export type Screen = "tenants" | "keys" | "hooks" | "deliveries"
+export type Screen = "tenants" | "keys" | "hooks" | "deliveries" | "backlog"
 
 export interface Binding {
   /** The keys as the help shows them. */
@@ -17,11 +17,12 @@ export const SCREEN_TITLES: Readonly<Record<Screen, string>> = {
   tenants: "Chambers",
   keys: "Keys",
   hooks: "Subscriptions",
-  deliveries: "Deliveries"
+  deliveries: "Deliveries",
+  backlog: "Backlog"
 }
 
 export const EVERYWHERE: ReadonlyArray<Binding> = [
-  { keys: "tab 1 2 3", does: "next view, or view 1, 2, 3", short: "views" },
+  { keys: "tab 1-4", does: "next view, or view 1 to 4", short: "views" },
   { keys: "↑↓ j k", does: "move" },
   { keys: "pgup pgdn", does: "a page up, a page down" },
   { keys: "g G", does: "first, last" },
@@ -53,7 +54,8 @@ export const ON_SCREEN: Readonly<Record<Screen, ReadonlyArray<Binding>>> = {
     { keys: "p", does: "replay it (asks)", short: "replay" },
     { keys: "P", does: "replay the sub's failed", short: "replay failed" },
     { keys: "S", does: "replay failed since a time", short: "since" }
-  ]
+  ],
+  backlog: [{ keys: "enter", does: "its waiting deliveries", short: "deliveries" }]
 }
 
 /** While a delivery's attempts show. */

@@ -6,11 +6,11 @@
 import * as Duration from "effect/Duration"
 import { ALL_SCOPES } from "@chamber/core"
 import { parseDuration } from "../Durations.ts"
-import type { DeliveryView, HookRow, KeyRow, MintedKey, MintRequest, ReplayResult, RotatedSecret, TenantRow } from "./AdminData.ts"
+import type { DeliveryView, HookRow, KeyRow, MintedKey, MintRequest, ReplayResult, RotatedSecret, SubscriptionBacklog, TenantRow } from "./AdminData.ts"
 import type { Screen } from "./keymap.ts"
 
 export type { Screen }
-export const VIEWS = ["keys", "hooks", "deliveries"] as const
+export const VIEWS = ["keys", "hooks", "deliveries", "backlog"] as const
 export type View = (typeof VIEWS)[number]
 export const STATUS_FILTERS = ["all", "failed", "pending", "succeeded"] as const
 export type StatusFilter = (typeof STATUS_FILTERS)[number]
@@ -86,7 +86,7 @@ export interface State {
   readonly quit: boolean
 }
 
-export const perScreen = <A>(a: A): Record<Screen, A> => ({ tenants: a, keys: a, hooks: a, deliveries: a })
+export const perScreen = <A>(a: A): Record<Screen, A> => ({ tenants: a, keys: a, hooks: a, deliveries: a, backlog: a })
 
 export const initialState = (tenant?: string): State => ({
   tenant,
@@ -113,6 +113,8 @@ export interface Shown {
   readonly keys: ReadonlyArray<KeyRow>
   readonly hooks: ReadonlyArray<HookRow>
   readonly deliveries: ReadonlyArray<DeliveryView>
+  /** The chamber's subscriptions with their share of the backlog. */
+  readonly backlog: ReadonlyArray<SubscriptionBacklog>
   /** The delivery whose attempts show, whether or not the list still holds it. */
   readonly inspected: DeliveryView | undefined
   /** Every subscription of the chamber, unfiltered: what `h` cycles through. */

@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { fake, type Fake, RIVERSIDE } from "./fixture.ts"
+import { backedUp, fake, type Fake, RIVERSIDE } from "./fixture.ts"
 import { KEY, mount } from "./screen.ts"
 
 export const DOC = fileURLToPath(new URL("../../../../docs/admin.md", import.meta.url))
@@ -52,6 +52,7 @@ export const CAPTURES: ReadonlyArray<Capture> = [
   { name: "replay-since", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["3", "S", ...typed("8h")], ready: "8h█" },
   { name: "reactivate", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2", "G", "a"], ready: "y/n" },
   { name: "reactivated", width: 80, rows: 12, tenant: RIVERSIDE, steps: ["2", "G", "a", "y"], ready: /3 subscriptions · recent[\s\S]*Reactivated 1 subscription/ },
+  { name: "backlog", width: 80, rows: 10, tenant: RIVERSIDE, steps: [backedUp, "4"], ready: "old-site" },
   { name: "help", width: 80, rows: 24, tenant: RIVERSIDE, steps: ["?"], ready: "All keys" },
   { name: "database-down", width: 80, rows: 14, tenant: RIVERSIDE, steps: ["3", (d) => void (d.down = true), "r"], ready: "does not answer" },
   { name: "narrow", width: 60, rows: 12, tenant: RIVERSIDE, steps: ["3"], ready: "invoice.paid" }

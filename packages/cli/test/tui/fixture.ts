@@ -4,7 +4,7 @@
  * makes every call reject as a database that went away does; `calls` records what was asked.
  */
 import { READ_SCOPES } from "@chamber/core"
-import type { AdminData, AttemptView, DeliveryView, HookRow, KeyRow, MintRequest, TenantRow } from "../../src/tui/AdminData.ts"
+import type { AdminData, AttemptView, BacklogView, DeliveryView, HookRow, KeyRow, MintRequest, SubscriptionBacklog, TenantRow } from "../../src/tui/AdminData.ts"
 import { DataError } from "../../src/tui/AdminData.ts"
 
 export const NOW = Date.parse("2026-11-22T14:00:00.000Z")
@@ -92,6 +92,8 @@ export interface Fake extends Omit<AdminData, "admins" | "mintKey" | "replay"> {
   readonly calls: Array<string>
   /** What the relay would do next: the delivery settles, succeeded or failed, with one more attempt. */
   settle(id: number, ok: boolean): void
+  /** Pending deliveries waiting behind an earlier one of their resource (the Backlog screen's `held`). */
+  readonly held: Set<number>
   /** Calls to wait for (a promise each) before answering; tests open the gate to let data through. */
   hold: boolean
   release(): void
@@ -112,6 +114,7 @@ export const fake = (options: FixtureOptions = riverside()): Fake => {
     down: false,
     hold: false,
     calls: [],
+    held: new Set(),
     state,
     release: () => {
       const w = waiting
@@ -164,6 +167,7 @@ export const fake = (options: FixtureOptions = riverside()): Fake => {
         progress?.(ids.length, ids.length)
         return { replayed, skipped: ids.filter((id) => !replayed.includes(id)) }
       }),
+    backlog: (tenant) => answer(`backlog ${tenant}`, () => backlogOf(state, self.held)),
     rotateSecret: (hookId) =>
       answer(`rotate ${hookId}`, () => ({
         id: hookId,
@@ -180,4 +184,43 @@ export const fake = (options: FixtureOptions = riverside()): Fake => {
     return value()
   }
   return self
+}
+
+/** The backlog as the database would count it: pending deliveries due at NOW, held, or waiting for a later retry; the longest-waiting first. */
+const backlogOf = (state: Required<FixtureOptions>, held: ReadonlySet<number>): BacklogView => {
+  const subscriptions = state.hooks.map((x): SubscriptionBacklog => {
+    const pending = state.deliveries.filter((d) => d.hook_id === x.id && d.status === "pending")
+    const due = pending.filter((d) => Date.parse(d.next_attempt_at!) <= NOW)
+    const oldest = due.reduce((m, d) => Math.max(m, (NOW - Date.parse(d.next_attempt_at!)) / 1000), 0)
+    return {
+      id: x.id, url: x.url, active: x.active, failure_count: x.failure_count,
+      due: due.length, oldest_due_seconds: oldest, held: pending.filter((d) => held.has(d.id)).length, later: pending.length - due.length
+    }
+  }).sort((a, b) => b.oldest_due_seconds - a.oldest_due_seconds || b.due - a.due || b.held - a.held || a.id - b.id)
+  const sum = (f: (b: SubscriptionBacklog) => number) => subscriptions.reduce((n, b) => n + f(b), 0)
+  return {
+    subscriptions,
+    total: {
+      due: sum((b) => b.due),
+      oldest_due_seconds: Math.max(0, ...subscriptions.map((b) => b.oldest_due_seconds)),
+      held: sum((b) => b.held),
+      active_subscriptions: subscriptions.filter((b) => b.active).length,
+      inactive_subscriptions: subscriptions.filter((b) => !b.active).length
+    }
+  }
+}
+
+/**
+ * A receiver that stopped answering 12 minutes ago: subscription #2 has five member.updated
+ * deliveries due since then, two of them held behind an earlier one of the same member.
+ */
+export const backedUp = (data: Fake): void => {
+  const url = "https://crm.riverside.example/webhooks/chamber"
+  const waiting = [820, 821, 822, 823, 824].map((id, i): DeliveryView => ({
+    id, hook_id: 2, url, event_id: `evt_backlog${id}`, type: "member.updated", status: "pending", attempt_count: i < 3 ? 2 : 0,
+    next_attempt_at: at(12 - i), created_at: at(12 - i), attempts: []
+  }))
+  data.state.deliveries = [...waiting.reverse(), ...data.state.deliveries]
+  data.held.add(823)
+  data.held.add(824)
 }

@@ -138,6 +138,51 @@ for (const rt of runtimes()) {
           }).pipe(Effect.ensuring(Effect.sync(() => s.unmount())))
         }), 120_000)
 
+      it.effect("the Backlog screen: a subscription's due deliveries, the oldest's wait and the held ones, as the database counts them", () =>
+        Effect.gen(function*() {
+          const config = configOf(yield* DatabaseConfigRef)
+          // A receiver that has not answered for ten minutes: its subscription's member.created and
+          // member.updated of one member wait, the update held behind the create (ruling 32).
+          const fixture = yield* Effect.scoped(Effect.gen(function*() {
+            const seededFixture = yield* seed
+            const sql = yield* SqlClient.SqlClient
+            const tenant = yield* (yield* Tenants).get(seededFixture.tenant)
+            const members = yield* Members
+            const down = yield* (yield* Hooks).create(tenant.id, { url: "https://down.riverside.example/hook", events: ["member.created", "member.updated"] })
+            const member = yield* members.create(tenant.id, { name: "Harbor Supply", status: "active" })
+            yield* members.update(tenant.id, member.id, { name: "Harbor Supply Co" })
+            yield* sql`UPDATE webhook_deliveries SET next_attempt_at = now() - interval '10 minutes' WHERE hook_id = ${down.id} AND NOT held`
+            yield* sql`UPDATE webhook_subscriptions SET failure_count = 4 WHERE id = ${down.id}`
+            return { ...seededFixture, down: down.id }
+          }).pipe(Effect.provide(StorageLive(config))))
+          const data = adminDataLive(config, NO_REDIS)
+          yield* Effect.addFinalizer(() => Effect.promise(() => data.close()))
+          const backlog = yield* Effect.promise(() => data.backlog(fixture.tenant))
+          const rows = backlog.subscriptions.map((b) => [b.id, b.active, b.failure_count, b.due, b.held, b.later])
+          // The new member's member.created also waits for the crm subscription (due now); the old one's are settled.
+          assert.deepStrictEqual(rows, [
+            [fixture.down, true, 4, 2, 1, 0],
+            [fixture.crm, true, 1, 1, 0, 0],
+            [fixture.oldHook, false, 20, 0, 0, 0]
+          ])
+          const [down, crm] = backlog.subscriptions
+          assert.closeTo(down!.oldest_due_seconds, 600, 30)
+          assert.isBelow(crm!.oldest_due_seconds, 30)
+          assert.isAtLeast(backlog.total.due, 3)
+          assert.isAtLeast(backlog.total.held, 1)
+          assert.isAtLeast(backlog.total.oldest_due_seconds, down!.oldest_due_seconds)
+          assert.isAtLeast(backlog.total.inactive_subscriptions, 1)
+
+          const s = mount(data, { tenant: fixture.tenant, refreshMs: 300, now: Date.now, width: 120 })
+          yield* Effect.promise(async () => {
+            await s.press("4")
+            const shown = await s.until(new RegExp(`› #${fixture.down} +down\\.riverside\\.example/hook +failing +4 +2 +(9m 5\\ds|10m \\d+s) +1 +0`), 10_000)
+            assert.match(shown, new RegExp(`#${fixture.oldHook} +old\\.riverside\\.example/hook +OFF +20 +0 +- +0 +0`))
+            await s.press(KEY.enter)
+            await s.until(new RegExp(`\\d+ #${fixture.down} +member\\.updated +pending`), 10_000)
+          }).pipe(Effect.ensuring(Effect.sync(() => s.unmount())))
+        }), 120_000)
+
       if (rt.name === "postgres") {
         it.effect("with REDIS_URL, today's use is what Redis counted (as chamber key usage reads it)", () =>
           Effect.gen(function*() {

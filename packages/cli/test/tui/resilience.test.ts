@@ -21,7 +21,7 @@ describe("admin TUI: slow or missing data", () => {
     await s.press("?")
     await s.until("All keys")
     await s.press(KEY.esc, "2")
-    await s.until("[2 Subscriptions]")
+    await s.until("[2 Subs]")
     assert.include(s.frame(), "Loading…")
     data.hold = false
     data.release()
@@ -40,7 +40,7 @@ describe("admin TUI: slow or missing data", () => {
     assert.include(down, "invoice.paid", "the last data stays")
     assert.notMatch(down, STACK)
     await s.press("2")
-    await s.until("[2 Subscriptions]")
+    await s.until("[2 Subs]")
     data.down = false
     await s.gone("does not answer")
     await s.until("crm.riverside")

@@ -14,6 +14,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { randomUUID } from "node:crypto"
 import { answerFields } from "./AnswerFields.ts"
+import type { OnAnswered } from "./RequestMetrics.ts"
 
 /**
  * What is learnt during the request: the authenticating key's display prefix for the log line,
@@ -56,11 +57,13 @@ export const loggedPath = (url: string): string => {
 /**
  * Runs `handle` for the request with its facts and its request id on every log line; then the
  * answer gets its fields (server/AnswerFields.ts, the key's rate limits, the request id) and the
- * access-log line is written. The request adds two services to its context, nothing else: the
+ * access-log line is written, and `onAnswered` (the request metrics, server/RequestMetrics.ts)
+ * told, from the same clock. The request adds two services to its context, nothing else: the
  * router and the endpoint add theirs after it, and each one more deepens what every lookup walks.
  */
 export const withRequestLog = <E, R>(
-  handle: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  handle: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  onAnswered?: OnAnswered
 ) =>
   Effect.withFiber((fiber) => {
     const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
@@ -78,13 +81,15 @@ export const withRequestLog = <E, R>(
         const fields: Record<string, string> = { ...answerFields(response), ...facts.headers }
         fields["x-request-id"] = requestId
         const answered = HttpServerResponse.setHeaders(response, fields)
+        const ms = performance.now() - started
+        onAnswered?.(request, response.status, ms / 1000, requestId, fiber.context)
         // The line is made only when it is written: with info off (the bench, `LOG_LEVEL=warn`), a
         // request skips its annotations altogether.
         if (LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")) return Effect.succeed(answered)
         annotations.method = request.method
         annotations.path = loggedPath(request.url)
         annotations.status = response.status
-        annotations.duration_ms = Math.round((performance.now() - started) * 10) / 10
+        annotations.duration_ms = Math.round(ms * 10) / 10
         annotations.key_prefix = facts.keyPrefix
         return Effect.as(Effect.logInfo("request"), answered)
       }),

@@ -5,11 +5,9 @@
  * label carries a chamber, a key or a row id. A path no route serves has the empty route.
  */
 import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Tracer from "effect/Tracer"
-import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 
@@ -74,21 +72,26 @@ const shapeOf = (url: string) => {
   return (end === -1 ? url : url.slice(0, end)).replace(/\/\d+(?=\/|$)/g, "/0")
 }
 
+/** What the access log's wrapper (server/RequestLog.ts) tells of each answered request. */
+export type OnAnswered = (request: HttpServerRequest.HttpServerRequest, status: number, seconds: number, requestId: string, context: Context.Context<never>) => void
+
 /**
- * Wraps the whole handling of a request (`aroundEveryRequest`, Server.ts): once answered, its
- * duration is recorded under its route template, and its span, when traced, carries its request id.
+ * Records each answered request (called by the access log's wrapper, server/RequestLog.ts, which
+ * times every request anyway): its duration under its route template, and the request id on its
+ * span when it is traced.
  */
-export const makeRequestMetrics = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
+export const makeRequestMetrics = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>): OnAnswered => {
   const routeOf = templatesOf(api)
   const routes = new Map<string, string>()
   const series = new Map<string, Metric.Histogram<number>>()
-  const record = (method: string, url: string, status: number, seconds: number) => {
-    const shape = shapeOf(url)
+  return (request, status, seconds, requestId, context) => {
+    const shape = shapeOf(request.url)
     let route = routes.get(shape)
     if (route === undefined) {
       if (routes.size >= KNOWN_SHAPES) routes.clear()
       routes.set(shape, route = routeOf(shape))
     }
+    const method = request.method
     const key = `${method} ${status} ${route}`
     let histogram = series.get(key)
     if (histogram === undefined) {
@@ -96,17 +99,7 @@ export const makeRequestMetrics = <Id extends string, Groups extends HttpApiGrou
       series.set(key, histogram = durationOf({ http_request_method: method, http_route: route, http_response_status_code: String(status) }))
     }
     histogram.updateUnsafe(seconds, Context.empty())
+    const span = Context.getOrUndefined(context, Tracer.ParentSpan)
+    if (span !== undefined && span._tag === "Span" && span.sampled) span.attribute("request_id", requestId)
   }
-  return <E, R>(handled: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-    Effect.withFiber((fiber) => {
-      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-      const started = performance.now()
-      return Effect.map(handled, (response) => {
-        record(request.method, request.url, response.status, (performance.now() - started) / 1000)
-        const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
-        const requestId = response.headers["x-request-id"]
-        if (span !== undefined && span._tag === "Span" && span.sampled && requestId !== undefined) span.attribute("request_id", requestId)
-        return response
-      })
-    })
 }

@@ -24,6 +24,7 @@ export const HelpScreen = ({ screen, height, width }: HelpScreenProps) => {
     ["Everywhere", EVERYWHERE],
     [SCREEN_TITLES.tenants, ON_SCREEN.tenants],
     [SCREEN_TITLES.keys, ON_SCREEN.keys],
+    [SCREEN_TITLES.backlog, ON_SCREEN.backlog],
     [SCREEN_TITLES.hooks, ON_SCREEN.hooks],
     [SCREEN_TITLES.deliveries, ON_SCREEN.deliveries],
     ["Minting", MINTING],
@@ -32,8 +33,8 @@ export const HelpScreen = ({ screen, height, width }: HelpScreenProps) => {
   const room = height - 1
   if (width >= 76) {
     const half = Math.floor((width - 2) / 2)
-    const left = sections.slice(0, 3).flatMap(([t, b]) => section(t, b, half))
-    const right = sections.slice(3).flatMap(([t, b]) => section(t, b, half))
+    const left = sections.slice(0, 4).flatMap(([t, b]) => section(t, b, half))
+    const right = sections.slice(4).flatMap(([t, b]) => section(t, b, half))
     return h(Box, { flexDirection: "column", height },
       title,
       h(Box, { flexDirection: "row", height: room },

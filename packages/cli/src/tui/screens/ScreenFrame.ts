@@ -20,7 +20,8 @@ const SHORT_TITLES: Readonly<Record<Screen, string>> = { ...SCREEN_TITLES, hooks
 
 export const Header = ({ chamber, screen, width }: HeaderProps) => {
   const narrow = width < 72
-  const tabs = VIEWS.map((v, i) => ({ v, text: ` ${i + 1} ${(narrow ? SHORT_TITLES : SCREEN_TITLES)[v]} ` }))
+  // The short titles below 100 columns: the chamber's name keeps its room beside four views.
+  const tabs = VIEWS.map((v, i) => ({ v, text: ` ${i + 1} ${(width < 100 ? SHORT_TITLES : SCREEN_TITLES)[v]} ` }))
   const tabsWidth = tabs.reduce((n, t) => n + t.text.length, 0)
   const title = chamber === undefined ? "chamber tui" : narrow ? chamber : `chamber tui · ${chamber}`
   return h(
