@@ -25,6 +25,10 @@ const GUTTER = 2
 export const Lines = ({ height, lines }: { readonly height: number; readonly lines: ReadonlyArray<ReactNode> }) =>
   h(Box, { flexDirection: "column", height }, ...lines.slice(0, height), ...Array.from({ length: Math.max(0, height - lines.length) }, (_, i) => h(Text, { key: `pad${i}` }, " ")))
 
+/** What an empty table says: loading until its rows come, then that the filter hides them, else `none`. */
+export const emptyText = (rows: ReadonlyArray<unknown> | undefined, filtered: boolean, what: string, none: string): string =>
+  rows === undefined ? "Loading…" : filtered ? `No ${what} matches the filter: esc clears it.` : none
+
 export const Table = <Row>({ columns, rows, cursor, height, width, empty, faded }: TableProps<Row>) => {
   const placed = place(columns, width - GUTTER, rows)
   const header = h(

@@ -9,7 +9,7 @@ import { DEACTIVATION_WARNING_AT } from "@chamber/core"
 import type { Backlog, SubscriptionBacklog } from "../AdminData.ts"
 import { waited } from "../../Durations.ts"
 import type { Column } from "../format.ts"
-import { Table } from "../Table.ts"
+import { emptyText, Table } from "../Table.ts"
 
 export const backlogText = (b: SubscriptionBacklog) => `#${b.id} ${b.url} ${stateOf(b)}`
 
@@ -58,9 +58,10 @@ export const BacklogScreen = ({ rows, filtered, cursor, height, width }: Backlog
     cursor,
     height,
     width,
-    empty: rows === undefined
-      ? "Loading…"
-      : filtered
-      ? "No subscription matches the filter: esc clears it."
-      : "No webhook subscriptions, so no backlog: integrations subscribe with POST /api/v1/hooks (docs/webhooks.md)."
+    empty: emptyText(
+      rows,
+      filtered,
+      "subscription",
+      "No webhook subscriptions, so no backlog: integrations subscribe with POST /api/v1/hooks (docs/webhooks.md)."
+    )
   })

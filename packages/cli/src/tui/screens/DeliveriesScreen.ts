@@ -7,7 +7,7 @@ import { Box, Text } from "ink"
 import { createElement as h } from "react"
 import type { AttemptView, DeliveryView } from "../AdminData.ts"
 import { ago, type Column, cut } from "../format.ts"
-import { Lines, Table } from "../Table.ts"
+import { emptyText, Lines, Table } from "../Table.ts"
 
 export const deliveryText = (d: DeliveryView) => `${d.id} #${d.hook_id} ${d.type} ${d.status} ${d.event_id} ${d.url}`
 
@@ -47,13 +47,12 @@ export const DeliveriesScreen = ({ rows, filtered, narrowed, cursor, height, wid
     cursor,
     height,
     width,
-    empty: rows === undefined
-      ? "Loading…"
-      : filtered
-      ? "No delivery matches the filter: esc clears it."
-      : narrowed === undefined
-      ? "No deliveries yet: each event a subscription lists makes one."
-      : `No ${narrowed}: f changes the status, h the subscription.`
+    empty: emptyText(
+      rows,
+      filtered,
+      "delivery",
+      narrowed === undefined ? "No deliveries yet: each event a subscription lists makes one." : `No ${narrowed}: f changes the status, h the subscription.`
+    )
   })
 
 const attemptColumns = (now: number): ReadonlyArray<Column<AttemptView & { readonly n: number }>> => [

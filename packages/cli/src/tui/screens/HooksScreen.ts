@@ -8,7 +8,7 @@ import { createElement as h } from "react"
 import { DEACTIVATION_WARNING_AT } from "@chamber/core"
 import type { HookRow } from "../AdminData.ts"
 import { ago, type Column, sparkline } from "../format.ts"
-import { Table } from "../Table.ts"
+import { emptyText, Table } from "../Table.ts"
 
 /** Active, but 15 or more failed deliveries in a row: a few more deactivate it. */
 export const aboutToDeactivate = (x: HookRow) => x.active && x.failure_count >= DEACTIVATION_WARNING_AT
@@ -72,9 +72,5 @@ export const HooksScreen = ({ rows, filtered, cursor, height, width, now }: Hook
     cursor,
     height,
     width,
-    empty: rows === undefined
-      ? "Loading…"
-      : filtered
-      ? "No subscription matches the filter: esc clears it."
-      : "No webhook subscriptions: integrations subscribe with POST /api/v1/hooks (docs/webhooks.md)."
+    empty: emptyText(rows, filtered, "subscription", "No webhook subscriptions: integrations subscribe with POST /api/v1/hooks (docs/webhooks.md).")
   })

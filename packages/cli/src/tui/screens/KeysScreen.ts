@@ -7,7 +7,7 @@ import { createElement as h } from "react"
 import type { KeyRow } from "../AdminData.ts"
 import { ago, type Column, compact } from "../format.ts"
 import { describeScopes } from "../../Views.ts"
-import { Table } from "../Table.ts"
+import { emptyText, Table } from "../Table.ts"
 
 export const keyText = (k: KeyRow) => `${k.name} ${k.prefix} ${k.scopes.join(" ")} ${k.revoked_at === null ? "live" : "revoked"}`
 
@@ -54,5 +54,5 @@ export const KeysScreen = ({ rows, filtered, cursor, height, width, now }: KeysS
     height,
     width,
     faded: (k) => k.revoked_at !== null,
-    empty: rows === undefined ? "Loading…" : filtered ? "No key matches the filter: esc clears it." : "No keys yet: press n to mint one."
+    empty: emptyText(rows, filtered, "key", "No keys yet: press n to mint one.")
   })

@@ -2,7 +2,7 @@
 import { createElement as h } from "react"
 import type { TenantRow } from "../AdminData.ts"
 import { ago, type Column } from "../format.ts"
-import { Table } from "../Table.ts"
+import { emptyText, Table } from "../Table.ts"
 
 export const tenantText = (t: TenantRow) => `${t.name} ${t.id}`
 
@@ -28,5 +28,5 @@ export const TenantsScreen = ({ rows, filtered, cursor, height, width, now }: Te
     cursor,
     height,
     width,
-    empty: rows === undefined ? "Loading…" : filtered ? "No chamber matches the filter: esc clears it." : "No chambers yet: create one with chamber tenant create --name …"
+    empty: emptyText(rows, filtered, "chamber", "No chambers yet: create one with chamber tenant create --name …")
   })
