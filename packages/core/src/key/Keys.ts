@@ -9,6 +9,7 @@ import { KeyHasher } from "../shared/Ports.ts"
 import { parseScopeList, unknownScopesMessage } from "../Scopes.ts"
 import { TenantRepo } from "../tenant/TenantRepo.ts"
 import { Tenants } from "../tenant/Tenants.ts"
+import { type ClaimTimes, IdempotencyRepo, type KeyClaim } from "../idempotency/IdempotencyRepo.ts"
 import { ApiKeyRepo } from "./ApiKeyRepo.ts"
 import { type ApiKey, DEFAULT_DAILY_LIMIT, MAX_DAILY_LIMIT, displayPrefix, generateKey, type KeyContext, looksLikeKey } from "./ApiKey.ts"
 
@@ -53,6 +54,11 @@ export interface MintedKey extends ApiKey {
 export class Keys extends Context.Service<Keys, {
   readonly mint: (request: MintRequest) => Effect.Effect<MintedKey, TenantNotFound | NotChamberAdmin | InvalidInput>
   readonly authenticate: (plaintext: string) => Effect.Effect<KeyContext | undefined>
+  /**
+   * `authenticate`, and under the key found the Idempotency-Key `value` claimed for `owner`, in
+   * one statement committed at once (ruling 28; `IdempotencyRepo.claimWithKey`).
+   */
+  readonly authenticateClaiming: (plaintext: string, value: string, owner: string, times: ClaimTimes) => Effect.Effect<KeyClaim | undefined>
   readonly list: (tenant: string | number) => Effect.Effect<ReadonlyArray<ApiKey>, TenantNotFound>
   readonly revoke: (prefix: string) => Effect.Effect<ReadonlyArray<ApiKey>, KeyNotFound>
   /** The live keys with this display prefix (usually one). */
@@ -65,6 +71,7 @@ export class Keys extends Context.Service<Keys, {
     const tenantRepo = yield* TenantRepo
     const tenants = yield* Tenants
     const hasher = yield* KeyHasher
+    const idempotency = yield* IdempotencyRepo
 
     const mint = Effect.fn("Keys.mint")(function*(request: MintRequest) {
       const tenant = yield* tenants.get(request.tenant)
@@ -97,6 +104,10 @@ export class Keys extends Context.Service<Keys, {
       if (!looksLikeKey(plaintext)) return undefined
       return yield* repo.findActiveByHash(hasher.hash(plaintext))
     })
+    const authenticateClaiming = Effect.fn("Keys.authenticateClaiming")(function*(plaintext: string, value: string, owner: string, times: ClaimTimes) {
+      if (!looksLikeKey(plaintext)) return undefined
+      return yield* idempotency.claimWithKey(hasher.hash(plaintext), value, owner, times)
+    })
 
     const list = Effect.fn("Keys.list")(function*(tenantRef: string | number) {
       const tenant = yield* tenants.get(tenantRef)
@@ -121,6 +132,6 @@ export class Keys extends Context.Service<Keys, {
       return changed
     })
 
-    return Keys.of({ mint, authenticate, list, revoke, live, setDailyLimit })
+    return Keys.of({ mint, authenticate, authenticateClaiming, list, revoke, live, setDailyLimit })
   }))
 }

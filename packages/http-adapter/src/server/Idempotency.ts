@@ -17,7 +17,7 @@ import * as Layer from "effect/Layer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash, randomUUID } from "node:crypto"
-import { type Claim, IdempotencyRepo, type IdempotencyScope, JoinsCallerTransaction, type KeyContext, KeyHasher, Keys, looksLikeKey, Transactor, WebhookSecrets } from "@chamber/core"
+import { type Claim, IdempotencyRepo, type IdempotencyScope, JoinsCallerTransaction, type KeyContext, Keys, Transactor, WebhookSecrets } from "@chamber/core"
 import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { requireUtf8Body } from "./RawRequest.ts"
 
@@ -148,10 +148,9 @@ const claimable = (request: HttpServerRequest.HttpServerRequest): string | undef
   return value !== undefined && writes(request.method) && VISIBLE_ASCII.test(value) ? value : undefined
 }
 
-export const makeIdempotency: Effect.Effect<Idempotency, never, IdempotencyRepo | Keys | KeyHasher | Transactor | WebhookSecrets> = Effect.gen(function*() {
+export const makeIdempotency: Effect.Effect<Idempotency, never, IdempotencyRepo | Keys | Transactor | WebhookSecrets> = Effect.gen(function*() {
   const repo = yield* IdempotencyRepo
   const keys = yield* Keys
-  const hasher = yield* KeyHasher
   const transactor = yield* Transactor
   const secrets = yield* WebhookSecrets
   const retentionMs = yield* IdempotencyRetention
@@ -211,11 +210,10 @@ export const makeIdempotency: Effect.Effect<Idempotency, never, IdempotencyRepo 
     authenticate: (request, plaintext) => {
       const value = claimable(request)
       if (value === undefined) return Effect.map(keys.authenticate(plaintext), (key) => key === undefined ? undefined : { key, pending: undefined })
-      if (!looksLikeKey(plaintext)) return Effect.succeed(undefined)
       return Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
         const owner = nextOwner()
         return Effect.map(
-          repo.claimWithKey(hasher.hash(plaintext), value, owner, { nowMs, leaseMs: LEASE_MS, keptAfterMs: nowMs - retentionMs }),
+          keys.authenticateClaiming(plaintext, value, owner, { nowMs, leaseMs: LEASE_MS, keptAfterMs: nowMs - retentionMs }),
           (found) =>
             found === undefined ? undefined : {
               key: found.key,
