@@ -5,15 +5,15 @@
  * figures are the same query as `chamber deliveries summary` and the metrics' backlog gauges.
  */
 import { createElement as h } from "react"
-import { DEACTIVATION_WARNING_AT } from "@chamber/core"
 import type { Backlog, SubscriptionBacklog } from "../AdminData.ts"
 import { waited } from "../../Durations.ts"
 import type { Column } from "../format.ts"
 import { emptyText, Table } from "../Table.ts"
+import { aboutToDeactivate } from "./HooksScreen.ts"
 
 export const backlogText = (b: SubscriptionBacklog) => `#${b.id} ${b.url} ${stateOf(b)}`
 
-const stateOf = (b: SubscriptionBacklog) => (!b.active ? "OFF" : b.failure_count >= DEACTIVATION_WARNING_AT ? "ENDING" : b.failure_count > 0 ? "failing" : "active")
+const stateOf = (b: SubscriptionBacklog) => (!b.active ? "OFF" : aboutToDeactivate(b) ? "ENDING" : b.failure_count > 0 ? "failing" : "active")
 
 /** The whole database's figures, in one line (the Backlog screen's context line). */
 export const backlogTotal = (t: Backlog) =>

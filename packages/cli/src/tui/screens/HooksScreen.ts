@@ -10,8 +10,9 @@ import type { HookRow } from "../AdminData.ts"
 import { ago, type Column, sparkline } from "../format.ts"
 import { emptyText, Table } from "../Table.ts"
 
-/** Active, but 15 or more failed deliveries in a row: a few more deactivate it. */
-export const aboutToDeactivate = (x: HookRow) => x.active && x.failure_count >= DEACTIVATION_WARNING_AT
+/** Active, but 15 or more failed deliveries in a row: a few more deactivate it (the Hooks and Backlog screens). */
+export const aboutToDeactivate = (x: { readonly active: boolean; readonly failure_count: number }) =>
+  x.active && x.failure_count >= DEACTIVATION_WARNING_AT
 
 export const hookText = (x: HookRow) => `#${x.id} ${x.url} ${x.events.join(" ")} ${x.active ? "active" : "inactive"}`
 
