@@ -165,6 +165,13 @@ describe("the contract", () => {
     })
   })
 
+  it("every scope a key can have is listed in docs/api.md, in the order the API, the CLI and the TUI show them", () => {
+    const api = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "../../../docs/api.md"), "utf8")
+    const start = api.indexOf("Scopes, in the order")
+    const paragraph = api.slice(start, api.indexOf(".\n", start))
+    assert.deepStrictEqual([...paragraph.matchAll(/`([a-z]+:(?:read|write))`/g)].map((m) => m[1]), [...ALL_SCOPES])
+  })
+
   it("the client-facing contract entry loads no server code: no handler, middleware implementation, storage or Node server", () => {
     const src = join(dirname(fileURLToPath(import.meta.url)), "../src")
     const seen = new Set<string>()
