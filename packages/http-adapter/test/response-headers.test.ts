@@ -56,6 +56,28 @@ for (const rt of runtimes()) {
           }
         }))
 
+      it.effect("a page of more than 16 KiB of JSON (sent as bytes) and a small answer both say application/json with their exact UTF-8 length", () =>
+        Effect.gen(function*() {
+          const { key } = yield* chamberWithKey("members:read,members:write")
+          // Names with two- to four-byte characters, so the byte length differs from the text length.
+          for (let i = 0; i < 40; i++) {
+            assertSingle(yield* call("POST", "/api/v1/members", { key, body: { name: `Café Zürich ☕ 🐝 ${i} ${"ü".repeat(200)}`, status: "active" } }), 201)
+          }
+          const port = Number(new URL(yield* serverUrl).port)
+          const auth = [["authorization", `Bearer ${key}`]] as const
+          const page = yield* rawExchange(port, rawRequest({ method: "GET", path: "/api/v1/members", headers: auth }))
+          const me = yield* rawExchange(port, rawRequest({ method: "GET", path: "/api/v1/me", headers: auth }))
+          assert.isAbove(page.body.length, 16 * 1024)
+          for (const [label, reply] of [["page", page], ["me", me]] as const) {
+            assert.strictEqual(reply.status, 200, label)
+            assert.strictEqual(reply.headers["content-type"], "application/json", label)
+            assert.strictEqual(Number(reply.headers["content-length"]), Buffer.byteLength(reply.body, "utf8"), label)
+          }
+          const names = (JSON.parse(page.body) as { data: ReadonlyArray<{ attributes: { name: string } }> }).data.map((m) => m.attributes.name)
+          assert.strictEqual(names.length, 40)
+          assert.isTrue(names.every((name) => name.startsWith("Café Zürich ☕ 🐝 ")))
+        }))
+
       it.effect("/docs has a Content-Security-Policy letting in its own inline scripts by hash, and nothing from another origin", () =>
         Effect.gen(function*() {
           const page = yield* call("GET", "/docs", { headers: { "accept-encoding": "identity" } })

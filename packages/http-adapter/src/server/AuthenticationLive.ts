@@ -16,7 +16,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { ApiKeyRepo, type KeyContext } from "@chamber/core"
 import { Authentication, CurrentKey, missingScope, RequiredAccess } from "../shared/Access.ts"
 import { Forbidden, Unauthenticated } from "../shared/HttpErrors.ts"
-import { makeIdempotency } from "./Idempotency.ts"
+import { makeIdempotency, type Pending } from "./Idempotency.ts"
 import { authorizationHeaders } from "./RawRequest.ts"
 import { makeLimiter } from "./RateLimiting.ts"
 import { RequestFacts } from "./RequestLog.ts"
@@ -43,20 +43,16 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
     // The framework hands over the credential of the first Authorization header, or "" when it
     // has none in the bearer scheme; `authenticate` finds no key for "" without a query. What
     // the request holds (its headers, its facts) is read from its context at once; a touch not
-    // due is no step at all.
+    // due is no step at all. The steps are one chain, not a generator: a generator resumed with
+    // the answer kept every page alive until V8 promoted it to the old generation (bench/README.md
+    // "Memory").
     bearer: (httpEffect, { credential, endpoint }) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-        // Two keys are no key: which one would count?
-        if (authorizationHeaders(request) > 1) return Effect.fail(Unauthenticated.body)
         const facts = Context.getOrUndefined(fiber.context, RequestFacts)
-        return Effect.gen(function*() {
-          const found = yield* idempotency.authenticate(request, Redacted.value(credential))
-          if (found === undefined) return yield* Unauthenticated.body
-          const { key, pending } = found
+        const authorized = ({ key, pending }: { readonly key: KeyContext; readonly pending: Pending | undefined }) => {
           if (facts !== undefined) facts.keyPrefix = key.prefix
-          if (touchDue(key)) yield* touch(key)
-          yield* idempotency.admit(
+          const allowed = idempotency.admit(
             pending,
             Effect.flatMap(limitRequest(key, facts), () => {
               const access = Context.getOrUndefined(endpoint.annotations, RequiredAccess)
@@ -65,8 +61,18 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
               return missing === undefined ? Effect.void : Effect.fail(Forbidden.lacking(missing))
             })
           )
-          return yield* idempotency.run(request, pending, Effect.provideService(httpEffect, CurrentKey, key))
-        })
+          const run = Effect.andThen(allowed, () => idempotency.run(request, pending, Effect.provideService(httpEffect, CurrentKey, key)))
+          return touchDue(key) ? Effect.andThen(touch(key), run) : run
+        }
+        type Authorized = ReturnType<typeof authorized>
+        // Two keys are no key: which one would count?
+        return authorizationHeaders(request) > 1
+          ? Effect.fail(Unauthenticated.body)
+          : Effect.flatMap(
+            idempotency.authenticate(request, Redacted.value(credential)),
+            (found): Effect.Effect<Effect.Success<Authorized>, Effect.Error<Authorized> | Unauthenticated, Effect.Services<Authorized>> =>
+              found === undefined ? Effect.fail(Unauthenticated.body) : authorized(found)
+          )
       })
   })
 }))

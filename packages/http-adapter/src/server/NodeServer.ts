@@ -114,6 +114,7 @@ class GracefulServer extends http.Server {
       if (this.#stopping) response.shouldKeepAlive = false
       response.once("close", () => {
         connection.responses.delete(response)
+        forgetOnceComplete(connection, response)
         // A response begun before the stop promised keep-alive: its connection ends once it is written.
         if (this.#stopping && connection.responses.size === 0) socket.destroySoon()
       })
@@ -194,6 +195,20 @@ interface Connection {
   served: boolean
   /** When it was accepted. */
   readonly since: number
+}
+
+/**
+ * A written response stays the connection's `last` only while its request is still being
+ * received (`#answerable` reads nothing else of it). Held until the next request on a keep-alive
+ * connection, it would keep its whole answer and the fiber that made it alive past a few young
+ * collections, and V8 would promote every page into the old generation (bench/README.md "Memory").
+ */
+const forgetOnceComplete = (connection: Connection, response: http.ServerResponse) => {
+  const forget = () => {
+    if (connection.last === response) delete connection.last
+  }
+  if (response.req.complete) forget()
+  else response.req.once("end", forget)
 }
 
 /** How long after being accepted a connection may take to send its first request, stop or not. */
