@@ -199,9 +199,8 @@ interface Connection {
 
 /**
  * A written response stays the connection's `last` only while its request is still being
- * received (`#answerable` reads nothing else of it). Held until the next request on a keep-alive
- * connection, it would keep its whole answer and the fiber that made it alive past a few young
- * collections, and V8 would promote every page into the old generation (bench/README.md "Memory").
+ * received: that is all `#answerable` asks of it. Held until the next request on a keep-alive
+ * connection, it would keep its answer and the fiber that made it alive for nothing.
  */
 const forgetOnceComplete = (connection: Connection, response: http.ServerResponse) => {
   const forget = () => {
