@@ -2,7 +2,7 @@
 /**
  * Entry point of the `chamber` command. Node keeps the compiled (and type-stripped) modules in its
  * compile cache (NODE_COMPILE_CACHE, else the system's temp directory): later starts skip that
- * work and the memory it takes (bench/README.md "Idle memory").
+ * work and the memory it takes (bench/README.md "Memory").
  *
  * The first line's Node option is the command's own: package managers' `chamber` shims and
  * `pnpm start` pass it to Node. It caps V8's young generation at 64 MB (two 32 MB semi-spaces),

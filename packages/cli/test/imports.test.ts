@@ -1,5 +1,5 @@
 /**
- * What `chamber serve` loads (bench/README.md "Idle memory"): the product's modules import each
+ * What `chamber serve` loads (bench/README.md "Memory"): the product's modules import each
  * Effect module they use by its own path. A barrel (`effect`, `effect/http`, `@effect/platform-node`
  * and the like) evaluates every module it re-exports, tens of megabytes of a server's memory.
  */
