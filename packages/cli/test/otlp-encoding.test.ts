@@ -1,7 +1,8 @@
 /**
  * The spans' protobuf encoding (src/observability/OtlpTraceEncoding.ts) writes the same bytes as
  * Effect's own OTLP protobuf serialization, for spans with every kind of attribute value, events,
- * links, non-ASCII and long strings, and batches whose lengths take several varint bytes.
+ * links, non-ASCII and long strings, and batches whose lengths take several varint bytes; and at
+ * the edges of its shortcuts (times as two 32-bit halves, whole numbers, short ASCII text).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -69,6 +70,26 @@ describe("OTLP protobuf encoding of spans", () => {
       assert.isTrue(Buffer.from(ours).equals(Buffer.from(theirs)), `${n} spans: bytes`)
     }
     assert.isAbove(encodeTraces(traces(700)).length, 1 << 14, "a batch whose length takes three varint bytes")
+  })
+
+  it("writes the same bytes at the edges of its shortcuts: times, whole numbers, short ASCII text", () => {
+    const times = ["0", "1", "4294967295", "4294967296", "999999999999999", "1000000000000000", "1764000000999999999", "1764000002000000000", "1764000002999999999", "3999999999999999999", "4000000000000000000", "18446744073709551615"]
+    const texts = ["", "a".repeat(63), "a".repeat(64), "a".repeat(65), `${"a".repeat(63)}é`, "a".repeat(127), "a".repeat(128), "a".repeat(300), `é${"a".repeat(200)}`, "\u007f\u0080", "😀"]
+    const ints = [0, 1, 127, 128, Number.MAX_SAFE_INTEGER, -1, Number.MIN_SAFE_INTEGER, "18446744073709551615"]
+    const base = traces(1)
+    const span = base.resourceSpans[0]!.scopeSpans[0]!.spans[0]!
+    const spans = times.map((time, i) => ({
+      ...span,
+      name: texts[i % texts.length]!,
+      startTimeUnixNano: time,
+      endTimeUnixNano: times[times.length - 1 - i]!,
+      attributes: [
+        ...texts.map((text, j) => ({ key: text, value: { stringValue: texts[(i + j) % texts.length]! } })),
+        ...ints.map((int) => ({ key: "n", value: { intValue: int } }))
+      ]
+    }))
+    const data: TraceData = { resourceSpans: [{ ...base.resourceSpans[0]!, scopeSpans: [{ ...base.resourceSpans[0]!.scopeSpans[0]!, spans }] }] }
+    assert.isTrue(Buffer.from(encodeTraces(data)).equals(Buffer.from(effects(data))))
   })
 
   it("writes a scope's version and no resource spans at all", () => {
