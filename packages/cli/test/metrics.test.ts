@@ -336,6 +336,44 @@ for (const rt of runtimes()) {
           assert.isTrue(last.body.includes(Buffer.concat([Buffer.from([0x0a, 7]), Buffer.from("chamber")])), "service.name defaults to chamber")
         }), 120_000)
 
+      it.effect("OTEL_TRACES_SAMPLER_ARG=0.5: each request traced whole (its service and SQL spans under it) or not at all; a traceparent's choice followed", () =>
+        Effect.gen(function*() {
+          if (rt.name !== "pglite") return
+          const { collector, key, server } = yield* exporting({ OTEL_TRACES_SAMPLER_ARG: "0.5", OTEL_BSP_SCHEDULE_DELAY: "100" })
+          const run = Math.random().toString(36).slice(2)
+          const ids = Array.from({ length: 60 }, (_, i) => `sampled-${run}-${i}`)
+          for (const id of ids) assert.strictEqual((yield* request(server.port, "/api/v1/me", key, { "x-request-id": id })).status, 200)
+          // A W3C parent's choice, whatever the ratio: sampled (01) is traced in its trace, not sampled (00) is not.
+          const [traced, untraced] = ["4bf92f3577b34da6a3ce929d0e0e4736", "5cf92f3577b34da6a3ce929d0e0e4737"]
+          for (const [trace, flags] of [[traced, "01"], [untraced, "00"]]) {
+            for (let i = 0; i < 5; i++) {
+              const headers = { traceparent: `00-${trace}-00f067aa0ba902b7-${flags}`, "x-request-id": `parent-${run}-${flags}-${i}` }
+              assert.strictEqual((yield* request(server.port, "/api/v1/me", key, headers)).status, 200)
+            }
+          }
+          const requestSpans = (all: ReturnType<typeof spansOf>) => all.filter((s) => String(attr(s.span.attributes, "request_id") ?? "").includes(run))
+          yield* eventually(Effect.sync(() => requestSpans(spansOf(collector.got)).filter((s) => s.span.traceId === traced).length), (n) => n === 5, "the sampled parent's requests traced")
+          yield* pause(300)
+          const all = spansOf(collector.got).map((s) => s.span)
+          const requests = requestSpans(spansOf(collector.got)).map((s) => s.span)
+          const chosen = requests.filter((s) => ids.includes(String(attr(s.attributes, "request_id"))))
+          // 60 requests at 0.5: 30 expected; fewer than 15 or more than 45 has odds of about 1 in 10,000.
+          assert.isAtLeast(chosen.length, 15, `${chosen.length} of 60 requests traced at 0.5`)
+          assert.isAtMost(chosen.length, 45, `${chosen.length} of 60 requests traced at 0.5`)
+          assert.isFalse(all.some((s) => s.traceId === untraced), "a parent that is not sampled: its requests not traced")
+          // Every request traced has its service and SQL spans.
+          const requestOf = new Map(requests.map((r) => [r.traceId, r]))
+          for (const r of requests) {
+            const trace = all.filter((s) => s.traceId === r.traceId)
+            assert.isTrue(trace.some((s) => s.name === "Keys.authenticate" && s.parentSpanId === r.spanId), "the service span under the request's")
+            assert.isTrue(trace.some((s) => attr(s.attributes, "db.query.text") !== undefined), "its statements")
+          }
+          // A request left out makes no span: no key check is traced outside a traced request.
+          const checks = all.filter((s) => s.name === "Keys.authenticate")
+          assert.deepStrictEqual(checks.filter((s) => !requestOf.has(s.traceId)).length, 0, "no key check outside a traced request")
+          assert.strictEqual(checks.length, requests.length, "one key check a traced request")
+        }), 120_000)
+
       it.effect("chamber relay serves its own metrics on CHAMBER_METRICS_PORT", () =>
         Effect.gen(function*() {
           if (rt.name !== "postgres") return

@@ -27,6 +27,7 @@ import { lazyDocs } from "./server/LazyDocs.ts"
 import { makeLimiterBeforeRouting } from "./server/RateLimiting.ts"
 import { withRequestLog } from "./server/RequestLog.ts"
 import { makeRequestMetrics, RequestMetricsOn } from "./server/RequestMetrics.ts"
+import { untracedWithoutItsSpan } from "./server/RequestSampling.ts"
 import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
 import type { Served } from "./shared/Served.ts"
 
@@ -56,8 +57,8 @@ export const HandlersLive = Layer.mergeAll(...(Groups.map(handlersOf) as [Handle
 )
 
 /**
- * What wraps every request, outermost first: its id and access-log line, the compressed
- * documentation, and JSON for every error.
+ * What wraps every request, outermost first: whether it is traced, its id and access-log line,
+ * the compressed documentation, and JSON for every error.
  */
 const aroundEveryRequest = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
   HttpRouter.middleware(
@@ -68,7 +69,9 @@ const aroundEveryRequest = <Id extends string, Groups extends HttpApiGroup.Const
       type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
       // Measured with the access log's clock, only while metrics or traces are exported (server/RequestMetrics.ts).
       const measured = (yield* RequestMetricsOn) ? makeRequestMetrics(api) : undefined
-      return (app: Handled): Handled => withRequestLog((request) => docs(request, errors(request, app)), measured)
+      // With a tracer, a request is traced whole or not at all (server/RequestSampling.ts).
+      const sampled = (yield* References.TracerEnabled) ? untracedWithoutItsSpan : <A>(request: A) => request
+      return (app: Handled): Handled => sampled(withRequestLog((request) => docs(request, errors(request, app)), measured))
     }),
     { global: true }
   )
@@ -97,9 +100,13 @@ export const ApiRoutes = Layer.mergeAll(serveApi(Api, HandlersLive), HealthRoute
  * Spans are made only when a tracer is installed. The default one keeps them nowhere, and making
  * them (one per request, per traced call, per SQL statement) costs a write request a measurable
  * share of its CPU (bench/README.md, "Write endpoints"); an embedder that provides a tracer gets
- * them all.
+ * them all. With a tracer they are left on as by default, not set on: the handler groups keep
+ * what is set here and put it back in every request, over a request that its sampler left out
+ * and that turned them off for itself (server/RequestSampling.ts).
  */
-const spansOnlyForATracer = Effect.map(Effect.service(Tracer.Tracer), (tracer) => tracer !== Tracer.nativeTracer)
+const spansOnlyForATracer = Layer.unwrap(Effect.map(Effect.service(Tracer.Tracer), (tracer) =>
+  tracer === Tracer.nativeTracer ? Layer.succeed(References.TracerEnabled)(false) : Layer.empty
+))
 
 /**
  * The served application (no listener): provide an HttpServer (server/NodeServer.ts) to run it.
@@ -111,4 +118,4 @@ export const HttpLive = HttpRouter.serve(ApiRoutes, {
   disableLogger: true,
   disableListenLog: true,
   routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
-}).pipe(Layer.provide([Layer.effect(References.TracerEnabled, spansOnlyForATracer), MaxBodySizeLive]))
+}).pipe(Layer.provide([spansOnlyForATracer, MaxBodySizeLive]))

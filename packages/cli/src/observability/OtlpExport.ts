@@ -16,9 +16,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Tracer from "effect/Tracer"
+import * as Option from "effect/Option"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpBody from "effect/http/HttpBody"
 import * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpMiddleware from "effect/http/HttpMiddleware"
+import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import * as OtlpExporter from "effect/observability/OtlpExporter"
 import * as OtlpMetrics from "effect/observability/OtlpMetrics"
 import * as OtlpSerialization from "effect/observability/OtlpSerialization"
@@ -79,12 +82,35 @@ const protobuf = Layer.effect(
   }))
 ).pipe(Layer.provide(OtlpSerialization.layerProtobuf))
 
-/** Root spans kept at `ratio`; a span's children follow its choice (a parent-based ratio sampler). */
+/**
+ * A parent-based ratio sampler. Root spans other than a request's are kept at `ratio`; a span's
+ * children follow its choice.
+ */
 const sampling = (tracer: Tracer.Tracer, ratio: number): Tracer.Tracer =>
   ratio >= 1 ? tracer : Tracer.make({
-    span: (options) => tracer.span(options.parent._tag === "None" && options.sampled ? { ...options, sampled: Math.random() < ratio } : options),
+    span: (options) =>
+      tracer.span(options.parent._tag === "None" && options.sampled && options.kind !== "server" ? { ...options, sampled: Math.random() < ratio } : options),
     ...(tracer.context === undefined ? {} : { context: tracer.context })
   })
+
+/**
+ * A request is chosen before its span is made: one that carries a W3C or B3 parent follows that
+ * parent's choice, any other is kept at `ratio`. One left out makes no span at all (http-adapter
+ * server/RequestSampling.ts), so it costs about what it costs untraced.
+ */
+const requestSampling = (ratio: number) => {
+  if (ratio >= 1) return Layer.empty
+  // Effect's server asks more than once a request: the same answer each time.
+  const leftOut = new WeakMap<object, boolean>()
+  return Layer.succeed(HttpMiddleware.TracerDisabledWhen)((request) => {
+    let out = leftOut.get(request)
+    if (out === undefined) {
+      const parent = HttpTraceContext.fromHeaders(request.headers)
+      leftOut.set(request, out = Option.isSome(parent) ? !parent.value.sampled : Math.random() >= ratio)
+    }
+    return out
+  })
+}
 
 /** The tracer and the metrics exporter, sending to the collector for as long as the layer lives. */
 export const otlpExport = (settings: OtlpSettings) => {
@@ -103,7 +129,7 @@ export const otlpExport = (settings: OtlpSettings) => {
     )
   ).pipe(Layer.provide(OtlpExporter.layerFlusher))
   const metrics = OtlpMetrics.layer({ ...common, url: `${settings.endpoint}/v1/metrics`, exportInterval: Duration.millis(settings.metricsIntervalMs) })
-  return Layer.mergeAll(tracer, metrics).pipe(
+  return Layer.mergeAll(tracer, metrics, requestSampling(settings.ratio)).pipe(
     Layer.provide([
       collectorClient(settings.endpoint),
       settings.protocol === "http/json" ? OtlpSerialization.layerJson : protobuf
