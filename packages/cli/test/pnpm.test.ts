@@ -86,10 +86,11 @@ describe("pnpm chamber through the pnpm on PATH", () => {
                 const ps = execFileSync("ps", ["-o", "args=", "-g", String(child.pid)], { encoding: "utf8" })
                 resolve(ps.split("\n").find((line) => line.includes("bin.ts serve")) ?? ps)
               })
+              child.on("error", (e) => reject(new Error(`${e.message} (is pnpm on PATH?)`)))
               child.on("close", (code) => reject(new Error(`pnpm start exited (${code}) before it listened:\n${out}`)))
             })
           ),
-        (child) => Effect.sync(() => process.kill(-child.pid!, "SIGTERM"))
+        (child) => Effect.sync(() => child.pid === undefined || process.kill(-child.pid, "SIGTERM"))
       )
       assert.include(serving, ` ${wanted} `)
     }), 120_000)
