@@ -4,6 +4,7 @@
  * Its handlers are those `Api.ts` `Groups` names (docs/architecture.md "Adding a resource").
  */
 import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as References from "effect/References"
 import type * as Scope from "effect/Scope"
@@ -70,7 +71,7 @@ const aroundEveryRequest = <Id extends string, Groups extends HttpApiGroup.Const
       // Measured with the access log's clock, only while metrics or traces are exported (server/RequestMetrics.ts).
       const measured = (yield* RequestMetricsOn) ? makeRequestMetrics(api) : undefined
       // With a tracer, a request is traced whole or not at all (server/RequestSampling.ts).
-      const sampled = (yield* References.TracerEnabled) ? untracedWithoutItsSpan : <A>(request: A) => request
+      const sampled = (yield* References.TracerEnabled) ? untracedWithoutItsSpan : identity
       return (app: Handled): Handled => sampled(withRequestLog((request) => docs(request, errors(request, app)), measured))
     }),
     { global: true }
