@@ -4,7 +4,7 @@
  * child: its CPU time and its resident memory.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 
 export const children: Array<ChildProcess> = []
 
@@ -90,3 +90,16 @@ export const cpuSeconds = (pid: number): number => {
     return NaN
   }
 }
+
+/**
+ * User + system CPU seconds used so far by the processes named `postgres` on this machine (the
+ * server and every backend): over a window in which no backend ends, what PostgreSQL spent in it.
+ */
+export const postgresCpuSeconds = (): number =>
+  readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).reduce((total, pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres" ? total + cpuSeconds(Number(pid)) : total
+    } catch {
+      return total
+    }
+  }, 0)

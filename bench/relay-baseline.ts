@@ -22,12 +22,15 @@ const secrets = webhookSecrets(process.env.CHAMBER_SECRET_KEY)
 const sender = makeSender({ allowPrivate: process.env.CHAMBER_WEBHOOK_ALLOW_PRIVATE === "true" })
 
 // The due rows locked in due order straight off their index, then read with their event and
-// subscription: a plan that stays cheap whatever the statistics say of the number waiting.
+// subscription: a plan that stays cheap whatever the statistics say of the number waiting. The
+// subscription's state is a scalar subquery, which the planner cannot turn into a join: as EXISTS,
+// with statistics from before a burst (no row waiting), it hash-joined every waiting row and
+// sorted them all for each claim of 64 (17 ms against 0.7), in some rounds and not in others.
 const CLAIM = `
   WITH picked AS (
     SELECT d.id FROM webhook_deliveries d
     WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-      AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = d.hook_id AND s.active)
+      AND (SELECT s.active FROM webhook_subscriptions s WHERE s.id = d.hook_id)
     ORDER BY d.next_attempt_at, d.id
     LIMIT $1
     FOR UPDATE SKIP LOCKED
