@@ -90,9 +90,9 @@ export interface RelayOptions {
 /** The loop's settings: leases of CHAMBER_WEBHOOK_LEASE (renewed while held), retries following CHAMBER_WEBHOOK_RETRY_DELAYS. */
 export const relayConfig = (options: RelayOptions): RelayConfig => ({
   relayId: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
-  concurrency: options.concurrency ?? 64,
+  concurrency: options.concurrency ?? 128,
   perSubscription: options.perSubscription ?? 4,
-  batchSize: 50,
+  batchSize: 100,
   leaseMs: options.settings.leaseMs ?? DEFAULT_LEASE_MS,
   pollMs: options.pollMs ?? 1_000,
   flushMs: 10,
