@@ -148,9 +148,15 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
   // one waits for a later one in flight): two index probes on (subscription, resource), each
   // stopping at the first row. They are scalar subqueries, which the planner cannot turn into
   // joins: as NOT EXISTS, with statistics from before a burst, it joined them on the subscription
-  // alone and read every waiting delivery of it for each candidate. The steps are materialized so that each runs once whatever the planner believes of the table's size
-  // (its statistics may date from before a burst, when few deliveries waited). The rows leased,
-  // and one more row (`capped`) when due deliveries were left for want of a place.
+  // alone and read every waiting delivery of it for each candidate. Each is written `IS DISTINCT
+  // FROM 1`, which the planner expects nearly every row to pass, as nearly every row does: as
+  // `IS NULL`, which it expects almost no row to pass, with statistics that know of a backlog it
+  // read and sorted every waiting delivery of each subscription to find the few it needed.
+  // Rows found in one step are read again by id (`= ANY`), one index probe each, never by a join
+  // that the planner may make a scan of the table. The steps are materialized so that each runs
+  // once whatever the planner believes of the table's size (its statistics may date from before a
+  // burst, when few deliveries waited, or know of a backlog). The rows leased, and one more row
+  // (`capped`) when due deliveries were left for want of a place.
   const claim = (o: ClaimOptions) =>
     sql<ClaimRow>`
       WITH RECURSIVE waiting AS (
@@ -170,13 +176,13 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
           WHERE d.hook_id = r.hook_id AND d.status = 'pending' AND NOT d.held AND d.next_attempt_at <= now()
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
             AND (
-              SELECT p.id FROM webhook_deliveries p
+              SELECT 1 FROM webhook_deliveries p
               WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.event_id < d.event_id LIMIT 1
-            ) IS NULL
+            ) IS DISTINCT FROM 1
             AND (
-              SELECT p.id FROM webhook_deliveries p
+              SELECT 1 FROM webhook_deliveries p
               WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.lease_expires_at > now() AND p.id <> d.id LIMIT 1
-            ) IS NULL
+            ) IS DISTINCT FROM 1
           ORDER BY d.next_attempt_at, d.id LIMIT greatest(r.places, 0) + 1
         ) c
       ), picked AS (
@@ -188,7 +194,8 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         -- through the partial indexes, which its statistics may say are nearly empty.) NO KEY: a
         -- writer queueing a delivery behind this one holds it FOR KEY SHARE, which only settling waits for.
         SELECT d.id FROM due JOIN webhook_deliveries d ON d.id = due.id AND d.attempt_count = due.attempt_count
-        WHERE NOT due.beyond AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+        WHERE d.id = ANY(ARRAY(SELECT id FROM due WHERE NOT beyond)) AND NOT due.beyond
+          AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
         ORDER BY d.next_attempt_at, d.id
         LIMIT ${o.limit}
         FOR NO KEY UPDATE OF d SKIP LOCKED
@@ -265,17 +272,18 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
     // writer queueing a delivery behind one of them (pg-adapter OutboxSql.ts) holds it FOR KEY
     // SHARE and is waited for, so the trigger that lets the next one go (migration 0016) sees the
     // delivery it queued. The one more row, `freed`, says whether a delivery settled had a later
-    // one of its subscription and resource held behind it (a probe
-    // per delivery settled, a scalar subquery for the same reason as the claim's).
+    // one of its subscription and resource held behind it (a probe per delivery settled, a scalar
+    // subquery for the same reason as the claim's). The batch's deliveries are read by id
+    // (`= ANY`): as `IN`, with statistics that know of a backlog, the planner scanned the table.
     return sql<{ readonly id: string | null; readonly freed: boolean }>`
       WITH v AS MATERIALIZED (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS v(n integer, id bigint, tenant bigint, hook bigint, state text,
           attempts integer, next text, attempted_at text, status integer, latency integer, excerpt text, error text)
       ), present AS MATERIALIZED (
-        SELECT d.id FROM webhook_deliveries d WHERE d.id IN (SELECT id FROM v)
+        SELECT d.id FROM webhook_deliveries d WHERE d.id = ANY(ARRAY(SELECT id FROM v))
       ), mine AS MATERIALIZED (
         SELECT d.id, d.hook_id, d.resource FROM webhook_deliveries d
-        WHERE d.id IN (SELECT id FROM v) AND d.leased_by = ${relayId}
+        WHERE d.id = ANY(ARRAY(SELECT id FROM v)) AND d.leased_by = ${relayId}
         ORDER BY d.hook_id, d.id FOR UPDATE OF d
       ), attempt AS (
         INSERT INTO webhook_attempts (tenant_id, delivery_id, attempted_at, status, latency_ms, response_excerpt, error)
