@@ -45,8 +45,7 @@ const DELIVERED = `
   UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1, settled_at = now()
   WHERE id = ANY($1::bigint[])`
 
-// Without JIT compilation, as the product's connections (pg-adapter Database.ts).
-const db = new pg.Client({ connectionString: url, options: "-c jit=off" })
+const db = new pg.Client({ connectionString: url })
 const listener = new pg.Client({ connectionString: url })
 await db.connect()
 await listener.connect()

@@ -65,10 +65,6 @@ const postgres = (url: string, maxConnections: number, pipeline: number) =>
     url: Redacted.make(url),
     maxConnections,
     applicationName: "chamber",
-    // No JIT compilation (docs/operations.md "PostgreSQL"): a statement the planner estimates as
-    // costly (a claim over a large backlog) would spend tens of milliseconds compiling each time
-    // it runs, many times what it takes to run.
-    startupParameters: { jit: "off" },
     // Transactions still hold a connection of their own (the driver reserves it).
     multiplex: pipeline > 1,
     multiplexConcurrency: pipeline
