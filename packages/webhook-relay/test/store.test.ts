@@ -2,8 +2,8 @@
  * The relay's database side (docs/webhooks.md "Delivery") on every storage runtime, with a
  * scripted sender in place of the network (the network side is tested in sender.test.ts): leases
  * and SKIP LOCKED, per-subscription caps, retries then failure, the consecutive-failure count
- * (deactivation at 20, reset by a success), releasing leases, and a relay loop that delivers each
- * event once.
+ * (deactivation at 20, reset by a success), releasing leases, ordered delivery, what a claim and a
+ * write read over a backlog, and a relay loop that delivers each event once.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
