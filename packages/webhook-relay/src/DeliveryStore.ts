@@ -194,8 +194,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         -- through the partial indexes, which its statistics may say are nearly empty.) NO KEY: a
         -- writer queueing a delivery behind this one holds it FOR KEY SHARE, which only settling waits for.
         SELECT d.id FROM due JOIN webhook_deliveries d ON d.id = due.id AND d.attempt_count = due.attempt_count
-        WHERE d.id = ANY(ARRAY(SELECT id FROM due WHERE NOT beyond)) AND NOT due.beyond
-          AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+        WHERE d.id = ANY(ARRAY(SELECT id FROM due WHERE NOT beyond)) AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
         ORDER BY d.next_attempt_at, d.id
         LIMIT ${o.limit}
         FOR NO KEY UPDATE OF d SKIP LOCKED

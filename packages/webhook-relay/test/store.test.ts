@@ -59,6 +59,11 @@ const subscription = (hookId: number) =>
     return rows[0]!
   }).pipe(Effect.orDie)
 
+/** A claim looks at every chamber: the deliveries earlier tests left waiting are settled. */
+const settleOtherChambers = (tenantId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending' AND tenant_id <> ${tenantId}`).pipe(Effect.asVoid, Effect.orDie)
+
 const deliveryRows = (tenantId: number) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -151,9 +156,7 @@ for (const rt of runtimes()) {
       it.effect("a claim says when due deliveries were left for want of a place (so that freeing places is a reason to claim again)", () =>
         Effect.gen(function*() {
           const { tenant } = yield* chamberWithDeliveries(6)
-          // A claim looks at every chamber: the deliveries earlier tests left waiting are settled.
-          const sql = yield* SqlClient.SqlClient
-          yield* sql`UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending' AND tenant_id <> ${tenant.id}`.pipe(Effect.orDie)
+          yield* settleOtherChambers(tenant.id)
           const store = yield* DeliveryStore
           const claim = (relayId: string) => store.claim({ relayId, limit: 100, leaseMs: 60_000, perSubscription: 4 })
           const first = yield* claim("c1")
@@ -382,8 +385,7 @@ for (const rt of runtimes()) {
             )
             INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource)
             SELECT ${tenant.id}, e.id, h, 'members/' || (e.payload ->> 'id') FROM e CROSS JOIN unnest(${`{${hooks.map((h) => h.id).join(",")}}`}::bigint[]) h`.pipe(Effect.orDie)
-          // A claim looks at every chamber: the deliveries earlier tests left waiting are settled.
-          yield* sql`UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending' AND tenant_id <> ${tenant.id}`.pipe(Effect.orDie)
+          yield* settleOtherChambers(tenant.id)
           yield* sql`ANALYZE webhook_deliveries`.pipe(Effect.orDie)
           // Rows and index entries of webhook_deliveries read so far in this transaction.
           const read = sql<{ readonly n: string }>`
