@@ -1,8 +1,9 @@
 /**
- * Migration 0016 (ordered delivery, docs/webhooks.md "Order") on every storage runtime: the
- * deliveries already there are keyed by the resource their event is about, those waiting behind
- * an earlier pending one of their subscription and resource are held, and settling a delivery lets
- * the next one of its subscription and resource go.
+ * Migrations 0016 and 0017 (ordered delivery, docs/webhooks.md "Order") on every storage runtime:
+ * the deliveries already there are keyed by the resource their event is about, those waiting
+ * behind an earlier pending one of their subscription and resource are held, and settling a
+ * delivery lets the next one of its subscription and resource go; deliveries queued again without
+ * a mark, free beside another of their resource, are marked as queued again.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -51,6 +52,37 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(yield* rows(), [
             ...expected(a!, [false, false, false, false, false, true]),
             ...expected(b!, [false, true, false, false, false, true])
+          ])
+        }).pipe(Effect.orDie))
+
+      it.effect("marks the deliveries queued again before 0017 that wait free beside another of their resource, without moving their updated_at", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`DROP SCHEMA public CASCADE`
+          yield* sql`CREATE SCHEMA public`
+          const before = Object.fromEntries(Object.entries(migrations).filter(([id]) => Number(id.split("_")[0]) < 17))
+          yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table: "chamber_migrations" })
+          const [tenant] = yield* sql<{ readonly id: string }>`INSERT INTO tenants (public_id, name) VALUES ('chm_q', 'Q') RETURNING id::text`
+          const [hook] = yield* sql<{ readonly id: string }>`
+            INSERT INTO webhook_subscriptions (tenant_id, url, events, secret) VALUES (${tenant!.id}, 'https://q.example/h', '[]', 's') RETURNING id::text`
+          // members/1: the created replayed by the admin (no mark) while the update waits free;
+          // members/2: one free and one held behind it; members/3: replayed over the API (marked).
+          const deliveries: ReadonlyArray<readonly [string, boolean, string | null]> = [
+            ["members/1", false, null], ["members/1", false, null], ["members/2", false, null], ["members/2", true, null],
+            ["members/3", false, "2026-01-02T00:00:00Z"]
+          ]
+          for (const [i, [resource, held, queuedAt]] of deliveries.entries()) {
+            const [event] = yield* sql<{ readonly id: string }>`
+              INSERT INTO outbox_events (event_id, tenant_id, type, payload)
+              VALUES (${`evt_queued${i}`}, ${tenant!.id}, 'member.updated', '{}'::jsonb) RETURNING id::text`
+            yield* sql`INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, held, queued_at, created_at)
+              VALUES (${tenant!.id}, ${event!.id}, ${hook!.id}, ${resource}, ${held}, ${queuedAt}, '2026-01-01T00:00:00Z')`
+          }
+          yield* migrate
+          const rows = yield* sql<{ readonly resource: string; readonly queued: string | null }>`
+            SELECT resource, to_char(queued_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS queued FROM webhook_deliveries ORDER BY id`
+          assert.deepStrictEqual(rows.map((r) => [r.resource, r.queued]), [
+            ["members/1", "2026-01-01"], ["members/1", "2026-01-01"], ["members/2", null], ["members/2", null], ["members/3", "2026-01-02"]
           ])
         }).pipe(Effect.orDie))
     })

@@ -170,7 +170,7 @@ export const WebhookAdminSql = Layer.effect(WebhookAdmin, Effect.gen(function*()
 
   const replay = (ids: ReadonlyArray<number>) =>
     ids.length === 0 ? Effect.succeed([]) : sql<{ readonly id: number }>`
-      UPDATE webhook_deliveries SET status = 'pending', attempt_count = 0, next_attempt_at = now(),
+      UPDATE webhook_deliveries SET status = 'pending', attempt_count = 0, next_attempt_at = now(), queued_at = now(),
         lease_expires_at = NULL, leased_by = NULL, settled_at = NULL
       WHERE id IN ${sql.in(ids)} AND status <> 'pending'
       RETURNING id::int AS id`.pipe(Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)

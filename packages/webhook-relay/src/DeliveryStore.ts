@@ -141,17 +141,24 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
   // with its first due deliveries; of those, the first `limit` by due time that no other relay has
   // locked. A claim thus reads a few rows per subscription, not every waiting delivery.
   //
-  // Order (ruling 32, migration 0016): a delivery held behind an earlier one of its subscription
-  // and resource is not in that index at all, however many wait. Of those free to go, one is due
-  // only when no earlier delivery of its subscription and resource is pending (one queued again
-  // by a replay goes before the later ones still waiting) and none of them is leased (a replayed
-  // one waits for a later one in flight): two index probes on (subscription, resource), each
-  // stopping at the first row. They are scalar subqueries, which the planner cannot turn into
-  // joins: as NOT EXISTS, with statistics from before a burst, it joined them on the subscription
-  // alone and read every waiting delivery of it for each candidate. Each is written `IS DISTINCT
-  // FROM 1`, which the planner expects nearly every row to pass, as nearly every row does: as
-  // `IS NULL`, which it expects almost no row to pass, with statistics that know of a backlog it
-  // read and sorted every waiting delivery of each subscription to find the few it needed.
+  // Order (ruling 32, migrations 0016 and 0017): a delivery held behind an earlier one of its
+  // subscription and resource is not in that index at all, however many wait. Writers hold every
+  // delivery but the first pending one of its subscription and resource, so a free delivery is
+  // the one to go, and is due without looking at the others: unless a replay or a recovery queued
+  // one again (`queued_at`) that is still pending, which may leave two free. For the few
+  // subscriptions with such a delivery (one probe each, `requeued`), a free one is due only when
+  // no earlier delivery of its subscription and resource is pending (one queued again goes before
+  // the later ones still waiting) and none of them is leased (a replayed one waits for a later one
+  // in flight): two index probes on (subscription, resource), each stopping at the first row.
+  // They are scalar subqueries, which the planner cannot turn into joins: as NOT EXISTS, with
+  // statistics from before a burst, it joined them on the subscription alone and read every
+  // waiting delivery of it for each candidate. Each is written `IS DISTINCT FROM 1`, which the
+  // planner expects nearly every row to pass, as nearly every row does: as `IS NULL`, which it
+  // expects almost no row to pass, with statistics that know of a backlog it read and sorted every
+  // waiting delivery of each subscription to find the few it needed. Where nothing was queued
+  // again they are not run at all: under a burst each read the resource's settled deliveries'
+  // index entries, not yet vacuumed, and together they cost a third of the database's time a
+  // delivery (bench/README.md "Webhook relay").
   // Rows found in one step are read again by id (`= ANY`), one index probe each, never by a join
   // that the planner may make a scan of the table. The steps are materialized so that each runs
   // once whatever the planner believes of the table's size (its statistics may date from before a
@@ -167,7 +174,9 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       ), room AS MATERIALIZED (
         SELECT w.hook_id, ${o.perSubscription} - (
           SELECT count(*) FROM webhook_deliveries b WHERE b.hook_id = w.hook_id AND b.status = 'pending' AND b.lease_expires_at > now()
-        ) AS places
+        ) AS places, (
+          SELECT 1 FROM webhook_deliveries q WHERE q.hook_id = w.hook_id AND q.status = 'pending' AND q.queued_at IS NOT NULL LIMIT 1
+        ) IS NOT DISTINCT FROM 1 AS requeued
         FROM waiting w JOIN webhook_subscriptions s ON s.id = w.hook_id AND s.active
       ), due AS MATERIALIZED (
         -- One row past the places, to know whether any are left for want of a place.
@@ -175,14 +184,14 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
           SELECT d.id, d.attempt_count, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place FROM webhook_deliveries d
           WHERE d.hook_id = r.hook_id AND d.status = 'pending' AND NOT d.held AND d.next_attempt_at <= now()
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-            AND (
+            -- Evaluated left to right: the probes only where something was queued again.
+            AND (NOT r.requeued OR ((
               SELECT 1 FROM webhook_deliveries p
               WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.event_id < d.event_id LIMIT 1
-            ) IS DISTINCT FROM 1
-            AND (
+            ) IS DISTINCT FROM 1 AND (
               SELECT 1 FROM webhook_deliveries p
               WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.lease_expires_at > now() AND p.id <> d.id LIMIT 1
-            ) IS DISTINCT FROM 1
+            ) IS DISTINCT FROM 1))
           ORDER BY d.next_attempt_at, d.id LIMIT greatest(r.places, 0) + 1
         ) c
       ), picked AS (
