@@ -1,9 +1,10 @@
 /**
- * Migrations 0016 and 0017 (ordered delivery, docs/webhooks.md "Order") on every storage runtime:
+ * Migrations 0016 to 0018 (ordered delivery, docs/webhooks.md "Order") on every storage runtime:
  * the deliveries already there are keyed by the resource their event is about, those waiting
  * behind an earlier pending one of their subscription and resource are held, and settling a
  * delivery lets the next one of its subscription and resource go; deliveries queued again without
- * a mark, free beside another of their resource, are marked as queued again.
+ * a mark, free beside another of their resource, are marked as queued again, and those with a
+ * later one of their resource waiting as followed.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -55,7 +56,7 @@ for (const rt of runtimes()) {
           ])
         }).pipe(Effect.orDie))
 
-      it.effect("marks the deliveries queued again before 0017 that wait free beside another of their resource, without moving their updated_at", () =>
+      it.effect("marks the deliveries queued again before 0017 that wait free beside another of their resource, without moving their updated_at, and those followed by another", () =>
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
           yield* sql`DROP SCHEMA public CASCADE`
@@ -79,10 +80,12 @@ for (const rt of runtimes()) {
               VALUES (${tenant!.id}, ${event!.id}, ${hook!.id}, ${resource}, ${held}, ${queuedAt}, '2026-01-01T00:00:00Z')`
           }
           yield* migrate
-          const rows = yield* sql<{ readonly resource: string; readonly queued: string | null }>`
-            SELECT resource, to_char(queued_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS queued FROM webhook_deliveries ORDER BY id`
-          assert.deepStrictEqual(rows.map((r) => [r.resource, r.queued]), [
-            ["members/1", "2026-01-01"], ["members/1", "2026-01-01"], ["members/2", null], ["members/2", null], ["members/3", "2026-01-02"]
+          const rows = yield* sql<{ readonly resource: string; readonly queued: string | null; readonly followed: boolean }>`
+            SELECT resource, to_char(queued_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS queued, followed FROM webhook_deliveries ORDER BY id`
+          // Marked too (0018): each delivery with a later one of its resource waiting.
+          assert.deepStrictEqual(rows.map((r) => [r.resource, r.queued, r.followed]), [
+            ["members/1", "2026-01-01", true], ["members/1", "2026-01-01", false], ["members/2", null, true], ["members/2", null, false],
+            ["members/3", "2026-01-02", false]
           ])
         }).pipe(Effect.orDie))
     })

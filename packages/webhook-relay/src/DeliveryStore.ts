@@ -278,11 +278,11 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
     // under load its row is written about once a second, not once per batch of every relay.
     // The deliveries still leased here are locked FOR UPDATE first, in (subscription, id) order: a
     // writer queueing a delivery behind one of them (pg-adapter OutboxSql.ts) holds it FOR KEY
-    // SHARE and is waited for, so the trigger that lets the next one go (migration 0016) sees the
-    // delivery it queued. The one more row, `freed`, says whether a delivery settled had a later
-    // one of its subscription and resource held behind it (a probe per delivery settled, a scalar
-    // subquery for the same reason as the claim's). The batch's deliveries are read by id
-    // (`= ANY`): as `IN`, with statistics that know of a backlog, the planner scanned the table.
+    // SHARE and is waited for, so the trigger that lets the next one go (migrations 0016 and 0018)
+    // sees the delivery it queued, and this statement the mark (`followed`) it left. The one more
+    // row, `freed`, says whether a delivery settled had a later one of its subscription and
+    // resource queued behind it. The batch's deliveries are read by id (`= ANY`): as `IN`, with
+    // statistics that know of a backlog, the planner scanned the table.
     return sql<{ readonly id: string | null; readonly freed: boolean }>`
       WITH v AS MATERIALIZED (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS v(n integer, id bigint, tenant bigint, hook bigint, state text,
@@ -290,7 +290,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       ), present AS MATERIALIZED (
         SELECT d.id FROM webhook_deliveries d WHERE d.id = ANY(ARRAY(SELECT id FROM v))
       ), mine AS MATERIALIZED (
-        SELECT d.id, d.hook_id, d.resource FROM webhook_deliveries d
+        SELECT d.id, d.followed FROM webhook_deliveries d
         WHERE d.id = ANY(ARRAY(SELECT id FROM v)) AND d.leased_by = ${relayId}
         ORDER BY d.hook_id, d.id FOR UPDATE OF d
       ), attempt AS (
@@ -328,12 +328,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       )
       SELECT v.id::text AS id, false AS freed FROM v LEFT JOIN present p ON p.id = v.id WHERE p.id IS NULL
       UNION ALL
-      SELECT NULL, true WHERE EXISTS (
-        SELECT 1 FROM v JOIN mine m ON m.id = v.id
-        WHERE v.state <> 'pending' AND (
-          SELECT n.id FROM webhook_deliveries n WHERE n.hook_id = m.hook_id AND n.resource = m.resource AND n.status = 'pending' AND n.held LIMIT 1
-        ) IS NOT NULL
-      )`.pipe(
+      SELECT NULL, true WHERE EXISTS (SELECT 1 FROM v JOIN mine m ON m.id = v.id WHERE v.state <> 'pending' AND m.followed)`.pipe(
       Effect.map((rows): Recorded => ({
         vanished: rows.flatMap((r) => (r.freed || r.id === null ? [] : [Number(r.id)])),
         freed: rows.some((r) => r.freed)

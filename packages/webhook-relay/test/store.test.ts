@@ -371,6 +371,19 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(yield* drain(tenant.id, m, "r"), ["two"])
         }))
 
+      it.effect("a patch queued behind a replayed delivery, while a later one of its resource waits free, goes last: nothing waits for ever", () =>
+        Effect.gen(function*() {
+          const { tenant, members, m } = yield* memberCreated
+          const store = yield* DeliveryStore
+          const [created] = mine(tenant.id)(yield* claimOf("f", 1_000))
+          yield* store.record("f", [outcome(created!, 200)], now)
+          yield* members.update(tenant.id, m.id, { name: "one" })
+          // The created goes again while "one" waits, free; "two" is queued behind the first of them.
+          yield* (yield* WebhookAdmin).replay([created!.id])
+          yield* members.update(tenant.id, m.id, { name: "two" })
+          assert.deepStrictEqual(yield* drain(tenant.id, m, "f"), ["created", "one", "two"])
+        }))
+
       it.effect("with statistics taken during a backlog, a claim and a write read a few rows per subscription, not the backlog", () =>
         Effect.gen(function*() {
           // 300 deliveries waiting for each of 20 subscriptions, each about a resource of its own,

@@ -31,7 +31,8 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
     // moment and in the caller's transaction (ruling 19): one statement. A delivery is held
     // (ruling 32, migration 0016) when an earlier one of its subscription and resource is pending:
     // the first such is locked FOR KEY SHARE, so that it cannot be settled before this commits (the
-    // relay settles FOR UPDATE, then lets the next one go with a snapshot taken after). One
+    // relay settles FOR UPDATE, then lets the next one go with a snapshot taken after), and marked
+    // `followed` unless it is already (migration 0018: settling it then looks for the next). One
     // subscription after another in id order, as the relay locks what it settles: the two never
     // wait for each other in a circle over one event.
     //
@@ -51,11 +52,13 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
           JOIN webhook_subscriptions s ON s.tenant_id = e.tenant_id AND s.active AND s.events @> jsonb_build_array(e.type)
           ORDER BY s.id
         ), ahead AS MATERIALIZED (
-          SELECT h.id AS hook_id FROM hooks h CROSS JOIN LATERAL (
-            SELECT p.id FROM webhook_deliveries p
+          SELECT h.id AS hook_id, p.id, p.followed FROM hooks h CROSS JOIN LATERAL (
+            SELECT p.id, p.followed FROM webhook_deliveries p
             WHERE p.hook_id = h.id AND p.resource = ${eventResource(type, data)} AND p.status = 'pending'
             ORDER BY p.event_id LIMIT 1 FOR KEY SHARE
           ) p
+        ), marked AS (
+          UPDATE webhook_deliveries SET followed = true WHERE id = ANY(ARRAY(SELECT id FROM ahead WHERE NOT followed))
         ), d AS (
           INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, held)
           SELECT e.tenant_id, e.id, h.id, ${eventResource(type, data)}, ahead.hook_id IS NOT NULL
