@@ -32,10 +32,7 @@ export default Effect.gen(function*() {
         SELECT id FROM webhook_deliveries
         WHERE hook_id = NEW.hook_id AND resource = NEW.resource AND status = 'pending'
         ORDER BY event_id LIMIT 1
-      ) AND (n.held OR (NOT n.followed AND EXISTS (
-        SELECT 1 FROM webhook_deliveries l
-        WHERE l.hook_id = n.hook_id AND l.resource = n.resource AND l.status = 'pending' AND l.event_id > n.event_id
-      )));
+      ) AND (n.held OR NOT n.followed);
       RETURN NULL;
     END
     $$`
