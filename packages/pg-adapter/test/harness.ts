@@ -8,8 +8,10 @@
 import { describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Migrator from "effect/sql/Migrator"
 import pg from "pg"
 import type { DatabaseConfig } from "../src/Database.ts"
+import { migrations } from "../src/migrations/index.ts"
 
 export interface Runtime {
   readonly name: "pglite" | "postgres"
@@ -89,5 +91,12 @@ export const onDatabase = <A, E, R>(rt: Runtime, build: (config: DatabaseConfig)
   Layer.unwrap(Effect.gen(function*() {
     return build(yield* DatabaseConfigRef)
   })).pipe(Layer.provide(rt.database))
+
+/** The migrations numbered below `number` applied, as a database stood before that one (a migration's test starts there). */
+export const migrateBefore = (number: number) =>
+  Migrator.make({})({
+    loader: Migrator.fromRecord(Object.fromEntries(Object.entries(migrations).filter(([id]) => Number(id.split("_")[0]) < number))),
+    table: "chamber_migrations"
+  })
 
 export { type CutAt, FaultProxy, faultProxy, type ProxyMode } from "./proxy.ts"

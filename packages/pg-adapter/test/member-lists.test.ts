@@ -7,13 +7,11 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import { MemberRepo, Members, MemberStatuses, PER_PAGE, Tenants } from "@chamber/core"
 import { DatabaseLive, MemberRepoSql, migrate, StorageLive } from "../src/index.ts"
-import { migrations } from "../src/migrations/index.ts"
 import { likeEscape } from "../src/repos/rows.ts"
-import { onDatabase, runtimes } from "./harness.ts"
+import { migrateBefore, onDatabase, runtimes } from "./harness.ts"
 
 const tenant = (label: string) =>
   Effect.gen(function*() {
@@ -271,8 +269,7 @@ for (const rt of runtimes()) {
       it.effect("the migration counts and names the members already there, and indexes their names by trigram", () =>
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
-          const before = Object.fromEntries(Object.entries(migrations).filter(([id]) => Number(id.split("_")[0]) < 11))
-          yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table: "chamber_migrations" })
+          yield* migrateBefore(11)
           const tenants = yield* sql<{ readonly id: bigint }>`INSERT INTO tenants (public_id, name) VALUES ('chm_a', 'A'), ('chm_b', 'B') RETURNING id`
           const [a, b] = tenants.map((t) => Number(t.id)) as [number, number]
           yield* sql`

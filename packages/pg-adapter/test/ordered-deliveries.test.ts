@@ -8,11 +8,9 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import { DatabaseLive, migrate } from "../src/index.ts"
-import { migrations } from "../src/migrations/index.ts"
-import { onDatabase, runtimes } from "./harness.ts"
+import { migrateBefore, onDatabase, runtimes } from "./harness.ts"
 
 for (const rt of runtimes()) {
   describe(`ordered deliveries' migration on ${rt.name}`, () => {
@@ -20,8 +18,7 @@ for (const rt of runtimes()) {
       it.effect("keys the deliveries already there by resource, holds those behind an earlier pending one, and settling lets the next go", () =>
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
-          const before = Object.fromEntries(Object.entries(migrations).filter(([id]) => Number(id.split("_")[0]) < 16))
-          yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table: "chamber_migrations" })
+          yield* migrateBefore(16)
           const [tenant] = yield* sql<{ readonly id: string }>`INSERT INTO tenants (public_id, name) VALUES ('chm_o', 'O') RETURNING id::text`
           const hooks = yield* sql<{ readonly id: string }>`
             INSERT INTO webhook_subscriptions (tenant_id, url, events, secret)
@@ -61,8 +58,7 @@ for (const rt of runtimes()) {
           const sql = yield* SqlClient.SqlClient
           yield* sql`DROP SCHEMA public CASCADE`
           yield* sql`CREATE SCHEMA public`
-          const before = Object.fromEntries(Object.entries(migrations).filter(([id]) => Number(id.split("_")[0]) < 17))
-          yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table: "chamber_migrations" })
+          yield* migrateBefore(17)
           const [tenant] = yield* sql<{ readonly id: string }>`INSERT INTO tenants (public_id, name) VALUES ('chm_q', 'Q') RETURNING id::text`
           const [hook] = yield* sql<{ readonly id: string }>`
             INSERT INTO webhook_subscriptions (tenant_id, url, events, secret) VALUES (${tenant!.id}, 'https://q.example/h', '[]', 's') RETURNING id::text`
