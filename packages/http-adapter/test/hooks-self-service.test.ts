@@ -3,7 +3,8 @@
  * runtime, with a relay delivering to a real HTTPS receiver: one subscription's health moving
  * with failures and a success, its deliveries and their attempts, replay, recovery of a window,
  * ping, and secret rotation verified with the Standard Webhooks library; a literal private
- * address refused at creation, and a ping to a refused destination answered as such. Access and
+ * address refused at creation (link-local and metadata ones even with private destinations
+ * allowed), and a ping to a refused destination answered like one to a name that does not resolve. Access and
  * ids are checked by contract.test.ts and the fuzzer.
  */
 import { createHmac } from "node:crypto"
@@ -12,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { runtimes } from "@chamber/pg-adapter/testing"
-import { HookPingsLive, RelayLive } from "@chamber/webhook-relay"
+import { HookPingsLive, NOT_PUBLIC, RelayLive } from "@chamber/webhook-relay"
 import { type ReceivedRequest, type Receiver, startReceiver, testCertificate } from "@chamber/webhook-relay/test/receiver"
 import { Webhook } from "standardwebhooks"
 import { NodeServerTest } from "../src/index.ts"
@@ -79,6 +80,26 @@ for (const rt of runtimes()) {
   describe(`webhook self-service with a relay on ${rt.name}`, () => {
     const pings = HookPingsLive({ timeoutMs: 2_000, allowPrivate: true }, cert)
     layer(serverListeningOn(NodeServerTest, rt, rateLimitsAt(SUITE_PER_MINUTE), pings), { timeout: 120_000, excludeTestServices: true })((it) => {
+      it.effect("with private destinations allowed, link-local and metadata addresses stay refused: a 422 when literal, a refused ping when stored", () =>
+        Effect.gen(function*() {
+          const { key } = yield* chamberWithKey("hooks:write")
+          const events = ["member.created"]
+          for (const host of ["169.254.169.254", "169.254.170.2", "[fe80::1]", "[::ffff:169.254.169.254]", "[fd00:ec2::254]", "100.100.100.200", "0xa9fea9fe"]) {
+            const reply = yield* call("POST", "/api/v1/hooks", { key, body: { url: `https://${host}/latest/meta-data/`, events } })
+            assert.strictEqual(reply.status, 422, host)
+            assert.deepStrictEqual(Object.keys(reply.body.errors), ["url"], host)
+          }
+          for (const host of ["127.0.0.1", "10.1.2.3", "[fd12::1]"]) {
+            ok(yield* call("POST", "/api/v1/hooks", { key, body: { url: `https://${host}/hook`, events } }), 201)
+          }
+          // A subscription stored before the rule (or by hand) that leads to the metadata service: the ping never connects.
+          const hook = ok(yield* call("POST", "/api/v1/hooks", { key, body: { url: "https://10.9.9.9/hook", events } }), 201)
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE webhook_subscriptions SET url = 'https://169.254.169.254/latest/meta-data/' WHERE id = ${hook.id}`.pipe(Effect.orDie)
+          const pinged = ok(yield* call("POST", `/api/v1/hooks/${hook.id}/ping`, { key }), 200).data
+          assert.deepInclude(pinged, { ok: false, status_code: null, error: NOT_PUBLIC })
+        }))
+
       it.effect("GET one: the subscription as listed plus its health, moving with failures, deactivation and a success; another chamber's is a 404", () =>
         Effect.scoped(Effect.gen(function*() {
           const receiver = yield* relayed
@@ -328,13 +349,20 @@ for (const rt of runtimes()) {
           }
         }))
 
-      it.effect("ping: a destination the server refuses (a name resolving to loopback) is answered as such", () =>
+      it.effect("ping: a name resolving to a refused address and a name that does not resolve are answered alike, naming no address", () =>
         Effect.gen(function*() {
           const { key } = yield* chamberWithKey("hooks:write")
-          const hook = ok(yield* call("POST", "/api/v1/hooks", { key, body: { url: "https://localhost:1/hook", events: ["member.created"] } }), 201)
-          const pinged = ok(yield* call("POST", `/api/v1/hooks/${hook.id}/ping`, { key }), 200).data
-          assert.deepInclude(pinged, { ok: false, status_code: null })
-          assert.match(pinged.error, /^Refused to deliver to localhost \((127\.0\.0\.1|::1)\): loopback address\./)
+          const pingOf = (url: string) =>
+            Effect.gen(function*() {
+              const hook = ok(yield* call("POST", "/api/v1/hooks", { key, body: { url, events: ["member.created"] } }), 201)
+              return ok(yield* call("POST", `/api/v1/hooks/${hook.id}/ping`, { key }), 200).data
+            })
+          const internal = yield* pingOf("https://localhost:1/hook")
+          const missing = yield* pingOf("https://hooks.nowhere.invalid/hook")
+          for (const pinged of [internal, missing]) {
+            assert.deepInclude(pinged, { ok: false, status_code: null, error: NOT_PUBLIC })
+            assert.notMatch(pinged.error, /127\.0\.0\.1|::1|localhost|nowhere|resolve to a (loopback|private)/)
+          }
         }))
     })
   })

@@ -7,6 +7,11 @@
  * off. Redirects are never followed: a 3xx is a failure, like anything but a 2xx. TLS trust is
  * Node's own (its bundled roots plus NODE_EXTRA_CA_CERTS), to which `ca` adds. `send` never
  * throws or rejects: every failure is a result with `error` set.
+ *
+ * `error` is what the chamber sees (stored attempts, ping answers): it never holds an address the
+ * relay resolved or connected to, and a refused destination reads exactly like a name that does
+ * not resolve (Destination.ts NOT_PUBLIC). `detail` keeps what it leaves out for the operator's
+ * log (LOG_LEVEL=debug) and goes nowhere else.
  */
 import type { ClientRequest, IncomingMessage } from "node:http"
 import { Agent, request as httpsRequest, type RequestOptions } from "node:https"
@@ -14,7 +19,7 @@ import type { LookupFunction } from "node:net"
 import type { Duplex } from "node:stream"
 import { getCACertificates } from "node:tls"
 import * as Effect from "effect/Effect"
-import { checkHost, ForbiddenDestinationError, guardedLookup } from "./Destination.ts"
+import { checkHost, ForbiddenDestinationError, guardedLookup, NOT_PUBLIC } from "./Destination.ts"
 import { parseRetryAfter } from "./Schedule.ts"
 
 /** The most of a response body kept, as text. */
@@ -63,8 +68,11 @@ export interface SendResult {
   readonly latencyMs: number
   /** The first 1 KiB of the response body as text (UTF-8, a character cut at the end dropped); null without a response. */
   readonly responseExcerpt: string | null
-  /** Why the attempt failed, in words; null when ok. */
+  /** Why the attempt failed, in words a chamber may see (no resolved address); null when ok. */
   readonly error: string | null
+  /** For the operator's log only: what `error` leaves out (the address refused, the resolver's or socket's own words); null when nothing. */
+  readonly detail: string | null
+  /** The failure's kind, for the operator (metrics, logs): "dns" and "refused-destination" are told apart here only. */
   readonly failure: SendFailure | null
   /** The Retry-After of a 429 or 503, in seconds (Schedule.ts `parseRetryAfter`); null otherwise or when unreadable. */
   readonly retryAfterSeconds: number | null
@@ -159,13 +167,18 @@ export const send = (request: SendRequest): Promise<SendResult> => {
   return sender.send(request)
 }
 
-/** {@link send} as an Effect that cannot fail; interrupting it aborts the attempt. */
+/**
+ * {@link send} as an Effect that cannot fail; interrupting it aborts the attempt. A failure with
+ * a `detail` is logged at debug level (the operator's view of what the chamber is not told).
+ */
 export const sendEffect = (request: SendRequest): Effect.Effect<SendResult> =>
   Effect.promise((signal) => {
     const outer = request.signal
     if (outer === undefined) return send({ ...request, signal })
     return send({ ...request, signal: AbortSignal.any([signal, outer]) })
-  })
+  }).pipe(Effect.tap((result) =>
+    result.detail === null ? Effect.void : Effect.logDebug(`webhook attempt failed (${result.failure}): ${result.detail}`)
+  ))
 
 /** Closes the kept-alive connections of the shared senders (e.g. on shutdown). */
 export const closeSenders = (): void => {
@@ -173,27 +186,41 @@ export const closeSenders = (): void => {
   senders.clear()
 }
 
-const failed = (started: number, failure: SendFailure, error: string): SendResult => ({
+const failed = (started: number, failure: SendFailure, error: string, detail: string | null = null): SendResult => ({
   ok: false,
   status: null,
   latencyMs: Math.round(performance.now() - started),
   responseExcerpt: null,
   error,
+  detail,
   failure,
   retryAfterSeconds: null
 })
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|ERR_OSSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH)/
 
-/** A transport error as a failure kind and words. */
-const explain = (error: Error, host: string): readonly [SendFailure, string] => {
-  if (error instanceof ForbiddenDestinationError) return ["refused-destination", error.message]
-  const code = (error as NodeJS.ErrnoException).code ?? ""
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_FAIL" || code === "ENODATA") {
-    return ["dns", `The destination's name ${host} did not resolve (${code}).`]
-  }
-  if (TLS_CODE.test(code)) return ["tls", `TLS failed with the destination: ${error.message} (${code}).`]
-  return ["connection", `The connection to the destination failed: ${error.message}${code === "" ? "" : ` (${code})`}.`]
+/** Every code of a name that did not resolve (getaddrinfo's and c-ares'). */
+const DNS_CODE = /^(ENOTFOUND|ENODATA|ESERVFAIL|EREFUSED|ENONAME|EBADNAME|EAI_)/
+
+/** The code of a transport error; a connect that tried several addresses fails with all of them. */
+const codeOf = (error: Error): string => {
+  const own = (error as NodeJS.ErrnoException).code
+  if (own !== undefined) return own
+  const first = error instanceof AggregateError ? error.errors[0] : undefined
+  return first instanceof Error ? ((first as NodeJS.ErrnoException).code ?? "") : ""
+}
+
+/**
+ * A transport error as a failure kind, the chamber's words and the operator's detail. Node's
+ * own messages name the address connected to ("connect ECONNREFUSED 10.1.2.3:443"), so the
+ * chamber gets the error code alone.
+ */
+const explain = (error: Error, host: string): readonly [SendFailure, string, string] => {
+  if (error instanceof ForbiddenDestinationError) return ["refused-destination", error.message, error.detail]
+  const code = codeOf(error)
+  if (DNS_CODE.test(code)) return ["dns", NOT_PUBLIC, `${host} did not resolve (${code})`]
+  if (TLS_CODE.test(code)) return ["tls", `TLS failed with the destination: ${error.message} (${code}).`, `${host}: ${error.message}`]
+  return ["connection", `The connection to the destination failed${code === "" ? "" : ` (${code})`}.`, `${host}: ${error.message}`]
 }
 
 const attempt = (agent: GuardedAgent, request: Omit<SendRequest, "allowPrivate" | "ca">): Promise<SendResult> => {
@@ -255,6 +282,7 @@ const attempt = (agent: GuardedAgent, request: Omit<SendRequest, "allowPrivate" 
         status,
         latencyMs: Math.round(performance.now() - started),
         responseExcerpt: excerpt,
+        detail: null,
         error: ok
           ? null
           : status >= 300 && status < 400
@@ -290,8 +318,9 @@ const attempt = (agent: GuardedAgent, request: Omit<SendRequest, "allowPrivate" 
     req.on("error", (error) => {
       if (settled) return
       if (response !== undefined) return done(response, true)
-      const [failure, words] = explain(error, url.hostname)
-      fail(failure, words)
+      const [failure, words, detail] = explain(error, url.hostname)
+      finish(failed(started, failure, words, detail))
+      current?.destroy()
     })
     req.end(body)
   })

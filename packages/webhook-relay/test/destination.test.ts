@@ -8,6 +8,7 @@ import {
   guardedLookup,
   isForbiddenAddress,
   lookup,
+  NOT_PUBLIC,
   parseAllowPrivate
 } from "../src/index.ts"
 
@@ -50,13 +51,19 @@ describe("isForbiddenAddress", () => {
       "::ffff:10.0.0.1": "private (IPv4-mapped)",
       "::127.0.0.1": "loopback (IPv4-compatible)",
       "::ffff:0:127.0.0.1": "loopback (IPv4-translated)",
-      "64:ff9b::169.254.169.254": "link-local (NAT64)",
+      "64:ff9b::169.254.169.254": "cloud metadata (NAT64)",
+      "64:ff9b::169.254.170.2": "link-local (NAT64)",
       "2002:7f00:1::": "loopback (6to4)",
       "10.0.0.1": "private",
       "172.16.0.1": "private",
       "172.31.255.255": "private",
       "192.168.1.1": "private",
-      "169.254.169.254": "link-local",
+      "169.254.169.254": "cloud metadata",
+      "169.254.170.2": "link-local",
+      "100.100.100.200": "cloud metadata",
+      "168.63.129.16": "cloud metadata",
+      "fd00:ec2::254": "cloud metadata",
+      "fd20:ce::254": "cloud metadata",
       "fe80::1": "link-local",
       "fe80::1%eth0": "link-local",
       "febf::1": "link-local",
@@ -106,19 +113,78 @@ describe("isForbiddenAddress", () => {
       "::ffff:8.8.8.8",
       "64:ff9b::8.8.8.8",
       "2002:808:808::1",
-      "fbff::1"
+      "fbff::1",
+      "168.63.129.15",
+      "168.63.129.17"
     ]) {
       assert.isFalse(isForbiddenAddress(ip), ip)
     }
   })
 })
 
+describe("CHAMBER_WEBHOOK_ALLOW_PRIVATE's reach", () => {
+  it("opens loopback and private ranges, in every IPv6 form carrying them", () => {
+    for (const ip of [
+      "127.0.0.1",
+      "::1",
+      "::ffff:127.0.0.1",
+      "10.0.0.1",
+      "172.16.0.1",
+      "192.168.1.1",
+      "::ffff:192.168.1.1",
+      "64:ff9b::10.0.0.1",
+      "fd12:3456:789a::1",
+      "fc00::1",
+      "fd00:ec3::254"
+    ]) {
+      assert.isTrue(isForbiddenAddress(ip), ip)
+      assert.isFalse(isForbiddenAddress(ip, true), ip)
+    }
+  })
+
+  it("never opens link-local or cloud metadata addresses, nor any other non-public range", () => {
+    const expected: Record<string, string> = {
+      "169.254.169.254": "cloud metadata",
+      "169.254.170.2": "link-local",
+      "169.254.0.23": "link-local",
+      "::ffff:169.254.169.254": "cloud metadata (IPv4-mapped)",
+      "::ffff:a9fe:a9fe": "cloud metadata (IPv4-mapped)",
+      "::ffff:0:169.254.169.254": "cloud metadata (IPv4-translated)",
+      "::169.254.169.254": "cloud metadata (IPv4-compatible)",
+      "64:ff9b::a9fe:a9fe": "cloud metadata (NAT64)",
+      "2002:a9fe:a9fe::": "cloud metadata (6to4)",
+      "::ffff:169.254.1.1": "link-local (IPv4-mapped)",
+      "64:ff9b::169.254.1.1": "link-local (NAT64)",
+      "fe80::1": "link-local",
+      "fe80::a9fe:a9fe%eth0": "link-local",
+      "febf:ffff::1": "link-local",
+      "fd00:ec2::254": "cloud metadata",
+      "fd00:ec2::23": "cloud metadata",
+      "fd20:ce::254": "cloud metadata",
+      "100.100.100.200": "cloud metadata",
+      "::ffff:100.100.100.200": "cloud metadata (IPv4-mapped)",
+      "168.63.129.16": "cloud metadata",
+      "100.64.0.1": "carrier-grade NAT",
+      "0.0.0.0": "unspecified",
+      "::": "unspecified",
+      "224.0.0.1": "multicast",
+      "not-an-ip": "not an IP address"
+    }
+    for (const [ip, reason] of Object.entries(expected)) {
+      assert.strictEqual(classifyAddress(ip, true), reason, ip)
+    }
+  })
+})
+
 describe("guarded lookup", () => {
-  it("refuses a name that resolves to loopback (localhost, through the system resolver), naming the address", async () => {
+  it("refuses a name that resolves to loopback (localhost, through the system resolver), the address for the operator only", async () => {
     const error = refusal(await ask(lookup, "localhost"))
     assert.strictEqual(error.hostname, "localhost")
     assert.isTrue(isForbiddenAddress(error.address))
-    assert.match(error.message, /^Refused to deliver to localhost \((127\.0\.0\.1|::1)\): loopback address/)
+    assert.strictEqual(error.message, NOT_PUBLIC)
+    assert.notInclude(error.message, error.address)
+    assert.notInclude(error.message, "localhost")
+    assert.match(error.detail, /^localhost resolved to (127\.0\.0\.1|::1): loopback address$/)
     assert.strictEqual(error.code, "ERR_FORBIDDEN_DESTINATION")
     // the single-address form Node asks for without autoSelectFamily is guarded the same way
     refusal(await ask(lookup, "localhost", { family: 4 }))
@@ -131,7 +197,7 @@ describe("guarded lookup", () => {
     ])
     const error = refusal(await ask(guardedLookup({ resolve }), "rebind.example"))
     assert.strictEqual(error.address, "::ffff:169.254.169.254")
-    assert.strictEqual(error.reason, "link-local (IPv4-mapped)")
+    assert.strictEqual(error.reason, "cloud metadata (IPv4-mapped)")
     assert.lengthOf(calls, 1)
     assert.isTrue(calls[0]!.options.all, "every address is asked for, so none goes unchecked")
   })
@@ -157,13 +223,24 @@ describe("guarded lookup", () => {
     assert.deepStrictEqual(await ask(guardedLookup({ resolve }), "example.com", {}), { addresses: [addresses[0]!] })
   })
 
-  it("allowPrivate lifts the rule", async () => {
+  it("allowPrivate lifts the rule for loopback and private addresses", async () => {
     const { resolve } = fixedResolver([{ address: "127.0.0.1", family: 4 }])
     assert.deepStrictEqual(await ask(guardedLookup({ resolve, allowPrivate: true }), "localhost"), {
       addresses: [{ address: "127.0.0.1", family: 4 }]
     })
     const local = await ask(guardedLookup({ allowPrivate: true }), "localhost")
     assert.isTrue("addresses" in local && local.addresses.length > 0)
+    const lan = [{ address: "10.1.2.3", family: 4 }, { address: "fd12:3456:789a::1", family: 6 }]
+    assert.deepStrictEqual(await ask(guardedLookup({ resolve: fixedResolver(lan).resolve, allowPrivate: true }), "lan.test"), { addresses: lan })
+  })
+
+  it("allowPrivate leaves a name resolving to link-local or metadata addresses refused, among private ones too", async () => {
+    for (const address of ["169.254.169.254", "169.254.170.2", "fe80::1", "fd00:ec2::254", "::ffff:169.254.169.254", "100.100.100.200"]) {
+      const { resolve } = fixedResolver([{ address: "10.0.0.7", family: 4 }, { address, family: address.includes(":") ? 6 : 4 }])
+      const error = refusal(await ask(guardedLookup({ resolve, allowPrivate: true }), "metadata.test"))
+      assert.strictEqual(error.address, address)
+      assert.strictEqual(error.message, NOT_PUBLIC)
+    }
   })
 })
 
@@ -177,6 +254,12 @@ describe("IP-literal hosts", () => {
     assert.isUndefined(checkHost("8.8.8.8", false))
     assert.isUndefined(checkHost("localhost", false))
     assert.isUndefined(checkHost("127.0.0.1", true))
+    assert.isUndefined(checkHost("[fd12::1]", true))
+    assert.strictEqual(checkHost("169.254.169.254", true)?.reason, "cloud metadata")
+    assert.strictEqual(checkHost("[fe80::1]", true)?.reason, "link-local")
+    assert.strictEqual(checkHost(new URL("https://0xa9fea9fe/").hostname, true)?.reason, "cloud metadata")
+    assert.strictEqual(checkHost("[fd00:ec2::254]", true)?.reason, "cloud metadata")
+    assert.strictEqual(checkHost("8.8.8.8", true), undefined)
   })
 })
 

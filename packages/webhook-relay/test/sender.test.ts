@@ -16,6 +16,7 @@ import {
   deliveryHeaders,
   EXCERPT_BYTES,
   makeSender,
+  NOT_PUBLIC,
   send,
   sendEffect,
   type SendRequest,
@@ -164,17 +165,49 @@ describe("send", () => {
     assert.deepInclude(e, { status: 429, retryAfterSeconds: null })
   })
 
-  it("refuses a loopback destination when private ones are not allowed, sending nothing", async () => {
+  it("refuses a loopback destination when private ones are not allowed, sending nothing; the address is the operator's detail only", async () => {
     const literal = await deliver({ allowPrivate: false })
-    assert.deepInclude(literal, { ok: false, status: null, failure: "refused-destination" })
-    assert.match(literal.error!, /^Refused to deliver to 127\.0\.0\.1: loopback address/)
+    assert.deepInclude(literal, { ok: false, status: null, failure: "refused-destination", error: NOT_PUBLIC, detail: "127.0.0.1: loopback address" })
     const mapped = await deliver({ allowPrivate: false, url: `https://[::ffff:127.0.0.1]:${receiver.port}/` })
-    assert.deepInclude(mapped, { failure: "refused-destination" })
-    assert.match(mapped.error!, /loopback \(IPv4-mapped\) address/)
+    assert.deepInclude(mapped, { failure: "refused-destination", error: NOT_PUBLIC })
+    assert.match(mapped.detail!, /loopback \(IPv4-mapped\) address/)
     const named = await deliver({ allowPrivate: false, url: `https://localhost:${receiver.port}/` })
-    assert.deepInclude(named, { failure: "refused-destination" })
-    assert.match(named.error!, /^Refused to deliver to localhost \((127\.0\.0\.1|::1)\): loopback address/)
+    assert.deepInclude(named, { failure: "refused-destination", error: NOT_PUBLIC })
+    assert.match(named.detail!, /^localhost resolved to (127\.0\.0\.1|::1): loopback address$/)
     assert.lengthOf(receiver.requests, 0)
+  })
+
+  it("with private destinations allowed, link-local and metadata addresses are still refused, named or literal, before any connection", async () => {
+    // The lookups this sender makes, and what they answered: a name leading to the metadata service among others.
+    const answers: Record<string, ReadonlyArray<{ address: string; family: number }>> = {
+      "metadata.test": [{ address: "169.254.169.254", family: 4 }],
+      "mixed.test": [{ address: "127.0.0.1", family: 4 }, { address: "fe80::1", family: 6 }],
+      "aws6.test": [{ address: "fd00:ec2::254", family: 6 }],
+      "alibaba.test": [{ address: "100.100.100.200", family: 4 }],
+      "localhost": [{ address: "127.0.0.1", family: 4 }]
+    }
+    const resolve: LookupFunction = (hostname, options, callback) => {
+      const found = answers[hostname] ?? []
+      setImmediate(() => (options.all === true ? callback(null, [...found]) : callback(null, found[0]!.address, found[0]!.family)))
+    }
+    const sender = makeSender({ resolve, ca: receiver.ca, allowPrivate: true })
+    try {
+      const attempt = (url: string) => sender.send({ url, headers: {}, body: "{}", timeoutMs: 5_000 })
+      for (const host of ["metadata.test", "mixed.test", "aws6.test", "alibaba.test"]) {
+        const refused = await attempt(`https://${host}:${receiver.port}/`)
+        assert.deepInclude(refused, { ok: false, status: null, failure: "refused-destination", error: NOT_PUBLIC }, host)
+      }
+      for (const literal of ["169.254.169.254", "[::ffff:169.254.169.254]", "[fe80::1]", "[fd00:ec2::254]", "169.254.170.2", "[64:ff9b::a9fe:a9fe]"]) {
+        const refused = await attempt(`https://${literal}:${receiver.port}/`)
+        assert.deepInclude(refused, { ok: false, status: null, failure: "refused-destination", error: NOT_PUBLIC }, literal)
+      }
+      assert.lengthOf(receiver.requests, 0)
+      // The same sender reaches a loopback receiver: the setting is on, and only those ranges stay shut.
+      assert.deepInclude(await attempt(`https://localhost:${receiver.port}/`), { ok: true, status: 200 })
+      assert.lengthOf(receiver.requests, 1)
+    } finally {
+      sender.close()
+    }
   })
 
   it("the address checked is the address connected to: a name resolved to loopback is refused, or reached when allowed", async () => {
@@ -191,8 +224,7 @@ describe("send", () => {
       const body = deliveryBody(event)
       const request = { url: `https://localhost:${receiver.port}/`, headers: {}, body, timeoutMs: 5000 }
       const refused = await guarded.send(request)
-      assert.deepInclude(refused, { failure: "refused-destination" })
-      assert.match(refused.error!, /^Refused to deliver to localhost \(127\.0\.0\.1\)/)
+      assert.deepInclude(refused, { failure: "refused-destination", error: NOT_PUBLIC, detail: "localhost resolved to 127.0.0.1: loopback address" })
       assert.lengthOf(receiver.requests, 0)
       const reached = await open.send(request)
       assert.deepInclude(reached, { ok: true, status: 200 })
@@ -256,29 +288,46 @@ describe("send", () => {
     const port = (probe.address() as AddressInfo).port
     await new Promise<void>((resolve) => probe.close(() => resolve()))
     const refused = await deliver({ url: `https://127.0.0.1:${port}/` })
-    assert.deepInclude(refused, { ok: false, status: null, failure: "connection" })
-    assert.match(refused.error!, /ECONNREFUSED/)
+    // The chamber is told the code; the address connected to is the operator's detail.
+    assert.deepInclude(refused, { ok: false, status: null, failure: "connection", error: "The connection to the destination failed (ECONNREFUSED)." })
+    assert.match(refused.detail!, /^127\.0\.0\.1: connect ECONNREFUSED 127\.0\.0\.1:\d+$/)
     receiver.script({ reset: true })
     const reset = await deliver()
     assert.deepInclude(reset, { ok: false, status: null, failure: "connection" })
     assert.match(reset.error!, /ECONNRESET/)
+    assert.notInclude(reset.error!, "127.0.0.1")
   })
 
-  it("a name that does not resolve is a DNS failure", async () => {
-    const nowhere: LookupFunction = (hostname, _options, callback) => {
-      const error: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`)
-      error.code = "ENOTFOUND"
+  it("a name that does not resolve reads exactly like a name resolving to a refused address: no internal DNS is mapped", async () => {
+    // An internal zone: one name resolves to a private address, others exist nowhere or time out.
+    const internal: LookupFunction = (hostname, options, callback) => {
+      if (hostname === "billing.corp.test") {
+        const address = { address: "10.20.30.40", family: 4 }
+        return setImmediate(() => (options.all === true ? callback(null, [address]) : callback(null, address.address, address.family)))
+      }
+      const code = hostname === "slow.corp.test" ? "EAI_AGAIN" : "ENOTFOUND"
+      const error: NodeJS.ErrnoException = new Error(`getaddrinfo ${code} ${hostname}`)
+      error.code = code
       setImmediate(() => callback(error, ""))
     }
-    const sender = makeSender({ resolve: nowhere })
+    const sender = makeSender({ resolve: internal })
     try {
-      const result = await sender.send({ url: "https://hooks.example.invalid/x", headers: {}, body: "{}", timeoutMs: 5000 })
-      assert.deepInclude(result, {
-        ok: false,
-        status: null,
-        failure: "dns",
-        error: "The destination's name hooks.example.invalid did not resolve (ENOTFOUND)."
-      })
+      const attempt = (host: string) => sender.send({ url: `https://${host}/x`, headers: {}, body: "{}", timeoutMs: 5000 })
+      const [existing, missing, slow, literal] = await Promise.all([
+        attempt("billing.corp.test"),
+        attempt("nothing.corp.test"),
+        attempt("slow.corp.test"),
+        attempt("10.20.30.40")
+      ])
+      for (const result of [existing, missing, slow, literal]) {
+        assert.deepInclude(result, { ok: false, status: null, responseExcerpt: null, error: NOT_PUBLIC, retryAfterSeconds: null })
+        assert.notInclude(result.error!, "10.20.30.40")
+        assert.notInclude(result.error!, "corp.test")
+      }
+      // The operator still tells them apart (metrics by kind, the debug log line).
+      assert.deepInclude(existing, { failure: "refused-destination", detail: "billing.corp.test resolved to 10.20.30.40: private address" })
+      assert.deepInclude(missing, { failure: "dns", detail: "nothing.corp.test did not resolve (ENOTFOUND)" })
+      assert.deepInclude(slow, { failure: "dns", detail: "slow.corp.test did not resolve (EAI_AGAIN)" })
     } finally {
       sender.close()
     }

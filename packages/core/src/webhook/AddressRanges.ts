@@ -1,41 +1,56 @@
 /**
  * Which IP addresses a webhook may not lead to (ruling 24): loopback, private, link-local,
- * carrier-grade NAT, multicast, unspecified, broadcast and other non-public ranges, IPv4 and IPv6
- * alike, an IPv4 address inside IPv6 (mapped, compatible, translated, NAT64, 6to4) judged as the
- * IPv4 address it carries. Used where a subscription is posted (a literal address in its URL) and
- * by the relay on the address it connects to (webhook-relay Destination.ts).
+ * carrier-grade NAT, multicast, unspecified, broadcast, cloud metadata and other non-public
+ * ranges, IPv4 and IPv6 alike, an IPv4 address inside IPv6 (mapped, compatible, translated,
+ * NAT64, 6to4) judged as the IPv4 address it carries. CHAMBER_WEBHOOK_ALLOW_PRIVATE lifts the
+ * refusal of loopback and private ranges (IPv4 RFC 1918, IPv6 unique-local) and of nothing else:
+ * link-local and cloud metadata addresses stay refused whatever it says. Used where a
+ * subscription is posted (a literal address in its URL) and by the relay on the address it
+ * connects to (webhook-relay Destination.ts).
  */
 
-/** [first bytes of the prefix, prefix length in bits, why such an address is refused] */
-type Range = readonly [prefix: ReadonlyArray<number>, bits: number, reason: string]
+/**
+ * [first bytes of the prefix, prefix length in bits, why such an address is refused, whether
+ * CHAMBER_WEBHOOK_ALLOW_PRIVATE lifts the refusal]. The first range that matches decides, so
+ * the single metadata addresses come before the ranges holding them.
+ */
+type Range = readonly [prefix: ReadonlyArray<number>, bits: number, reason: string, lifted: boolean]
 
 const IPV4_RANGES: ReadonlyArray<Range> = [
-  [[255, 255, 255, 255], 32, "broadcast"],
-  [[0], 8, "unspecified"],
-  [[10], 8, "private"],
-  [[100, 64], 10, "carrier-grade NAT"],
-  [[127], 8, "loopback"],
-  [[169, 254], 16, "link-local"],
-  [[172, 16], 12, "private"],
-  [[192, 0, 0], 24, "reserved (IETF protocol assignments)"],
-  [[192, 0, 2], 24, "documentation"],
-  [[192, 168], 16, "private"],
-  [[198, 18], 15, "benchmarking"],
-  [[198, 51, 100], 24, "documentation"],
-  [[203, 0, 113], 24, "documentation"],
-  [[224], 4, "multicast"],
-  [[240], 4, "reserved"]
+  // The metadata services of AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle... and Alibaba's,
+  // and Azure's host endpoint (a public address reachable from its VMs only).
+  [[169, 254, 169, 254], 32, "cloud metadata", false],
+  [[100, 100, 100, 200], 32, "cloud metadata", false],
+  [[168, 63, 129, 16], 32, "cloud metadata", false],
+  [[255, 255, 255, 255], 32, "broadcast", false],
+  [[0], 8, "unspecified", false],
+  [[10], 8, "private", true],
+  [[100, 64], 10, "carrier-grade NAT", false],
+  [[127], 8, "loopback", true],
+  [[169, 254], 16, "link-local", false],
+  [[172, 16], 12, "private", true],
+  [[192, 0, 0], 24, "reserved (IETF protocol assignments)", false],
+  [[192, 0, 2], 24, "documentation", false],
+  [[192, 168], 16, "private", true],
+  [[198, 18], 15, "benchmarking", false],
+  [[198, 51, 100], 24, "documentation", false],
+  [[203, 0, 113], 24, "documentation", false],
+  [[224], 4, "multicast", false],
+  [[240], 4, "reserved", false]
 ]
 
 const IPV6_RANGES: ReadonlyArray<Range> = [
-  [[0x01, 0x00, 0, 0, 0, 0, 0, 0], 64, "discard-only"],
-  [[0x20, 0x01, 0x00, 0x00], 32, "Teredo"],
-  [[0x20, 0x01, 0x0d, 0xb8], 32, "documentation"],
-  [[0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], 48, "local-use NAT64"],
-  [[0xfc], 7, "unique-local"],
-  [[0xfe, 0x80], 10, "link-local"],
-  [[0xfe, 0xc0], 10, "site-local"],
-  [[0xff], 8, "multicast"]
+  // AWS's instance services (metadata fd00:ec2::254, DNS, time) and GCP's metadata server.
+  [[0xfd, 0x00, 0x0e, 0xc2, 0, 0, 0, 0], 64, "cloud metadata", false],
+  [[0xfd, 0x20, 0x00, 0xce, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54], 128, "cloud metadata", false],
+  [[0x01, 0x00, 0, 0, 0, 0, 0, 0], 64, "discard-only", false],
+  [[0x20, 0x01, 0x00, 0x00], 32, "Teredo", false],
+  [[0x20, 0x01, 0x0d, 0xb8], 32, "documentation", false],
+  [[0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], 48, "local-use NAT64", false],
+  [[0xfc], 7, "unique-local", true],
+  [[0xfe, 0x80], 10, "link-local", false],
+  [[0xfe, 0xc0], 10, "site-local", false],
+  [[0xff], 8, "multicast", false]
 ]
 
 /** IPv6 prefixes whose address carries an IPv4 address, and where: [prefix, bits, offset of the IPv4 bytes, form]. */
@@ -74,40 +89,53 @@ const ipv6Bytes = (ip: string): ReadonlyArray<number> => {
   return all.flatMap((g) => [g >> 8, g & 0xff])
 }
 
-const classifyIPv4 = (bytes: ReadonlyArray<number>): string | undefined =>
-  IPV4_RANGES.find(([prefix, bits]) => within(bytes, prefix, bits))?.[2]
+/** Why an address is refused, and whether CHAMBER_WEBHOOK_ALLOW_PRIVATE lifts the refusal. */
+type Judgement = readonly [reason: string, lifted: boolean]
+
+const judge = (ranges: ReadonlyArray<Range>, bytes: ReadonlyArray<number>): Judgement | undefined => {
+  const range = ranges.find(([prefix, bits]) => within(bytes, prefix, bits))
+  return range === undefined ? undefined : [range[2], range[3]]
+}
+
+const judgeIp = (ip: string, version: 4 | 6): Judgement | undefined => {
+  if (version === 4) return judge(IPV4_RANGES, ipv4Bytes(ip))
+  const bytes = ipv6Bytes(ip)
+  if (bytes.length !== 16) return ["not an IP address", false]
+  if (bytes.every((b) => b === 0)) return ["unspecified", false]
+  if (bytes.slice(0, 15).every((b) => b === 0) && bytes[15] === 1) return ["loopback", true]
+  for (const [prefix, bits, offset, form] of IPV4_CARRIERS) {
+    if (within(bytes, prefix, bits)) {
+      const carried = judge(IPV4_RANGES, bytes.slice(offset, offset + 4))
+      if (carried !== undefined) return [`${carried[0]} (${form})`, carried[1]]
+      // The deprecated compatible form routes nowhere public, whatever IPv4 address it carries.
+      return form === "IPv4-compatible" ? ["reserved (IPv4-compatible)", false] : undefined
+    }
+  }
+  return judge(IPV6_RANGES, bytes)
+}
 
 /**
  * Why `ip`, a valid address of IP `version`, may not be a webhook's destination ("loopback",
- * "private", "link-local", "carrier-grade NAT", "multicast", "unspecified", "unique-local", ...),
- * or undefined for a public unicast address. An IPv4 address carried inside IPv6 is judged as
- * that address, its reason then naming the form (e.g. "loopback (IPv4-mapped)").
+ * "private", "link-local", "cloud metadata", "carrier-grade NAT", "multicast", "unspecified",
+ * "unique-local", ...), or undefined when it may. An IPv4 address carried inside IPv6 is judged
+ * as that address, its reason then naming the form (e.g. "loopback (IPv4-mapped)"). With
+ * `allowPrivate` (CHAMBER_WEBHOOK_ALLOW_PRIVATE) loopback and private addresses may be
+ * destinations too; every other refusal stands.
  */
-export const classifyIp = (ip: string, version: 4 | 6): string | undefined => {
-  if (version === 4) return classifyIPv4(ipv4Bytes(ip))
-  const bytes = ipv6Bytes(ip)
-  if (bytes.length !== 16) return "not an IP address"
-  if (bytes.every((b) => b === 0)) return "unspecified"
-  if (bytes.slice(0, 15).every((b) => b === 0) && bytes[15] === 1) return "loopback"
-  for (const [prefix, bits, offset, form] of IPV4_CARRIERS) {
-    if (within(bytes, prefix, bits)) {
-      const reason = classifyIPv4(bytes.slice(offset, offset + 4))
-      if (reason !== undefined) return `${reason} (${form})`
-      // The deprecated compatible form routes nowhere public, whatever IPv4 address it carries.
-      return form === "IPv4-compatible" ? "reserved (IPv4-compatible)" : undefined
-    }
-  }
-  return IPV6_RANGES.find(([prefix, bits]) => within(bytes, prefix, bits))?.[2]
+export const classifyIp = (ip: string, version: 4 | 6, allowPrivate = false): string | undefined => {
+  const judgement = judgeIp(ip, version)
+  return judgement === undefined || (allowPrivate && judgement[1]) ? undefined : judgement[0]
 }
 
 const DOTTED = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/
 
 /**
- * Why the literal address a parsed URL's host names may not be a destination, or undefined when
- * the host is a name or a public address. URL parsing has already made every IPv4 spelling
- * (`0x7f.1`, `2130706433`) dotted decimal and put IPv6 in brackets.
+ * Why the literal address a parsed URL's host names may not be a destination (see
+ * {@link classifyIp} for `allowPrivate`), or undefined when the host is a name or an address
+ * allowed. URL parsing has already made every IPv4 spelling (`0x7f.1`, `2130706433`) dotted
+ * decimal and put IPv6 in brackets.
  */
-export const literalHostRefusal = (hostname: string): string | undefined => {
-  if (hostname.startsWith("[") && hostname.endsWith("]")) return classifyIp(hostname.slice(1, -1), 6)
-  return DOTTED.test(hostname) ? classifyIp(hostname, 4) : undefined
+export const literalHostRefusal = (hostname: string, allowPrivate = false): string | undefined => {
+  if (hostname.startsWith("[") && hostname.endsWith("]")) return classifyIp(hostname.slice(1, -1), 6, allowPrivate)
+  return DOTTED.test(hostname) ? classifyIp(hostname, 4, allowPrivate) : undefined
 }

@@ -13,7 +13,8 @@ export class HookPinger extends Context.Service<HookPinger, {
 }>()("chamber/HookPinger") {}
 
 /**
- * Whether a subscription's URL may name a loopback, private or other non-public literal address
- * (CHAMBER_WEBHOOK_ALLOW_PRIVATE=true, development and tests only). Off unless provided.
+ * Whether a subscription's URL may name a loopback or private literal address
+ * (CHAMBER_WEBHOOK_ALLOW_PRIVATE=true, development and tests only; link-local, metadata and other
+ * non-public addresses stay refused). Off unless provided.
  */
 export const AllowPrivateDestinations = Context.Reference<boolean>("chamber/AllowPrivateDestinations", { defaultValue: () => false })

@@ -3,8 +3,8 @@
  * create or update in place by URL (ruling 22) returning the secret, delete; one subscription
  * with its health, its deliveries, replay and recovery of deliveries, and secret rotation
  * (ruling 31). A re-posted URL whose stored secret the server cannot decrypt changes nothing and
- * is WebhookSecretUnreadable. A URL naming a literal non-public address is refused unless
- * AllowPrivateDestinations.
+ * is WebhookSecretUnreadable. A URL naming a literal non-public address is refused
+ * (AllowPrivateDestinations lifts that for loopback and private addresses only).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -45,10 +45,8 @@ export class Hooks extends Context.Service<Hooks, {
     })
 
     const create = Effect.fn("Hooks.create")(function*(tenantId: number, input: HookCreate) {
-      if (!(yield* AllowPrivateDestinations)) {
-        const refusal = literalHostRefusal(new URL(input.url).hostname)
-        if (refusal !== undefined) return yield* new HookDestinationRefused({ reason: refusal })
-      }
+      const refusal = literalHostRefusal(new URL(input.url).hostname, yield* AllowPrivateDestinations)
+      if (refusal !== undefined) return yield* new HookDestinationRefused({ reason: refusal })
       const events = [...new Set(input.events)]
       return yield* tx.withTransaction(Effect.gen(function*() {
         const { hook, sealedSecret, created } = yield* repo.upsert(tenantId, input.url, events, secrets.seal(secrets.generate()))

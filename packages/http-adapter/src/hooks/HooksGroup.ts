@@ -121,7 +121,7 @@ export class HooksGroup extends HttpApiGroup.make("hooks")
         "Sends one signed `ping` event (`{\"id\": \"evt_…\", \"type\": \"ping\", \"created_at\": …, \"data\": {\"hook_id\": N}}`) at once " +
         "and answers what came of it: `ok` (a 2xx within the delivery timeout), the `status_code`, `latency_ms` and the `error`. " +
         "It works on an inactive subscription, is not stored, and counts toward no failure; a destination the server refuses " +
-        "(a private address) is answered as such."
+        "(a host that is not, or does not resolve to, a public address) is answered as such, never naming an address."
     })),
     HttpApiEndpoint.post("rotateSecret", "/:hook/rotate-secret", {
       params: { hook: RowId },
