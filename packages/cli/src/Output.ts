@@ -1,7 +1,11 @@
 /**
  * How every command answers: with `--json`, exactly one JSON document on stdout (errors: a JSON
- * `{"error": "..."}` on stderr and exit code 1); otherwise text for people.
+ * `{"error": "..."}` on stderr and exit code 1); otherwise text for people. Either way text from
+ * outside is inert in a terminal (Inert.ts): JSON escapes every control character, and text
+ * shows each as a visible stand-in.
  */
+import { inert, jsonText } from "./Inert.ts"
+
 const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
 export const bold = (s: string) => (color ? `\x1b[1m${s}\x1b[22m` : s)
 export const dim = (s: string) => (color ? `\x1b[2m${s}\x1b[22m` : s)
@@ -10,11 +14,11 @@ export const yellow = (s: string) => (color ? `\x1b[33m${s}\x1b[39m` : s)
 export const red = (s: string) => (process.stderr.isTTY === true && process.env.NO_COLOR === undefined ? `\x1b[31m${s}\x1b[39m` : s)
 
 
-export const printJson = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + "\n")
+export const printJson = (value: unknown) => process.stdout.write(jsonText(value, 2) + "\n")
 
 export const table = (rows: ReadonlyArray<Record<string, unknown>>, columns: ReadonlyArray<string>): string => {
   if (rows.length === 0) return dim("(none)")
-  const cell = (v: unknown) => (v === null || v === undefined ? "-" : Array.isArray(v) ? v.join(",") : String(v))
+  const cell = (v: unknown) => inert(v === null || v === undefined ? "-" : Array.isArray(v) ? v.join(",") : String(v))
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)))
   const line = (values: ReadonlyArray<string>) => values.map((v, i) => v.padEnd(widths[i]!)).join("  ").trimEnd()
   return [bold(line(columns)), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join("\n")
@@ -36,8 +40,8 @@ export const printError = (json: boolean, error: unknown): void => {
   const message = errorMessage(error)
   if (json) {
     const body = error instanceof DetailedError ? { error: error.summary, ...error.details } : { error: message }
-    process.stderr.write(JSON.stringify(body) + "\n")
-  } else process.stderr.write(red(`error: ${message}`) + "\n")
+    process.stderr.write(jsonText(body) + "\n")
+  } else process.stderr.write(red(`error: ${inert(message, "lines")}`) + "\n")
 }
 
 export const fail = (json: boolean, error: unknown): never => {

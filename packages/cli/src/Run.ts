@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { databaseConfigFromEnv, type DatabaseOptions, StorageLive } from "@chamber/pg-adapter"
+import { inertValue } from "./Inert.ts"
 import { fail, printJson } from "./Output.ts"
 
 export type Services = Layer.Success<ReturnType<typeof StorageLive>>
@@ -15,7 +16,9 @@ const storage = (options?: DatabaseOptions) => Layer.unwrap(Effect.sync(() => St
 export const causeError = (cause: Cause.Cause<unknown>): unknown => Cause.squash(cause)
 
 /**
- * Runs `program` with the storage services; prints `json(result)` with --json, else `human(result)`.
+ * Runs `program` with the storage services; prints `json(result)` with --json, else `human(result)`
+ * of the result with every string in it made inert (Inert.ts), so text from outside cannot act
+ * on the terminal whatever the rendering does with it.
  */
 export const run = async <A, E>(
   opts: { readonly json?: boolean },
@@ -26,5 +29,5 @@ export const run = async <A, E>(
   const exit = await Effect.runPromiseExit(program.pipe(Effect.provide(storage(storageOptions)), Effect.scoped))
   if (Exit.isFailure(exit)) return fail(opts.json === true, causeError(exit.cause))
   if (opts.json === true) printJson(render.json(exit.value))
-  else process.stdout.write(render.human(exit.value) + "\n")
+  else process.stdout.write(render.human(inertValue(exit.value)) + "\n")
 }

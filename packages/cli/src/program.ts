@@ -1,6 +1,7 @@
 /** The `chamber` command line (docs/cli.md): names here are a contract. */
 import { Command } from "commander"
 import { readFileSync } from "node:fs"
+import { inert, jsonText } from "./Inert.ts"
 import { red } from "./Output.ts"
 
 /** Commands load their modules on use, so `--help` and typos answer at once. */
@@ -32,10 +33,10 @@ export const program = () => {
   // it they are red on a terminal, like every other error. Subcommands inherit this.
   if (process.argv.includes("--json")) {
     chamber.configureOutput({
-      writeErr: (text) => process.stderr.write(JSON.stringify({ error: text.trim().replace(/^error: /, "") }) + "\n")
+      writeErr: (text) => process.stderr.write(jsonText({ error: text.trim().replace(/^error: /, "") }) + "\n")
     })
   } else {
-    chamber.configureOutput({ outputError: (text, write) => write(red(text.trimEnd()) + "\n") })
+    chamber.configureOutput({ outputError: (text, write) => write(red(inert(text.trimEnd(), "lines")) + "\n") })
   }
   // An option's value is never another of the command's options: `--tenant --json` lacks the
   // chamber, as `--tenant` at the end does (commander would take `--json` for the chamber).

@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import { type ChangeEvent, Changes, type ChangesPage, Tenants } from "@chamber/core"
+import { jsonText } from "../Inert.ts"
 import { dim, table } from "../Output.ts"
 import { run } from "../Run.ts"
 
@@ -45,7 +46,7 @@ const follow = (opts: ChangesOptions) =>
       const page = yield* changes.read(tenant.id, { after, types: opts.types })
       if (page.data.length > 0) {
         const lines = opts.json === true
-          ? page.data.map((e) => JSON.stringify(e))
+          ? page.data.map((e) => jsonText(e))
           : table(page.data.map(eventRow), COLUMNS).split("\n").slice(header ? 0 : 2)
         header = false
         process.stdout.write(lines.join("\n") + "\n")

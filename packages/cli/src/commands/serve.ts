@@ -24,6 +24,7 @@ import { parseDuration } from "../Durations.ts"
 import { linesLogger, stdoutLines } from "../LogLines.ts"
 import { storedSecretsChecked } from "../StoredSecrets.ts"
 import { describeStore, rateLimitsLayer, rateLimitSettingsFromEnv } from "../RateLimits.ts"
+import { inert } from "../Inert.ts"
 import { bold, dim, errorMessage, fail, printError } from "../Output.ts"
 import { causeError } from "../Run.ts"
 import { observability, observabilityFromEnv } from "../observability/Observability.ts"
@@ -101,7 +102,7 @@ export const serve = (opts: ServeOptions) => {
         const { key, members, tenant } = { key: demo.key!, members: demo.members!, tenant: demo.tenant! }
         yield* tell(
           [
-            bold(`Demo chamber created: ${tenant.name} (${tenant.public_id}), ${members} members.`),
+            bold(`Demo chamber created: ${inert(tenant.name)} (${tenant.public_id}), ${members} members.`),
             `API key (shown once, keep it): ${bold(key)}`,
             dim(`  curl -H "Authorization: Bearer ${key}" ${api}/members`)
           ].join("\n"),
@@ -133,7 +134,7 @@ export const serve = (opts: ServeOptions) => {
     if (admin === undefined) {
       const add = `pnpm chamber user add --tenant ${tenant.public_id} --email you@example.com --role chamber_admin`
       return yield* tell(
-        [`Chamber: ${bold(tenant.name)} (${tenant.public_id}), with no chamber_admin yet. Add one:`, `  ${add}`].join("\n"),
+        [`Chamber: ${bold(inert(tenant.name))} (${tenant.public_id}), with no chamber_admin yet. Add one:`, `  ${add}`].join("\n"),
         "Chamber already set up",
         { tenant: tenant.public_id, name: tenant.name, admin: null, add_admin: add }
       )
@@ -141,7 +142,7 @@ export const serve = (opts: ServeOptions) => {
     const mint = `pnpm chamber key mint --tenant ${tenant.public_id} --as ${admin.email} --name "My key" --scopes all`
     yield* tell(
       [
-        `Chamber: ${bold(tenant.name)} (${tenant.public_id}), admin ${admin.email}`,
+        `Chamber: ${bold(inert(tenant.name))} (${tenant.public_id}), admin ${inert(admin.email)}`,
         "Keys are shown only when minted. A new one with every scope:",
         `  ${mint}`
       ].join("\n"),

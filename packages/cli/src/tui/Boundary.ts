@@ -2,7 +2,8 @@
  * What the admin TUI shows if drawing a screen ever throws: one line and a way out, never a
  * stack trace (docs/admin.md "When something goes wrong").
  */
-import { Text, useApp, useInput } from "ink"
+import { useApp, useInput } from "ink"
+import { Text } from "./Text.ts"
 import { Component, createElement as h, type ReactNode } from "react"
 
 const Crashed = ({ message }: { readonly message: string }) => {

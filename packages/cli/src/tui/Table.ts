@@ -2,7 +2,8 @@
  * A list as the admin TUI shows it (docs/admin.md): a header, then the page of rows that holds
  * the selection, one line each, never wrapped; `›` and reverse video mark the selected row.
  */
-import { Box, Text } from "ink"
+import { Box } from "ink"
+import { Text } from "./Text.ts"
 import { createElement as h, type ReactNode } from "react"
 import { type Column, fit, GAP, place } from "./format.ts"
 

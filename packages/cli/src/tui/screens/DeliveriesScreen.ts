@@ -3,7 +3,8 @@
  * by status and subscription; enter shows one delivery's attempts with status, latency and the
  * response's excerpt.
  */
-import { Box, Text } from "ink"
+import { Box } from "ink"
+import { Text } from "../Text.ts"
 import { createElement as h } from "react"
 import type { AttemptView, DeliveryView } from "../AdminData.ts"
 import { ago, type Column, cut } from "../format.ts"

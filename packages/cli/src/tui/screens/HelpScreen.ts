@@ -1,5 +1,6 @@
 /** Every key, from keymap.ts (docs/admin.md "Keys"): what `?` shows. */
-import { Box, Text } from "ink"
+import { Box } from "ink"
+import { Text } from "../Text.ts"
 import { createElement as h, type ReactNode } from "react"
 import { fit } from "../format.ts"
 import { type Binding, EVERYWHERE, MINTING, ON_SCREEN, type Screen, SCREEN_TITLES } from "../keymap.ts"

@@ -3,7 +3,8 @@
  * mints it, the scopes (every scope from core, with shortcuts for read and all), the daily
  * limit; then a last look, and the key shown once.
  */
-import { Box, Text } from "ink"
+import { Box } from "ink"
+import { Text } from "../Text.ts"
 import { createElement as h, type ReactNode } from "react"
 import type { MintedKey } from "../AdminData.ts"
 import { cut, wrap } from "../format.ts"

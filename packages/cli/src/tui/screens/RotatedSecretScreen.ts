@@ -2,7 +2,7 @@
  * A subscription's new signing secret, shown once (docs/admin.md "Rotating a secret"): the old
  * one keeps signing beside it until the time shown.
  */
-import { Text } from "ink"
+import { Text } from "../Text.ts"
 import { createElement as h, type ReactNode } from "react"
 import type { RotatedSecret } from "../AdminData.ts"
 import { cut } from "../format.ts"

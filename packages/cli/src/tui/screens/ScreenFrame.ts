@@ -3,7 +3,8 @@
  * chamber and the views, the line saying what the list holds, the status line, and the help bar
  * with the keys of the current view.
  */
-import { Box, Text } from "ink"
+import { Box } from "ink"
+import { Text } from "../Text.ts"
 import { createElement as h } from "react"
 import { cut, fit } from "../format.ts"
 import type { Binding, Screen } from "../keymap.ts"
