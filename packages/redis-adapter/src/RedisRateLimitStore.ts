@@ -13,8 +13,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
-import { createClient } from "redis"
 import { type Limits, makeMemoryStore, RateLimitStore, type Verdict } from "@chamber/core"
+import { makeRedisConnection } from "./RedisConnection.ts"
 
 const SCRIPT = readFileSync(new URL("./windows.lua", import.meta.url), "utf8")
 const SHA = createHash("sha1").update(SCRIPT).digest("hex")
@@ -33,6 +33,10 @@ export interface RedisStoreOptions {
 
 type Reply = [number, number, number, number, number, number]
 
+/** The script's six integers; anything else (a reply out of step with its command) is Redis not answering. */
+const isReply = (reply: unknown): reply is Reply =>
+  Array.isArray(reply) && reply.length === 6 && reply.every((n) => typeof n === "number" && Number.isFinite(n))
+
 const toVerdict = (reply: Reply, limits: Limits): Verdict => ({
   admitted: reply[0] === 1,
   minute: { limit: limits.perMinute, used: reply[1], backInMs: reply[2] },
@@ -48,20 +52,10 @@ const redisErrors = Metric.counter("chamber_redis_errors_total", {
 
 export const makeRedisStore = Effect.fn("RedisRateLimitStore.make")(function*(options: RedisStoreOptions) {
   const prefix = options.prefix ?? "chamber:rl:"
-  const timeout = Duration.millis(options.timeoutMs ?? 250)
-  const client = createClient({
-    url: options.url,
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) }
-  })
-  // Errors surface on the commands that meet them; the client reconnects by itself.
-  client.on("error", () => {})
-  // Start without Redis if it does not answer soon: the first checks then limit on this instance.
-  const connected = client.connect().then(() => true, () => false)
-  yield* Effect.acquireRelease(
-    Effect.promise(() => connected).pipe(Effect.timeoutOption(Duration.millis(1_500))),
-    () => Effect.promise(() => (client.isOpen ? client.close().catch(() => client.destroy()) : Promise.resolve(client.destroy())))
-  )
+  const timeoutMs = options.timeoutMs ?? 250
+  const timeout = Duration.millis(timeoutMs)
+  // A connection that answers nothing for a second (four timeouts at least) is given up for a new one.
+  const connection = yield* makeRedisConnection({ url: options.url, stuckAfterMs: Math.max(1_000, 4 * timeoutMs) })
 
   const fallback = (yield* makeMemoryStore()).store
   const clock = yield* Effect.service(Clock.Clock)
@@ -72,17 +66,17 @@ export const makeRedisStore = Effect.fn("RedisRateLimitStore.make")(function*(op
       const now = options.clock === "caller" ? String(clock.currentTimeMillisUnsafe()) : ""
       const keys = [`${prefix}{${key}}:m`, `${prefix}{${key}}:d`, `${prefix}{${key}}:h`]
       const args = [now, String(limits.perMinute), String(limits.daily), mode]
-      const call = (command: "EVALSHA" | "EVAL", body: string) => client.sendCommand<Reply>([command, body, "3", ...keys, ...args])
-      return yield* Effect.tryPromise({
+      const call = (command: "EVALSHA" | "EVAL", body: string) => connection.send<unknown>([command, body, "3", ...keys, ...args])
+      const reply: unknown = yield* Effect.tryPromise({
         try: () =>
           call("EVALSHA", SHA).catch((error: unknown) =>
             error instanceof Error && error.message.startsWith("NOSCRIPT") ? call("EVAL", SCRIPT) : Promise.reject(error)
           ),
         catch: (error) => error
       })
+      return isReply(reply) ? toVerdict(reply, limits) : yield* Effect.fail(new Error("Redis answered the check with something else"))
     }).pipe(
       Effect.timeout(timeout),
-      Effect.map((reply) => toVerdict(reply, limits)),
       Effect.tap(() => {
         if (down === undefined) return Effect.void
         down = undefined
@@ -90,6 +84,7 @@ export const makeRedisStore = Effect.fn("RedisRateLimitStore.make")(function*(op
       }),
       Effect.catch((error) => {
         redisErrors.updateUnsafe(1, Context.empty())
+        connection.replaceIfStuck()
         if (options.failOpen === false) return Effect.die(error)
         const local = mode === "hit" ? fallback.hit(key, limits) : fallback.peek(key, limits)
         if (down !== undefined) return local

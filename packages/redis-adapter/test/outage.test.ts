@@ -1,47 +1,21 @@
 /**
  * Redis going away and coming back (docs/operations.md "When Redis is unreachable"), on a Redis
- * server of the test's own on a spare port: requests go on being answered, limited by this
- * instance alone; the outage is logged once; when Redis is back the store uses it again by itself
- * and says so once.
+ * server of the test's own on a spare port, killed or behind a proxy that swallows or cuts: checks
+ * go on being answered, limited by this instance alone; the outage is logged once; when Redis is
+ * back the store uses it again by itself and says so once. A check whose command is in flight when
+ * Redis goes silent is answered within its timeout; a connection that stays open and answers
+ * nothing, or whose handshake is never answered, is given up, so checks stop waiting on it and
+ * the store finds Redis again once it answers.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
 import * as Logger from "effect/Logger"
 import * as Scope from "effect/Scope"
-import { type ChildProcess, spawn } from "node:child_process"
-import { createServer } from "node:net"
 import type { Limits } from "@chamber/core"
 import { makeRedisStore } from "../src/index.ts"
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer()
-    s.listen(0, "127.0.0.1", () => {
-      const address = s.address()
-      s.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
-/** `redis-server` on `port`, keeping nothing on disk; resolves once it accepts connections. */
-const startRedis = (port: number) =>
-  new Promise<ChildProcess>((resolve, reject) => {
-    const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-    let out = ""
-    child.on("error", (error) => reject(new Error(`redis-server could not start (it must be installed for this suite): ${error.message}`)))
-    child.stdout!.on("data", (d) => {
-      out += d
-      if (out.includes("Ready to accept connections")) resolve(child)
-    })
-    child.on("exit", (code) => reject(new Error(`redis-server exited (${code}): ${out}`)))
-  })
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.on("exit", () => resolve())
-    child.kill("SIGKILL")
-  })
+import { redisProxy, redisServer } from "./harness.ts"
 
 /** chamber_redis_errors_total as /metrics reports it. */
 const redisErrors = Effect.map(Metric.snapshot, (all) =>
@@ -55,10 +29,8 @@ describe("the Redis rate-limit store when Redis goes away", () => {
 
   it.live("answers throughout, limits on its own while Redis is down, logs each change once, and goes back by itself", () =>
     Effect.gen(function*() {
-      const port = yield* Effect.promise(freePort)
-      let redis = yield* Effect.promise(() => startRedis(port))
-      yield* Effect.addFinalizer(() => Effect.promise(() => stop(redis)))
-      const url = `redis://127.0.0.1:${port}`
+      const redis = yield* Effect.acquireRelease(Effect.promise(redisServer), (r) => Effect.promise(r.kill))
+      const url = redis.url
       const scope = yield* Effect.scope
       const store = yield* makeRedisStore({ url, timeoutMs: 250 }).pipe(Scope.provide(scope))
       // A second instance sharing the Redis server: what it sees is what Redis holds.
@@ -69,7 +41,7 @@ describe("the Redis rate-limit store when Redis goes away", () => {
       assert.strictEqual((yield* other.peek(key, LIMITS)).minute.used, 3, "counted in Redis")
 
       const errorsBefore = yield* redisErrors
-      yield* Effect.promise(() => stop(redis))
+      yield* Effect.promise(redis.kill)
       const during = []
       for (let i = 0; i < 15; i++) during.push(yield* store.hit(key, LIMITS))
       assert.strictEqual((yield* redisErrors) - errorsBefore, 15, "each check Redis did not answer is counted (chamber_redis_errors_total)")
@@ -78,7 +50,7 @@ describe("the Redis rate-limit store when Redis goes away", () => {
       const warnings = lines.filter((l) => l.includes("Redis does not answer"))
       assert.strictEqual(warnings.length, 1, `logged once per outage: ${lines.join("\n")}`)
 
-      redis = yield* Effect.promise(() => startRedis(port))
+      yield* Effect.promise(redis.start)
       // The client reconnects on its own (backing off up to 2 s); requests are answered meanwhile.
       let back = false
       for (let waited = 0; waited < 10_000 && !back; waited += 100) {
@@ -94,5 +66,85 @@ describe("the Redis rate-limit store when Redis goes away", () => {
       yield* store.hit(fresh, LIMITS)
       yield* store.hit(fresh, LIMITS)
       assert.strictEqual((yield* other.peek(fresh, LIMITS)).minute.used, 2, "counting in Redis again, seen by the other instance")
+    }).pipe(Effect.provide(capture), Effect.scoped), { timeout: 30_000 })
+
+  it.live("a command in flight when Redis goes silent is answered in time; after the cut the store goes back to Redis", () =>
+    Effect.gen(function*() {
+      lines.length = 0
+      const redis = yield* Effect.acquireRelease(Effect.promise(redisServer), (r) => Effect.promise(r.kill))
+      const proxy = yield* Effect.acquireRelease(Effect.promise(() => redisProxy(redis.url)), (p) => Effect.promise(p.close))
+      const scope = yield* Effect.scope
+      const store = yield* makeRedisStore({ url: proxy.url, timeoutMs: 250 }).pipe(Scope.provide(scope))
+      const other = yield* makeRedisStore({ url: redis.url, timeoutMs: 250, failOpen: false }).pipe(Scope.provide(scope))
+      const key = `silent-${Date.now()}`
+      assert.isTrue((yield* store.hit(key, LIMITS)).admitted)
+
+      // Redis accepts the commands and never answers: each check waits its 250 ms, no longer.
+      proxy.swallow()
+      const started = Date.now()
+      const verdicts = yield* Effect.forEach(Array.from({ length: 20 }), () => store.hit(key, LIMITS), { concurrency: "unbounded" })
+      const took = Date.now() - started
+      assert.isAbove(proxy.swallowedBytes(), 0, "the checks' commands reached the proxy and got no answer")
+      assert.strictEqual(verdicts.filter((v) => v.admitted).length, 10, "limited on this instance alone meanwhile")
+      assert.isBelow(took, 5_000, `every check answered without waiting on Redis (${took} ms)`)
+
+      // The connection closes with those commands unanswered; Redis answers again behind it.
+      proxy.cut()
+      proxy.pass()
+      let back = false
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline && !back;) {
+        yield* store.hit(key, LIMITS)
+        back = lines.some((l) => l.includes("Redis answers again"))
+        if (!back) yield* Effect.sleep(100)
+      }
+      assert.isTrue(back, `back on Redis by itself: ${lines.join("\n")}`)
+      const fresh = `after-silence-${Date.now()}`
+      yield* store.hit(fresh, LIMITS)
+      assert.strictEqual((yield* other.peek(fresh, LIMITS)).minute.used, 1, "counted in Redis again")
+    }).pipe(Effect.provide(capture), Effect.scoped), { timeout: 30_000 })
+
+  it.live("a connection that answers nothing is given up: checks stop waiting, and a swallowed handshake does not keep Redis away", () =>
+    Effect.gen(function*() {
+      lines.length = 0
+      const redis = yield* Effect.acquireRelease(Effect.promise(redisServer), (r) => Effect.promise(r.kill))
+      const proxy = yield* Effect.acquireRelease(Effect.promise(() => redisProxy(redis.url)), (p) => Effect.promise(p.close))
+      const scope = yield* Effect.scope
+      const store = yield* makeRedisStore({ url: proxy.url, timeoutMs: 250 }).pipe(Scope.provide(scope))
+      const other = yield* makeRedisStore({ url: redis.url, timeoutMs: 250, failOpen: false }).pipe(Scope.provide(scope))
+      const key = `partition-${Date.now()}`
+      assert.isTrue((yield* store.hit(key, LIMITS)).admitted)
+      // An instance that stops during the partition, with a check unanswered.
+      const stopping = yield* Scope.make()
+      const stopped = yield* makeRedisStore({ url: proxy.url, timeoutMs: 250 }).pipe(Scope.provide(stopping))
+      yield* stopped.hit(key, LIMITS)
+
+      // A partition: the socket stays open and nothing comes back, for as long as it lasts. New
+      // connections get through to the proxy, and their handshakes are swallowed too.
+      proxy.swallow()
+      for (const until = Date.now() + 2_000; Date.now() < until;) yield* store.hit(key, { perMinute: 1_000, daily: 100_000 })
+      const started = Date.now()
+      for (let i = 0; i < 20; i++) yield* store.hit(key, { perMinute: 1_000, daily: 100_000 })
+      const took = Date.now() - started
+      // Waiting on the silent connection, 20 checks would take 20 × 250 ms.
+      assert.isBelow(took, 2_500, `once given up, checks do not wait on the silent connection (${took} ms for 20)`)
+
+      yield* stopped.hit(key, LIMITS)
+      const stopStarted = Date.now()
+      yield* Scope.close(stopping, Exit.void)
+      assert.isBelow(Date.now() - stopStarted, 5_000, "its connection closes without the replies it is owed")
+
+      // The network heals; nothing closes the connection whose handshake was swallowed.
+      proxy.pass()
+      let back = false
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline && !back;) {
+        yield* store.hit(key, LIMITS)
+        back = lines.some((l) => l.includes("Redis answers again"))
+        if (!back) yield* Effect.sleep(100)
+      }
+      assert.isTrue(back, `back on Redis by itself: ${lines.join("\n")}`)
+      assert.strictEqual(lines.filter((l) => l.includes("Redis does not answer")).length, 2, "one outage, logged once by each of the two stores")
+      const fresh = `after-partition-${Date.now()}`
+      yield* store.hit(fresh, LIMITS)
+      assert.strictEqual((yield* other.peek(fresh, LIMITS)).minute.used, 1, "counted in Redis again")
     }).pipe(Effect.provide(capture), Effect.scoped), { timeout: 30_000 })
 })
