@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import { createClient } from "redis"
+import { DEFAULT_KEY_PREFIX } from "./ChamberCounts.ts"
 import { type Limits, makeMemoryStore, RateLimitStore, type Verdict } from "@chamber/core"
 
 const SCRIPT = readFileSync(new URL("./windows.lua", import.meta.url), "utf8")
@@ -47,7 +48,7 @@ const redisErrors = Metric.counter("chamber_redis_errors_total", {
 })
 
 export const makeRedisStore = Effect.fn("RedisRateLimitStore.make")(function*(options: RedisStoreOptions) {
-  const prefix = options.prefix ?? "chamber:rl:"
+  const prefix = options.prefix ?? DEFAULT_KEY_PREFIX
   const timeout = Duration.millis(options.timeoutMs ?? 250)
   const client = createClient({
     url: options.url,
