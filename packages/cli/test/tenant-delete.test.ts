@@ -112,7 +112,7 @@ const until = <E, R>(what: string, check: Effect.Effect<boolean, E, R>, ms = 30_
 
 for (const rt of runtimes()) {
   describe(`chamber tenant delete on ${rt.name}`, () => {
-    layer(envLayer(rt), { timeout: 240_000, excludeTestServices: true })((it) => {
+    layer(envLayer(rt), { timeout: 420_000, excludeTestServices: true })((it) => {
       it.effect("refuses a wrong name, counts in a dry run, stops the keys at once, finishes after a kill, and leaves nothing of the chamber", () =>
         Effect.gen(function*() {
           const { env: trust, receiver } = yield* receiverWithTrust
@@ -200,7 +200,7 @@ for (const rt of runtimes()) {
           const again = yield* chamber(["tenant", "delete", leaving.id, "--confirm", "Leaving Chamber"])
           assert.strictEqual(again.code, 1)
           assert.strictEqual(again.stderr, `error: No chamber ${leaving.id}.\n`)
-        }), 240_000)
+        }), 420_000)
     })
   })
 }
