@@ -8,7 +8,8 @@ export const tenantView = (t: Tenant) => ({
   currency: t.currency,
   invoice_prefix: t.invoice_prefix,
   net_terms: t.net_terms,
-  created_at: t.created_at
+  created_at: t.created_at,
+  deleting_at: t.deleting_at
 })
 
 export const userView = (u: User, tenant: Tenant) => ({ id: u.id, tenant: tenant.public_id, email: u.email, role: u.role, created_at: u.created_at })

@@ -97,6 +97,16 @@ export const program = () => {
   json(tenant.command("list").description("all chambers"))
     .addHelpText("after", example("chamber tenant list --json"))
     .action(admin("tenantList"))
+  json(tenant.command("delete").description("delete a chamber and everything stored of it (its keys stop at once)"))
+    .argument("<id>", "chamber id (chm_...)")
+    .requiredOption("--confirm <name>", "the chamber's name, exactly as tenant list shows it")
+    .option("--dry-run", "count what would be deleted and change nothing")
+    .option("--batch-size <n>", "rows removed per transaction, 1 to 10000", "500")
+    .addHelpText(
+      "after",
+      example(`chamber tenant delete ${CHAMBER} --confirm "Lakeside Chamber" --dry-run`, `chamber tenant delete ${CHAMBER} --confirm "Lakeside Chamber"`)
+    )
+    .action(admin("tenantDelete"))
 
   const user = chamber.command("user").description("people of a chamber")
     .addHelpText("after", example(`chamber user add --tenant ${CHAMBER} --email ann@lakeside.example --role chamber_admin`))

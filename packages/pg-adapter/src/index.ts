@@ -3,7 +3,7 @@
  * resource adds one line to `Resources`: its repository and its core service.
  */
 import * as Layer from "effect/Layer"
-import { Bookings, Changes, Contacts, Deals, Events, Hooks, Importer, Invoices, Keys, Members, Payments, Placements, Registrations, Sponsorships, Tenants } from "@chamber/core"
+import { Bookings, Changes, Contacts, Deals, Events, Hooks, Importer, Invoices, Keys, Members, Payments, Placements, Registrations, Sponsorships, TenantRemoval, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"
 import { BookingRepoSql } from "./repos/BookingRepoSql.ts"
@@ -24,6 +24,7 @@ import { OutboxSql } from "./repos/OutboxSql.ts"
 import { PlacementRepoSql } from "./repos/PlacementRepoSql.ts"
 import { RateLimitSnapshotsSql } from "./repos/RateLimitSnapshotsSql.ts"
 import { SponsorshipRepoSql } from "./repos/SponsorshipRepoSql.ts"
+import { TenantRemovalSql } from "./repos/TenantRemovalSql.ts"
 import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
 import { WebhookSecretsNode } from "./repos/WebhookSecretsNode.ts"
 
@@ -51,6 +52,7 @@ export {
   RateLimitSnapshotsSql,
   RegistrationRepoSql,
   SponsorshipRepoSql,
+  TenantRemovalSql,
   TenantRepoSql,
   TransactorSql,
   WebhookSecretsNode
@@ -88,6 +90,7 @@ const mergeAll = <L extends AnyLayer>(layers: ReadonlyArray<L>) => Layer.mergeAl
 const RepositoriesLive = Layer.mergeAll(
   mergeAll(Resources.map(([repository]) => repository)),
   TenantRepoSql,
+  TenantRemovalSql,
   HookDeliveryRepoSql,
   IdempotencyRepoSql,
   OutboxSql,
@@ -102,7 +105,7 @@ const RepositoriesLive = Layer.mergeAll(
 /** Every core service over the repositories (which stay available too); the importer over them all. */
 export const ServicesLive = Importer.layer.pipe(
   Layer.provideMerge(mergeAll(Resources.map(([, service]) => service))),
-  Layer.provideMerge(Tenants.layer),
+  Layer.provideMerge(Layer.merge(Tenants.layer, TenantRemoval.layer)),
   Layer.provideMerge(RepositoriesLive)
 )
 

@@ -13,6 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
+import { DEFAULT_KEY_PREFIX } from "./ChamberCounts.ts"
 import { type Limits, makeMemoryStore, RateLimitStore, type Verdict } from "@chamber/core"
 import { makeRedisConnection } from "./RedisConnection.ts"
 
@@ -51,7 +52,7 @@ const redisErrors = Metric.counter("chamber_redis_errors_total", {
 })
 
 export const makeRedisStore = Effect.fn("RedisRateLimitStore.make")(function*(options: RedisStoreOptions) {
-  const prefix = options.prefix ?? "chamber:rl:"
+  const prefix = options.prefix ?? DEFAULT_KEY_PREFIX
   const timeoutMs = options.timeoutMs ?? 250
   const timeout = Duration.millis(timeoutMs)
   // A connection that answers nothing for a second (four timeouts at least) is given up for a new one.

@@ -49,8 +49,11 @@ export const tenantCreate = (opts: Json & {
 export const tenantList = (opts: Json) =>
   run(opts, Effect.flatMap(Effect.service(Tenants), (t) => t.list), {
     json: (ts) => ts.map(tenantView),
-    human: (ts) => table(ts.map(tenantView), ["id", "name", "website", "currency", "created_at"])
+    human: (ts) =>
+      table(ts.map((t) => ({ ...tenantView(t), status: t.deleting_at === null ? "active" : "BEING DELETED" })), ["id", "name", "website", "currency", "created_at", "status"])
   })
+
+export { tenantDelete } from "./tenantDelete.ts"
 
 export const userAdd = (opts: Json & { tenant: string; email: string; role: string }) =>
   run(opts, Effect.gen(function*() {

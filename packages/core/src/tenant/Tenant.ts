@@ -11,7 +11,9 @@ export class Tenant extends Schema.Class<Tenant>("Tenant")({
   currency: Schema.String,
   invoice_prefix: Schema.String,
   net_terms: Schema.Int,
-  created_at: Schema.String
+  created_at: Schema.String,
+  /** When its removal began (`chamber tenant delete`), else null: a chamber being deleted is served and changed no more. */
+  deleting_at: Schema.NullOr(Schema.String)
 }) {}
 
 export interface NewTenant {

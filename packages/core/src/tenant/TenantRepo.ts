@@ -6,7 +6,7 @@ import type { CustomFieldDefinition, CustomFieldResource, NewTenant, Role, Tenan
 export class TenantRepo extends Context.Service<TenantRepo, {
   readonly insert: (tenant: Required<NewTenant> & { readonly public_id: string }) => Effect.Effect<Tenant>
   readonly list: Effect.Effect<ReadonlyArray<Tenant>>
-  /** By internal id or public id. */
+  /** By internal id or public id, also while it is being deleted (`deleting_at` says so). */
   readonly find: (ref: string | number) => Effect.Effect<Tenant | undefined>
   readonly isEmpty: Effect.Effect<boolean>
   readonly insertUser: (tenantId: number, email: string, role: Role) => Effect.Effect<User | undefined>

@@ -45,6 +45,7 @@ export class Tenants extends Context.Service<Tenants, {
     const get = Effect.fn("Tenants.get")(function*(ref: string | number) {
       const tenant = yield* repo.find(ref)
       if (tenant === undefined) return yield* new TenantNotFound({ ref: String(ref) })
+      if (tenant.deleting_at !== null) return yield* new TenantNotFound({ ref: tenant.public_id, beingDeleted: true })
       return tenant
     })
 

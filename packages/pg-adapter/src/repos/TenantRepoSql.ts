@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type CustomFieldDefinition, type CustomFieldResource, type Role, Tenant, TenantRepo, type User } from "@chamber/core"
-import type { Int8 } from "./rows.ts"
+import { type Int8, iso } from "./rows.ts"
 
 interface TenantRow {
   readonly id: Int8
@@ -14,6 +14,7 @@ interface TenantRow {
   readonly invoice_prefix: string
   readonly net_terms: number
   readonly created_at: Date
+  readonly deleting_at: Date | null
 }
 interface UserRow {
   readonly id: Int8
@@ -33,7 +34,7 @@ interface FieldRow {
 }
 
 const toTenant = (r: TenantRow): Tenant =>
-  new Tenant({ ...r, id: Number(r.id), created_at: r.created_at.toISOString() })
+  new Tenant({ ...r, id: Number(r.id), created_at: r.created_at.toISOString(), deleting_at: iso(r.deleting_at) })
 
 const toUser = (r: UserRow): User => ({ ...r, id: Number(r.id), tenant_id: Number(r.tenant_id), created_at: r.created_at.toISOString() })
 
