@@ -60,7 +60,8 @@ describe("inertValue", () => {
       currency: "USD",
       invoice_prefix: "INV-",
       net_terms: 30,
-      created_at: "2026-11-22T10:00:00.000Z"
+      created_at: "2026-11-22T10:00:00.000Z",
+      deleting_at: null
     })
     const value = { rows: [{ name: "a\u009b2J", n: 3, at, ok: true, none: null }], tenant }
     const shown = inertValue(value)
