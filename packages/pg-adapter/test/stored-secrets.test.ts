@@ -5,13 +5,16 @@
  * re-encrypts every secret it can read under the new key, marks a damaged one (so that the new
  * key alone still starts) and changes nothing when one is of neither key; the kept
  * Idempotency-Key answers that hold a secret are re-encrypted with them, a page at a time, and a
- * run that stopped part way is finished by running it again.
+ * run that stopped part way (on PostgreSQL: its connection cut while it waits on a page) keeps
+ * the pages it committed and is finished by running it again.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Result from "effect/Result"
 import * as SqlClient from "effect/sql/SqlClient"
+import pg from "pg"
 import { Hooks, openAnswer, sealAnswer, Tenants, WebhookSecrets } from "@chamber/core"
 import { checkStoredSecrets, rekeyStoredSecrets, StorageLive, webhookSecrets } from "../src/index.ts"
 import { onDatabase, runtimes } from "./harness.ts"
@@ -142,6 +145,55 @@ for (const rt of runtimes()) {
           const again = yield* rekeyStoredSecrets.pipe(withKeys({ CHAMBER_SECRET_KEY: "key b", CHAMBER_SECRET_KEY_PREVIOUS: "key a" }))
           assert.deepStrictEqual(again.kept_answers, { rekeyed: 0, unchanged: 1101, unreadable: 1 })
         }))
+
+      if (rt.name === "postgres") {
+        it.effect("rekey whose connection is cut mid-run keeps the pages it committed, and running it again finishes the rest", () =>
+          Effect.gen(function*() {
+            const tenant = yield* (yield* Tenants).create({ name: "Cut" })
+            const sql = yield* SqlClient.SqlClient
+            const a = webhookSecrets("key a")
+            // 600 subscriptions under key a: the pages run past the first.
+            yield* sql`INSERT INTO webhook_subscriptions (tenant_id, url, events, secret)
+              SELECT ${tenant.id}, 'https://hooks.example.com/cut-' || g, '["member.created"]'::jsonb, ${a.seal("whsec_cut")}
+              FROM generate_series(1, 600) g`.pipe(Effect.orDie)
+            // The first row of the second page, held by another session: rekey commits its first page, then waits.
+            const [held] = yield* sql<{ readonly id: string }>`SELECT s.id::text AS id FROM webhook_subscriptions s ORDER BY s.id OFFSET 500 LIMIT 1`.pipe(Effect.orDie)
+            const [{ db }] = (yield* sql<{ readonly db: string }>`SELECT current_database() AS db`.pipe(Effect.orDie)) as [{ readonly db: string }]
+            const url = new URL(process.env.DATABASE_URL!)
+            url.pathname = `/${db}`
+            const holder = new pg.Client({ connectionString: url.toString() })
+            yield* Effect.acquireRelease(Effect.promise(() => holder.connect()), () => Effect.promise(() => holder.end()))
+            yield* Effect.promise(() => holder.query(`BEGIN; SELECT 1 FROM webhook_subscriptions WHERE id = ${Number(held!.id)} FOR UPDATE`))
+            const keys = withKeys({ CHAMBER_SECRET_KEY: "key b", CHAMBER_SECRET_KEY_PREVIOUS: "key a" })
+            const run = yield* Effect.forkChild(Effect.exit(rekeyStoredSecrets.pipe(keys)))
+            // Its connection cut while it waits on the second page.
+            let cut = 0
+            for (let i = 0; i < 1_500 && cut === 0; i++) {
+              yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+              cut = (yield* sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`.pipe(Effect.orDie)).length
+            }
+            assert.strictEqual(cut, 1)
+            const exit = yield* Fiber.join(run)
+            assert.isTrue(exit._tag === "Failure", String(exit))
+            yield* Effect.promise(() => holder.query("COMMIT"))
+            const b = webhookSecrets("key b")
+            const mine = () => sql<{ readonly id: string; readonly secret: string }>`
+              SELECT id::text, secret FROM webhook_subscriptions WHERE tenant_id = ${tenant.id} ORDER BY id`.pipe(Effect.orDie)
+            const underB = (rows: ReadonlyArray<{ readonly secret: string }>) => rows.filter((r) => Result.isSuccess(b.open(r.secret))).length
+            const before = yield* mine()
+            const committed = before.filter((r) => Number(r.id) < Number(held!.id)).length
+            // The first page committed, nothing of the second.
+            assert.isAbove(committed, 0)
+            assert.strictEqual(underB(before), committed)
+
+            const report = yield* rekeyStoredSecrets.pipe(keys)
+            assert.strictEqual(report.rekeyed, 600 - committed)
+            const after = yield* mine()
+            assert.strictEqual(underB(after), 600)
+            assert.isTrue(after.every((r) => Result.getOrThrow(b.open(r.secret)) === "whsec_cut"))
+          }))
+      }
     })
   })
 }
