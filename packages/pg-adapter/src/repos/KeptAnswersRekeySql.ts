@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { openAnswer, sealAnswer, sealedAnswerText, type WebhookSecrets } from "@chamber/core"
+import { openAnswer, SEALED_ANSWER_MARK, sealAnswer, sealedAnswerText, type WebhookSecrets } from "@chamber/core"
 import { isSealedWith } from "./WebhookSecretsNode.ts"
 
 /** Kept answers one transaction reads, locks and re-encrypts at most. */
@@ -31,7 +31,7 @@ interface AnswerRow {
 
 const hex = (text: string) => Buffer.from(text, "utf8").toString("hex")
 // Kept answers are JSON, so one holding a secret holds these bytes; a sealed one starts with the mark.
-const SEALED_MARK_HEX = hex("\u0000sealed:")
+const SEALED_MARK_HEX = hex(SEALED_ANSWER_MARK)
 const SECRET_MARK_HEX = hex("whsec_")
 
 /**
