@@ -212,7 +212,8 @@ export const program = () => {
   const secrets = chamber.command("secrets").description("webhook signing secrets at rest (CHAMBER_SECRET_KEY)")
     .addHelpText("after", example("CHAMBER_SECRET_KEY_PREVIOUS=\"$OLD_KEY\" CHAMBER_SECRET_KEY=\"$NEW_KEY\" chamber secrets rekey"))
   json(secrets.command("rekey").description(
-    "re-encrypt every stored webhook secret with CHAMBER_SECRET_KEY, reading each with it or CHAMBER_SECRET_KEY_PREVIOUS (one transaction)"
+    "re-encrypt every sealed value (webhook secrets, previous secrets, kept Idempotency-Key answers holding one) with CHAMBER_SECRET_KEY, " +
+      "reading each with it or CHAMBER_SECRET_KEY_PREVIOUS, in pages while servers run; says how many of each"
   ))
     .addHelpText("after", example("CHAMBER_SECRET_KEY_PREVIOUS=\"$OLD_KEY\" CHAMBER_SECRET_KEY=\"$NEW_KEY\" chamber secrets rekey --json"))
     .action(async (options: unknown) => {

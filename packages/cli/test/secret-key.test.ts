@@ -43,6 +43,20 @@ const subscribe = (port: number, key: string, path: string) =>
     return r.body as { readonly id: number; readonly secret: string }
   })
 
+/**
+ * POST /hooks with an Idempotency-Key: the status, the exact body and whether it was a replay. A
+ * first answer's body is kept, sealed like the secret it holds.
+ */
+const subscribeKept = (port: number, key: string, path: string, idempotencyKey: string) =>
+  Effect.promise(async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/hooks`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": idempotencyKey },
+      body: JSON.stringify({ url: `https://hooks.example.com/${path}`, events: ["member.created"] })
+    })
+    return { status: res.status, body: await res.text(), replayed: res.headers.get("idempotent-replayed") === "true" }
+  })
+
 /** A start refused: exit 1, the message as `{"error"}` on stderr. */
 const refused = (args: ReadonlyArray<string>, env: Record<string, string>) =>
   Effect.map(chamber([...args, "--json"], env), (r) => {
@@ -108,36 +122,63 @@ for (const rt of runtimes()) {
 
   describe(`rotating CHAMBER_SECRET_KEY with chamber secrets rekey on ${rt.name}`, () => {
     layer(envLayer(rt), { timeout: 180_000, excludeTestServices: true })((it) => {
-      it.effect("secrets in the clear are encrypted, then re-encrypted with a new key read through CHAMBER_SECRET_KEY_PREVIOUS; the old key no longer starts", () =>
+      it.effect("secrets in the clear are encrypted, then re-encrypted with a new key read through CHAMBER_SECRET_KEY_PREVIOUS, kept answers holding one too; the old key no longer starts", () =>
         Effect.gen(function*() {
-          const { clear, key } = yield* whileServing(keys(), (port) =>
+          const { clear, key, keptClear } = yield* whileServing(keys(), (port) =>
             Effect.gen(function*() {
               const { key } = yield* chamberWithKey
-              return { clear: yield* subscribe(port, key, "clear"), key }
+              return { clear: yield* subscribe(port, key, "clear"), key, keptClear: yield* subscribeKept(port, key, "kept-clear", "kept-clear") }
             }))
+          assert.strictEqual(keptClear.status, 201, keptClear.body)
           // A key set later: what was stored in the clear is still read, new secrets are encrypted;
           // rekey encrypts the first. Run beside the server, as in a rolling rotation.
           const sealed = yield* whileServing(keys(OLD), (port) =>
             Effect.gen(function*() {
               assert.strictEqual((yield* subscribe(port, key, "clear")).secret, clear.secret)
               const sealed = yield* subscribe(port, key, "sealed")
-              assert.deepStrictEqual(json(yield* chamber(["secrets", "rekey", "--json"], keys(OLD))), { rekeyed: 1, unchanged: 1, damaged: [] })
+              // Its kept answer holds the secret, sealed with OLD.
+              const kept = yield* subscribeKept(port, key, "kept", "kept-sealed")
+              assert.strictEqual(kept.status, 201, kept.body)
+              assert.deepStrictEqual(json(yield* chamber(["secrets", "rekey", "--json"], keys(OLD))), {
+                rekeyed: 2,
+                unchanged: 2,
+                damaged: [],
+                previous_secrets: { rekeyed: 0, unchanged: 0, dropped: 0 },
+                kept_answers: { rekeyed: 1, unchanged: 1, unreadable: 0 }
+              })
               // Without the old key nothing changes, and the error says so.
-              assert.strictEqual(yield* refused(["secrets", "rekey"], keys(NEW)), WRONG(`s of subscriptions ${clear.id}, ${sealed.id}`))
+              const hooks = [clear.id, sealed.id, JSON.parse(kept.body).id, JSON.parse(keptClear.body).id].sort((x, y) => x - y).join(", ")
+              assert.strictEqual(yield* refused(["secrets", "rekey"], keys(NEW)), WRONG(`s of subscriptions ${hooks}`))
               assert.strictEqual(
                 yield* refused(["secrets", "rekey"], keys("", OLD)),
                 "CHAMBER_SECRET_KEY is not set: set it to the key to encrypt the webhook secrets with, and CHAMBER_SECRET_KEY_PREVIOUS to the key they are encrypted with now."
               )
-              assert.deepStrictEqual(json(yield* chamber(["secrets", "rekey", "--json"], keys(NEW, OLD))), { rekeyed: 2, unchanged: 0, damaged: [] })
+              assert.deepStrictEqual(json(yield* chamber(["secrets", "rekey", "--json"], keys(NEW, OLD))), {
+                rekeyed: 4,
+                unchanged: 0,
+                damaged: [],
+                previous_secrets: { rekeyed: 0, unchanged: 0, dropped: 0 },
+                kept_answers: { rekeyed: 2, unchanged: 0, unreadable: 0 }
+              })
               const again = yield* chamber(["secrets", "rekey"], keys(NEW, OLD))
-              assert.deepStrictEqual([again.code, again.stdout], [0, "Re-encrypted 0 webhook secrets with CHAMBER_SECRET_KEY; 2 already were.\n"])
-              return sealed
+              assert.deepStrictEqual([again.code, again.stdout], [
+                0,
+                "Re-encrypted 0 webhook secrets with CHAMBER_SECRET_KEY; 4 already were.\n" +
+                "Re-encrypted 0 previous secrets of rotated subscriptions; 0 already were; dropped 0 no longer signing.\n" +
+                "Re-encrypted 0 kept Idempotency-Key answers holding a webhook secret; 2 already were.\n"
+              ])
+              return { sealed, kept, hooks }
             }))
-          assert.strictEqual(yield* refused(["relay"], keys(OLD)), WRONG(`s of subscriptions ${clear.id}, ${sealed.id}`))
-          const secrets = yield* whileServing(keys(NEW), (port) =>
-            Effect.all([subscribe(port, key, "clear"), subscribe(port, key, "sealed")]).pipe(Effect.map((hooks) => hooks.map((h) => h.secret))))
-          assert.deepStrictEqual(secrets, [clear.secret, sealed.secret])
-        }), 180_000)
+          assert.strictEqual(yield* refused(["relay"], keys(OLD)), WRONG(`s of subscriptions ${sealed.hooks}`))
+          // With NEW alone: the secrets are read, and a retry of each kept POST replays its answer byte for byte.
+          const [secrets, replays] = yield* whileServing(keys(NEW), (port) =>
+            Effect.all([
+              Effect.all([subscribe(port, key, "clear"), subscribe(port, key, "sealed")]).pipe(Effect.map((hooks) => hooks.map((h) => h.secret))),
+              Effect.all([subscribeKept(port, key, "kept", "kept-sealed"), subscribeKept(port, key, "kept-clear", "kept-clear")])
+            ]))
+          assert.deepStrictEqual(secrets, [clear.secret, sealed.sealed.secret])
+          assert.deepStrictEqual(replays, [{ ...sealed.kept, replayed: true }, { ...keptClear, replayed: true }])
+        }), 300_000)
     })
   })
 }

@@ -213,6 +213,39 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(theirs.body.data.map((e: any) => e.data.attributes.name), ["Theirs"])
         }))
 
+      it.effect("a chamber's cursors say nothing of another's writes: the same steps give the same cursors whether or not another chamber wrote between them; a v1 cursor still reads", () =>
+        Effect.gen(function*() {
+          const members = yield* Members
+          const other = yield* chamberWithKey("all")
+          // The same steps in two chambers; between each of the first's, the other chamber writes.
+          const steps = <R>(chamber: { readonly key: string; readonly tenant: { readonly id: number } }, between: Effect.Effect<void, never, R>) =>
+            Effect.gen(function*() {
+              const empty = (yield* feed(chamber.key)).body.meta.next_cursor
+              yield* between
+              yield* members.create(chamber.tenant.id, { name: "One", status: "active" }).pipe(Effect.orDie)
+              const first = yield* readAll(chamber.key)
+              yield* between
+              const head = (yield* feed(chamber.key, "after=head")).body.meta.next_cursor
+              yield* members.create(chamber.tenant.id, { name: "Two", status: "active" }).pipe(Effect.orDie)
+              yield* between
+              const second = yield* readAll(chamber.key, first.cursor)
+              assert.deepStrictEqual(second.events.map((e: any) => e.data.attributes.name), ["Two"])
+              return [empty, first.cursor, head, second.cursor]
+            })
+          const busy = Effect.asVoid((yield* Importer).run(other.tenant.id, {
+            members: Array.from({ length: 7 }, (_, i) => ({ name: `Theirs ${i}`, status: "active" }))
+          }).pipe(Effect.orDie, Effect.andThen(feed(other.key))))
+          const a = yield* chamberWithKey("all")
+          const quiet = yield* chamberWithKey("all")
+          const seen = yield* steps(a, Effect.andThen(busy, busy))
+          assert.deepStrictEqual(seen, yield* steps(quiet, Effect.void))
+          assert.strictEqual((yield* readAll(other.key)).events.length, 42)
+          // A cursor of the form given before positions were each chamber's own names the same place.
+          const v1 = Buffer.from("v1.1").toString("base64url")
+          const fromV1 = yield* readAll(a.key, v1)
+          assert.deepStrictEqual([fromV1.events.map((e: any) => e.data.attributes.name), fromV1.cursor], [["Two"], seen[3]])
+        }))
+
       it.effect("past retention: a cursor older than the events kept is a 410; reading from the oldest kept and after=head go on; an event a pending delivery needs stays for it", () =>
         Effect.gen(function*() {
           const { key, tenant } = yield* chamberWithKey("all")
@@ -254,7 +287,7 @@ for (const rt of runtimes()) {
           const { key } = yield* chamberWithKey("all")
           const unknown = yield* feed(key, "types=member.created,member.deleted")
           assert.deepStrictEqual([unknown.status, Object.keys(unknown.body.errors)], [422, ["types"]], unknown.text)
-          for (const bad of ["nope", "djEuLTE", "djIuMQ", "1", "", "head2", "djEuMDE"]) {
+          for (const bad of ["nope", "djEuLTE", "djMuMQ", "1", "", "head2", "djEuMDE", "djIuMDE", "djIuLTE"]) {
             const reply = yield* feed(key, `after=${bad}`)
             assert.deepStrictEqual([reply.status, Object.keys(reply.body.errors ?? {})], [422, ["after"]], `after=${bad}: ${reply.text}`)
           }

@@ -58,7 +58,8 @@ export {
   WebhookSecretsNode
 }
 export { isSealedWith, type SecretKeys, secretKeyId, webhookSecrets } from "./repos/WebhookSecretsNode.ts"
-export { checkStoredSecrets, NoSecretKey, rekeyStoredSecrets, SecretKeyMismatch, surveySecrets } from "./repos/WebhookSecretsSql.ts"
+export { NoSecretKey, rekeyStoredSecrets, type SecretsRekeyed } from "./repos/SecretsRekey.ts"
+export { checkStoredSecrets, SecretKeyMismatch, surveySecrets } from "./repos/WebhookSecretsSql.ts"
 
 /**
  * Every resource, one line each: its SQL repository and its core service. A service is given

@@ -28,7 +28,7 @@ export const ChangesPage = Schema.Struct({
       created_at: "2026-11-22T15:04:05.123Z",
       data: { id: 42, type: "member", attributes: { name: "Acme Plumbing", status: "active" } }
     }],
-    meta: { next_cursor: "djEuMTA0Mg", has_more: false }
+    meta: { next_cursor: "djIuMTA0Mg", has_more: false }
   }]
 })
 
@@ -59,7 +59,8 @@ export class ChangesGroup extends HttpApiGroup.make("changes")
         "Every event the chamber fired, in commit order, at most 100 an answer, oldest first, each exactly as a webhook " +
         "delivery carries it. Follow `meta.next_cursor` (always present) as `after`; `has_more` says whether more wait now, " +
         "and polling the cursor later answers newer events. A reader that follows the cursor sees every event once: an " +
-        "event appears only when no earlier one can still appear. `after=head` answers no events and the cursor of the " +
+        "event appears only when no earlier one can still appear. A cursor is the chamber's own: it tells nothing of other " +
+        "chambers' activity. `after=head` answers no events and the cursor of the " +
         "newest, to start from now. Each kind is answered only to its resource's read scope (member.* `members:read`, " +
         "contact.created `contacts:read`, invoice.* `invoices:read`, event.registration.created `registrations:read`, " +
         "deal.approved `deals:read`); `types` naming a kind the key may not read is a 403 naming its scope. An unknown " +

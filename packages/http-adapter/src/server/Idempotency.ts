@@ -17,7 +17,18 @@ import * as Layer from "effect/Layer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash, randomUUID } from "node:crypto"
-import { type Claim, IdempotencyRepo, type IdempotencyScope, JoinsCallerTransaction, type KeyContext, Keys, Transactor, WebhookSecrets } from "@chamber/core"
+import {
+  type Claim,
+  IdempotencyRepo,
+  type IdempotencyScope,
+  JoinsCallerTransaction,
+  type KeyContext,
+  Keys,
+  openAnswer,
+  sealAnswer,
+  Transactor,
+  WebhookSecrets
+} from "@chamber/core"
 import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { requireUtf8Body } from "./RawRequest.ts"
 
@@ -67,15 +78,6 @@ const fingerprintOf = (request: HttpServerRequest.HttpServerRequest, body: Array
 const rawBody = (request: HttpServerRequest.HttpServerRequest) => Effect.orDie(request.arrayBuffer)
 
 const encoder = new TextEncoder()
-const decoder = new TextDecoder()
-
-/**
- * A kept answer that carries a webhook secret (POST /hooks, rotate-secret) is sealed at rest like
- * the secret itself (CHAMBER_SECRET_KEY, docs/webhooks.md "Secrets"): stored as this marker, which
- * no JSON answer starts with, then the sealed text of the whole answer.
- */
-const SEALED = "\u0000sealed:"
-const SECRET_MARK = Buffer.from("whsec_")
 
 const unreadableAnswer = () =>
   json(503, {
@@ -155,20 +157,6 @@ export const makeIdempotency: Effect.Effect<Idempotency, never, IdempotencyRepo 
   const secrets = yield* WebhookSecrets
   const retentionMs = yield* IdempotencyRetention
 
-  /** The bytes kept for an answer: sealed when it carries a webhook secret. */
-  const atRest = (body: Uint8Array): Uint8Array =>
-    Buffer.from(body.buffer, body.byteOffset, body.byteLength).includes(SECRET_MARK)
-      ? encoder.encode(SEALED + secrets.seal(decoder.decode(body)))
-      : body
-
-  /** A kept answer's bytes as first answered, or undefined when this server cannot open them. */
-  const opened = (body: Uint8Array): Uint8Array | undefined => {
-    const text = body.length > 0 && body[0] === 0 ? decoder.decode(body) : undefined
-    if (text === undefined || !text.startsWith(SEALED)) return body
-    const open = secrets.open(text.slice(SEALED.length))
-    return open._tag === "Success" ? encoder.encode(open.success) : undefined
-  }
-
   /** Lets go of a claim; a release that fails (the database gone) leaves the claim to its lease. */
   const release = (pending: Pending) => Effect.catchCause(repo.release(pending.scope, pending.owner), () => Effect.void)
 
@@ -189,7 +177,7 @@ export const makeIdempotency: Effect.Effect<Idempotency, never, IdempotencyRepo 
         const response = yield* Effect.provideService(handle, JoinsCallerTransaction, true)
         const answer = keptSuccess(response)
         if (answer === undefined) return { response, kept: false }
-        if (!(yield* repo.keep(scope, owner, { fingerprint, status: answer.status, body: atRest(answer.body) }))) return yield* Effect.fail(new ClaimLost())
+        if (!(yield* repo.keep(scope, owner, { fingerprint, status: answer.status, body: sealAnswer(secrets, answer.body) }))) return yield* Effect.fail(new ClaimLost())
         return { response: answerOf(answer, false), kept: true }
       })).pipe(Effect.catch((error) => {
         const answer = keptFailure(error)
@@ -234,7 +222,7 @@ export const makeIdempotency: Effect.Effect<Idempotency, never, IdempotencyRepo 
       if (found._tag === "Kept") {
         return Effect.map(rawBody(request), (raw) => {
           if (fingerprintOf(request, raw) !== found.answer.fingerprint) return reused()
-          const body = opened(found.answer.body)
+          const body = openAnswer(secrets, found.answer.body)
           return body === undefined ? unreadableAnswer() : answerOf({ status: found.answer.status, body }, true)
         })
       }

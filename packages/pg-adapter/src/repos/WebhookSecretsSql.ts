@@ -1,14 +1,14 @@
 /**
  * The stored webhook secrets as a whole (docs/webhooks.md "Secrets"): the check `chamber serve`
- * and `chamber relay` make at start, that this process's keys open them, and `chamber secrets
- * rekey`, which re-encrypts them all under CHAMBER_SECRET_KEY.
+ * and `chamber relay` make at start, that this process's keys open them, and their part of
+ * `chamber secrets rekey` (SecretsRekey.ts), which re-encrypts them under CHAMBER_SECRET_KEY.
  */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { WebhookSecrets } from "@chamber/core"
-import { DAMAGED, isSealedWith, secretKeysConfig, webhookSecrets } from "./WebhookSecretsNode.ts"
+import { DAMAGED, isSealedWith } from "./WebhookSecretsNode.ts"
 
 const listed = (ids: ReadonlyArray<number>) => ids.length <= 10 ? ids.join(", ") : `${ids.slice(0, 10).join(", ")} and ${ids.length - 10} more`
 
@@ -31,14 +31,6 @@ export class SecretKeyMismatch extends Schema.TaggedError<SecretKeyMismatch>()("
   }
 }
 
-/** `chamber secrets rekey` without the key to encrypt with. */
-export class NoSecretKey extends Schema.TaggedError<NoSecretKey>()("NoSecretKey", {}) {
-  override get message() {
-    return "CHAMBER_SECRET_KEY is not set: set it to the key to encrypt the webhook secrets with, " +
-      "and CHAMBER_SECRET_KEY_PREVIOUS to the key they are encrypted with now."
-  }
-}
-
 interface Row {
   readonly id: number | bigint | string
   readonly secret: string
@@ -56,31 +48,52 @@ export interface SecretsSurvey {
   readonly keySet: boolean
 }
 
-/**
- * A `v1:` secret (no key id) that no key opens is sealed with another key, unless another `v1:`
- * secret opens: then the key is right and this one is damaged.
- */
-export const surveySecrets = (secrets: WebhookSecrets["Service"], rows: ReadonlyArray<Row>): SecretsSurvey => {
-  const opened = new Map<number, string>()
-  const failed: Array<{ readonly id: number; readonly reason: string }> = []
-  let v1Opened = false
-  for (const row of rows) {
-    const id = Number(row.id)
+/** A survey made a page at a time: the failures are kept, the secrets opened only counted. */
+class Survey {
+  readonly failed: Array<{ readonly id: number; readonly reason: string }> = []
+  v1Opened = false
+
+  /** Adds a row; its secret opened, or undefined. */
+  add(secrets: WebhookSecrets["Service"], row: Row): string | undefined {
     const secret = secrets.open(row.secret)
     if (Result.isSuccess(secret)) {
-      opened.set(id, secret.success)
-      if (row.secret.startsWith("v1:")) v1Opened = true
-    } else {
-      failed.push({ id, reason: secret.failure.reason })
+      if (row.secret.startsWith("v1:")) this.v1Opened = true
+      return secret.success
     }
+    this.failed.push({ id: Number(row.id), reason: secret.failure.reason })
+    return undefined
   }
-  const isForeign = (reason: string) => reason === "no-key" || reason === "other-key" || (reason === "undecryptable" && !v1Opened)
-  return {
-    opened,
-    foreign: failed.filter((f) => isForeign(f.reason)).map((f) => f.id),
-    damaged: failed.filter((f) => !isForeign(f.reason)).map((f) => f.id),
-    keySet: !failed.some((f) => f.reason === "no-key")
+
+  /**
+   * A `v1:` secret (no key id) that no key opens is sealed with another key, unless another `v1:`
+   * secret opens: then the key is right and this one is damaged.
+   */
+  isForeign(reason: string): boolean {
+    return reason === "no-key" || reason === "other-key" || (reason === "undecryptable" && !this.v1Opened)
   }
+
+  get foreign() {
+    return this.failed.filter((f) => this.isForeign(f.reason)).map((f) => f.id)
+  }
+
+  get damaged() {
+    return this.failed.filter((f) => !this.isForeign(f.reason)).map((f) => f.id)
+  }
+
+  get keySet() {
+    return !this.failed.some((f) => f.reason === "no-key")
+  }
+}
+
+/** What `secrets`' keys make of the rows' secrets (see Survey.isForeign for `v1:` ones). */
+export const surveySecrets = (secrets: WebhookSecrets["Service"], rows: ReadonlyArray<Row>): SecretsSurvey => {
+  const survey = new Survey()
+  const opened = new Map<number, string>()
+  for (const row of rows) {
+    const secret = survey.add(secrets, row)
+    if (secret !== undefined) opened.set(Number(row.id), secret)
+  }
+  return { opened, foreign: survey.foreign, damaged: survey.damaged, keySet: survey.keySet }
 }
 
 /**
@@ -97,59 +110,91 @@ export const checkStoredSecrets = Effect.gen(function*() {
   return { damaged: survey.damaged }
 })
 
-/** Rows one UPDATE re-encrypts at most. */
-const REKEY_BATCH = 1_000
+/** Subscriptions one transaction of rekey reads, locks and re-encrypts at most. */
+const REKEY_BATCH = 500
+
+/** What rekey did to the subscriptions' secrets. */
+export interface SubscriptionSecretsRekeyed {
+  /** Secrets re-encrypted under the new key, and those that already were under it. */
+  readonly rekeyed: number
+  readonly unchanged: number
+  /** Subscriptions whose secret is damaged (marked so, not re-encrypted). */
+  readonly damaged: ReadonlyArray<number>
+  /** A rotated secret's previous one (ruling 31): re-encrypted while it still signs, already under the new key, dropped. */
+  readonly previous: { readonly rekeyed: number; readonly unchanged: number; readonly dropped: number }
+}
+
+interface LockedRow extends Row {
+  readonly previous_secret: string | null
+  readonly previous_live: boolean | null
+}
 
 /**
- * Every stored secret that CHAMBER_SECRET_KEY or CHAMBER_SECRET_KEY_PREVIOUS opens, encrypted
- * under CHAMBER_SECRET_KEY, in one transaction (the rows locked meanwhile, so a subscription
- * posted at the same moment waits). Nothing changes when a secret is sealed with neither key.
+ * Every subscription's secret that `secrets` opens, encrypted under `current` (the text of
+ * CHAMBER_SECRET_KEY, which `secrets` seals with), a page of subscriptions per transaction, so
+ * that a server running meanwhile waits at most for one page's rows. Nothing changes when a secret
+ * is sealed with a key `secrets` lacks (a first pass, without locks, finds those). A secret already
+ * under `current` is left as it is, so a run that was interrupted is finished by running it again.
  * A damaged secret is marked so (its stored form kept after `damaged:`) and named: once the old
  * key is gone it would otherwise read as one of another key, and stop every start. A rotated
- * secret's previous one (ruling 31) is re-encrypted while it still signs, dropped otherwise.
+ * secret's previous one is re-encrypted while it still signs, dropped otherwise (it only ever adds
+ * a second signature).
  */
-export const rekeyStoredSecrets = Effect.gen(function*() {
-  const keys = yield* Effect.orDie(secretKeysConfig)
-  const current = keys.current ?? ""
-  if (current === "") return yield* new NoSecretKey()
-  const secrets = webhookSecrets(keys)
+export const rekeySubscriptionSecrets = Effect.fnUntraced(function*(secrets: WebhookSecrets["Service"], current: string) {
   const sql = yield* SqlClient.SqlClient
-  return yield* sql.withTransaction(Effect.gen(function*() {
-    const locked = yield* sql<Row & { readonly previous: string | null }>`
-      SELECT id, secret, CASE WHEN previous_expires_at > now() THEN previous_secret END AS previous
-      FROM webhook_subscriptions ORDER BY id FOR UPDATE`
-    const rows: ReadonlyArray<Row> = locked
-    const survey = surveySecrets(secrets, rows)
-    if (survey.foreign.length > 0) return yield* new SecretKeyMismatch({ subscriptions: survey.foreign, keySet: true })
-    const damaged = new Set(survey.damaged)
-    const changed = rows.flatMap((r) => {
-      const id = Number(r.id)
-      if (damaged.has(id)) return r.secret.startsWith(DAMAGED) ? [] : [{ id, secret: DAMAGED + r.secret }]
-      const secret = survey.opened.get(id)
-      return secret === undefined || isSealedWith(r.secret, current) ? [] : [{ id, secret: secrets.seal(secret) }]
-    })
-    for (let i = 0; i < changed.length; i += REKEY_BATCH) {
-      yield* sql`
-        UPDATE webhook_subscriptions s SET secret = v.secret
-        FROM jsonb_to_recordset(${JSON.stringify(changed.slice(i, i + REKEY_BATCH))}::jsonb) AS v(id bigint, secret text)
-        WHERE s.id = v.id`
-    }
-    // A rotated secret's previous one still signing is re-encrypted too; one that no key opens, or
-    // whose overlap has ended, is dropped: it only ever adds a second signature.
-    const previous = locked.flatMap((r): Array<{ readonly id: number; readonly secret: string | null }> => {
-      if (r.previous === null) return []
-      const opened = secrets.open(r.previous)
-      if (Result.isFailure(opened)) return [{ id: Number(r.id), secret: null }]
-      return isSealedWith(r.previous, current) ? [] : [{ id: Number(r.id), secret: secrets.seal(opened.success) }]
-    })
-    for (let i = 0; i < previous.length; i += REKEY_BATCH) {
-      yield* sql`
-        UPDATE webhook_subscriptions s SET previous_secret = v.secret, previous_expires_at = CASE WHEN v.secret IS NULL THEN NULL ELSE s.previous_expires_at END
-        FROM jsonb_to_recordset(${JSON.stringify(previous.slice(i, i + REKEY_BATCH))}::jsonb) AS v(id bigint, secret text)
-        WHERE s.id = v.id`
-    }
-    yield* sql`UPDATE webhook_subscriptions SET previous_secret = NULL, previous_expires_at = NULL WHERE previous_expires_at <= now()`
-    const rekeyed = changed.length - changed.filter((c) => damaged.has(c.id)).length
-    return { rekeyed, unchanged: survey.opened.size - rekeyed, damaged: survey.damaged }
-  })).pipe(Effect.catchTag("SqlError", Effect.die))
+  const survey = new Survey()
+  for (let after = 0;;) {
+    const rows = yield* sql<Row>`SELECT id, secret FROM webhook_subscriptions WHERE id > ${after} ORDER BY id LIMIT ${REKEY_BATCH}`
+    for (const row of rows) survey.add(secrets, row)
+    if (rows.length < REKEY_BATCH) break
+    after = Number(rows.at(-1)!.id)
+  }
+  if (survey.foreign.length > 0) return yield* new SecretKeyMismatch({ subscriptions: survey.foreign, keySet: true })
+
+  let rekeyed = 0
+  let unchanged = 0
+  const damaged: Array<number> = []
+  const previous = { rekeyed: 0, unchanged: 0, dropped: 0 }
+  for (let after = 0;;) {
+    const page = yield* sql.withTransaction(Effect.gen(function*() {
+      const rows = yield* sql<LockedRow>`
+        SELECT id, secret, previous_secret, previous_expires_at > now() AS previous_live
+        FROM webhook_subscriptions WHERE id > ${after} ORDER BY id LIMIT ${REKEY_BATCH} FOR UPDATE`
+      const changed: Array<{ readonly id: number; readonly secret: string; readonly previous: string | null }> = []
+      for (const row of rows) {
+        const id = Number(row.id)
+        let secret = row.secret
+        const opened = secrets.open(row.secret)
+        if (Result.isSuccess(opened)) {
+          if (isSealedWith(row.secret, current)) unchanged++
+          else (secret = secrets.seal(opened.success), rekeyed++)
+        } else if (!survey.isForeign(opened.failure.reason)) {
+          damaged.push(id)
+          if (!row.secret.startsWith(DAMAGED)) secret = DAMAGED + row.secret
+        }
+        // Sealed with a key this process lacks since the first pass (by a process with a third
+        // key): left as it is, for the start's check to name.
+        let previousSecret = row.previous_secret
+        if (previousSecret !== null) {
+          const opened = row.previous_live === true ? secrets.open(previousSecret) : undefined
+          if (opened === undefined || Result.isFailure(opened)) (previousSecret = null, previous.dropped++)
+          else if (isSealedWith(previousSecret, current)) previous.unchanged++
+          else (previousSecret = secrets.seal(opened.success), previous.rekeyed++)
+        }
+        if (secret !== row.secret || previousSecret !== row.previous_secret) changed.push({ id, secret, previous: previousSecret })
+      }
+      if (changed.length > 0) {
+        yield* sql`
+          UPDATE webhook_subscriptions s
+          SET secret = v.secret, previous_secret = v.previous,
+              previous_expires_at = CASE WHEN v.previous IS NULL THEN NULL ELSE s.previous_expires_at END
+          FROM jsonb_to_recordset(${JSON.stringify(changed)}::jsonb) AS v(id bigint, secret text, previous text)
+          WHERE s.id = v.id`
+      }
+      return rows
+    }))
+    if (page.length < REKEY_BATCH) break
+    after = Number(page.at(-1)!.id)
+  }
+  return { rekeyed, unchanged, damaged, previous } satisfies SubscriptionSecretsRekeyed
 })
