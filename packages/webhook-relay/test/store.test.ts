@@ -434,6 +434,7 @@ for (const rt of runtimes()) {
             relayId: "loop",
             concurrency: 8,
             perSubscription: 4,
+            perChamber: 8,
             batchSize: 10,
             leaseMs: 60_000,
             pollMs: 50,
