@@ -74,6 +74,12 @@ const onlyChambers = (tenantIds: ReadonlyArray<number>) =>
       Effect.orDie
     )
 
+/** The next tests' claims are not to meet these chambers' deliveries: settled. */
+const settleChambers = (tenantIds: ReadonlyArray<number>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE webhook_deliveries SET status = 'failed', lease_expires_at = NULL, leased_by = NULL
+        WHERE status = 'pending' AND tenant_id = ANY(${`{${tenantIds.join(",")}}`}::bigint[])`).pipe(Effect.asVoid, Effect.orDie)
+
 const deliveryRows = (tenantId: number) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -446,6 +452,7 @@ for (const rt of runtimes()) {
           assert.lengthOf(mine(busy.tenant.id)(first), 3)
           // Within the busy chamber, its subscriptions in turn too: three claimed, of three subscriptions.
           assert.strictEqual(new Set(mine(busy.tenant.id)(first).map((d) => d.hookId)).size, 3)
+          yield* settleChambers([busy.tenant.id, quiet.tenant.id])
         }))
 
       it.effect("a chamber's sends in flight in the relay count against its share: a claim leases it only what is left, and says it left some", () =>
@@ -463,6 +470,7 @@ for (const rt of runtimes()) {
           assert.isTrue(none.capped)
           // Another relay's sends are its own: this one gives the chamber its whole share.
           assert.lengthOf((yield* claim("share-c", 0)).deliveries, 6)
+          yield* settleChambers([tenant.id])
         }))
 
       it.effect("a receiver whose last 3 attempts timed out gets one send at a time across its subscriptions, re-posting their URLs changes nothing, and a success gives them their places back", () =>
@@ -502,6 +510,7 @@ for (const rt of runtimes()) {
           const back = (yield* claimOf("breaker", 100, 4)).filter(isSlow)
           assert.strictEqual(new Set(back.map((d) => d.hookId)).size, 3)
           assert.isAtLeast(back.length, 10)
+          yield* settleChambers([tenant.id])
         }))
 
       it.effect.skipIf(rt.name !== "postgres")("the leases of a relay whose lock is free count as expired at once; a relay without its lock claims nothing", () =>
@@ -524,6 +533,7 @@ for (const rt of runtimes()) {
           yield* store.prune(86_400_000, 1_000)
           const rows = yield* sql<{ readonly relay_id: string }>`SELECT relay_id FROM webhook_relays`.pipe(Effect.orDie)
           assert.deepStrictEqual(rows.map((r) => r.relay_id), [])
+          yield* settleChambers([tenant.id])
         }))
 
       it.effect("a relay loop delivers every event once and, stopped, gives back what it still holds", () =>
