@@ -359,8 +359,9 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
     // Per chamber and receiver (webhook_origin), in the order the attempts ended: a success resets
     // its timeouts (its row deleted), each timeout after the last success adds one. Only receivers
     // with a timeout in the batch, or of a chamber with a receiver timing out, are looked at: a
-    // batch of successes to receivers that answer writes nothing here. Rows are written in
-    // (chamber, receiver) order, so relays writing at once wait for each other.
+    // batch of successes to receivers that answer writes nothing here. The rows it changes are
+    // locked first, in (chamber, receiver) order, and new ones inserted in that order, so relays
+    // writing at once wait for each other instead of deadlocking.
     return sql<{ readonly id: string | null; readonly freed: boolean }>`
       WITH v AS MATERIALIZED (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS v(n integer, id bigint, tenant bigint, hook bigint, state text,
@@ -416,11 +417,16 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
             ))
           ) a
         ) x GROUP BY x.tenant, x.origin
+      ), held AS MATERIALIZED (
+        SELECT r.tenant_id, r.origin FROM webhook_receivers r JOIN probed p ON p.tenant = r.tenant_id AND p.origin = r.origin
+        ORDER BY r.tenant_id, r.origin FOR UPDATE OF r
       ), healed AS (
-        DELETE FROM webhook_receivers r USING probed p WHERE p.reset AND p.timeouts = 0 AND r.tenant_id = p.tenant AND r.origin = p.origin
+        DELETE FROM webhook_receivers r USING probed p, held h
+        WHERE p.reset AND p.timeouts = 0 AND r.tenant_id = p.tenant AND r.origin = p.origin AND h.tenant_id = p.tenant AND h.origin = p.origin
       ), timing_out AS (
         INSERT INTO webhook_receivers AS r (tenant_id, origin, timeouts, last_timeout_at)
-        SELECT p.tenant, p.origin, p.timeouts, p.timed_out_at FROM probed p WHERE p.timeouts > 0 ORDER BY p.tenant, p.origin
+        SELECT p.tenant, p.origin, p.timeouts, p.timed_out_at FROM probed p CROSS JOIN (SELECT count(*) FROM held) l
+        WHERE p.timeouts > 0 ORDER BY p.tenant, p.origin
         ON CONFLICT (tenant_id, origin) DO UPDATE SET
           timeouts = CASE WHEN (SELECT p.reset FROM probed p WHERE p.tenant = excluded.tenant_id AND p.origin = excluded.origin)
             THEN excluded.timeouts ELSE r.timeouts + excluded.timeouts END,
