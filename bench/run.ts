@@ -2,7 +2,7 @@
  * `pnpm bench` (bench/README.md): our HTTP server against a raw node:http + pg baseline on
  * PostgreSQL, then our webhook relay against a minimal loop (relay.ts) and the change feed against
  * the members page (changes.ts); large chambers (large.ts)
- * and the embedded database (embedded.ts) when named in BENCH_ONLY.
+ * the embedded database (embedded.ts) and fair delivery across chambers (fair.ts) when named in BENCH_ONLY.
  *
  * A fresh database `chamber_bench_<random>` on DATABASE_URL's server, dropped at the end. One
  * chamber seeded through the core services. Both servers first answer each measured request once
@@ -39,6 +39,7 @@ import { benchLarge } from "./large.ts"
 import { benchEmbedded } from "./embedded.ts"
 import { startOtlpSink } from "./otlp-sink.ts"
 import { benchChanges } from "./changes.ts"
+import { benchFair } from "./fair.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
@@ -373,7 +374,7 @@ const RELAY = ONLY.length === 0 || ONLY.includes("relay")
 const CHANGES = ONLY.length === 0 || ONLY.includes("changes")
 const IDEMPOTENCY = ONLY.length === 0 || ONLY.includes("idempotency")
 {
-  const known = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "changes", "large", "embedded"]
+  const known = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "changes", "large", "embedded", "fair"]
   const unknown = ONLY.filter((id) => !known.includes(id))
   if (unknown.length > 0) {
     console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
@@ -712,6 +713,7 @@ const main = async () => {
   if (CHANGES) await benchChanges({ dbUrl, log, elapsed })
   if (ONLY.includes("large")) await benchLarge({ dbUrl, log, elapsed })
   if (ONLY.includes("embedded")) await benchEmbedded({ dbUrl, log, elapsed })
+  if (ONLY.includes("fair")) await benchFair({ dbUrl, log, elapsed })
 }
 
 try {

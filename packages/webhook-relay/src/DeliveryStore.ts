@@ -2,14 +2,17 @@
  * The relay's side of the delivery tables (docs/webhooks.md "Delivery"): claim due deliveries
  * with `FOR UPDATE SKIP LOCKED` and a short lease that the relay renews while it holds them, so
  * many relays share one database and a crashed relay's deliveries are claimed again soon after
- * it stops renewing; record attempts and settle deliveries in one transaction per batch,
- * counting failed deliveries per subscription atomically.
+ * it stops renewing (at once on PostgreSQL, where a running relay holds a lock others can see);
+ * claim chambers in turn, each within its share of the relay's sends, a receiver that keeps
+ * timing out one send at a time; record attempts and settle deliveries in one transaction per
+ * batch, counting failed deliveries per subscription and timeouts per receiver atomically.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { type EventKind, type OutboxEvent, WebhookSecrets, type WebhookSecretUnreadable } from "@chamber/core"
@@ -39,6 +42,8 @@ export interface AttemptOutcome {
   readonly responseExcerpt: string | null
   readonly error: string | null
   readonly retryAfterSeconds: number | null
+  /** No answer within the timeout: counted against the receiver (absent: false). */
+  readonly timedOut?: boolean | undefined
 }
 
 export interface ClaimOptions {
@@ -47,6 +52,10 @@ export interface ClaimOptions {
   readonly leaseMs: number
   /** At most this many deliveries of one subscription leased at once, across all relays. */
   readonly perSubscription: number
+  /** At most this many sends of one chamber in flight in this relay (default: no cap). */
+  readonly perChamber?: number | undefined
+  /** This relay's sends in flight, by chamber: they count against `perChamber`. */
+  readonly sending?: ReadonlyMap<number, number> | undefined
 }
 
 /** What one claim leased. */
@@ -58,6 +67,16 @@ export interface Claimed {
    */
   readonly capped: boolean
 }
+
+/**
+ * Attempts in a row that timed out after which a chamber's receiver (webhook_origin: host and
+ * port) gets one send at a time, across all relays and all of the chamber's subscriptions to it,
+ * until one succeeds.
+ */
+export const PROBE_AFTER_TIMEOUTS = 3
+
+/** The advisory-lock namespace of running relays (the second key is the relay's row in webhook_relays, migration 0019). */
+export const RELAY_LOCK = 5_102_028
 
 /** Consecutive failed deliveries that deactivate a subscription (spec section 6.2). */
 export const DEACTIVATE_AT = 20
@@ -110,9 +129,20 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   ) => Effect.Effect<Recorded, OutcomesRefused>
   /** Extends the leases `relayId` still holds among `ids` to `leaseMs` from now. */
   readonly renew: (relayId: string, ids: ReadonlyArray<number>, leaseMs: number) => Effect.Effect<void>
-  /** Gives back every lease of `relayId` (a graceful stop); how many. */
+  /** Gives back every lease of `relayId` and forgets it as a running relay (a graceful stop); how many leases. */
   readonly release: (relayId: string) => Effect.Effect<number>
-  /** Deletes up to `batch` settled deliveries (their attempts with them) settled more than `retentionMs` ago; how many. */
+  /**
+   * Registers `relayId` as a running relay (PostgreSQL) and takes its lock on a connection of its
+   * own, held until the scope closes or that connection is lost: while it is held, other relays
+   * count its leases as live; once it is free, as expired. Succeeds with the check to run every
+   * second, which fails once the connection is lost.
+   */
+  readonly hold: (relayId: string) => Effect.Effect<Effect.Effect<void, SqlError>, SqlError, Scope.Scope>
+  /**
+   * Deletes up to `batch` settled deliveries (their attempts with them) settled more than
+   * `retentionMs` ago, the receivers whose last timeout is that old, and the relays that died
+   * holding no live lease; how many deliveries.
+   */
   readonly prune: (retentionMs: number, batch: number) => Effect.Effect<number>
 }>()("chamber/DeliveryStore") {}
 
@@ -138,8 +168,22 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
 
   // Per subscription with waiting deliveries (found by skipping through webhook_deliveries_hook_due
   // one subscription at a time): its free places (perSubscription less its live leases), filled
-  // with its first due deliveries; of those, the first `limit` by due time that no other relay has
-  // locked. A claim thus reads a few rows per subscription, not every waiting delivery.
+  // with its first due deliveries; of those, the first `limit` that no other relay has locked,
+  // taken chambers in turn (fair): every chamber's first, then every chamber's second, and so on,
+  // by due time within a turn. Within a chamber, its subscriptions are taken in turn the same way.
+  // A chamber gets at most `perChamber` less its sends already in flight in this relay, so one
+  // chamber's receivers that never answer hold at most that share of the relay's sends. A
+  // receiver (migration 0019: a chamber's host and port, over all its subscriptions to it) whose
+  // last PROBE_AFTER_TIMEOUTS attempts or more timed out gets one place across all relays, less its
+  // live leases: one probe at a time until an attempt succeeds. A claim thus reads a few rows per
+  // subscription, not every waiting delivery; the caps are counted over those rows.
+  //
+  // A lease is live until it expires, unless the relay holding it has died: a relay on PostgreSQL
+  // holds a session lock while it runs (`hold`), so when this statement can take that lock the
+  // relay is gone (killed, or cut off from the database) and its leases count as expired at once.
+  // Taking it is how this statement tells, and it is held only until this statement ends. A relay
+  // without a registered lock (PGlite, or one from before) is judged by its leases alone. A relay
+  // whose own lock is free claims nothing: others may already count its leases as expired.
   //
   // Order (ruling 32, migrations 0016 and 0017): a delivery held behind an earlier one of its
   // subscription and resource is not in that index at all, however many wait. Writers hold every
@@ -162,48 +206,76 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
   // that the planner may make a scan of the table. The steps are materialized so that each runs
   // once whatever the planner believes of the table's size (its statistics may date from before a
   // burst, when few deliveries waited, or know of a backlog). The rows leased, and one more row
-  // (`capped`) when due deliveries were left for want of a place.
-  const claim = (o: ClaimOptions) =>
-    sql<ClaimRow>`
+  // (`capped`) when due deliveries were left for want of a place (of their subscription, their
+  // receiver or their chamber).
+  const claim = (o: ClaimOptions) => {
+    const sending = [...(o.sending ?? new Map<number, number>())].filter(([, n]) => n > 0)
+    return sql<ClaimRow>`
       WITH RECURSIVE waiting AS (
         (SELECT hook_id FROM webhook_deliveries WHERE status = 'pending' AND NOT held ORDER BY hook_id LIMIT 1)
         UNION ALL
         SELECT (SELECT d.hook_id FROM webhook_deliveries d WHERE d.status = 'pending' AND NOT d.held AND d.hook_id > w.hook_id ORDER BY d.hook_id LIMIT 1)
         FROM waiting w WHERE w.hook_id IS NOT NULL
+      ), gone AS MATERIALIZED (
+        -- The relays whose lock is free: their leases count as expired.
+        SELECT coalesce(array_agg(relay_id), '{}') AS ids FROM webhook_relays WHERE pg_try_advisory_xact_lock(${RELAY_LOCK}, id)
       ), room AS MATERIALIZED (
-        SELECT w.hook_id, ${o.perSubscription} - (
+        SELECT w.hook_id, s.tenant_id, webhook_origin(s.url) AS origin, (
           SELECT count(*) FROM webhook_deliveries b WHERE b.hook_id = w.hook_id AND b.status = 'pending' AND b.lease_expires_at > now()
-        ) AS places, (
+            AND b.leased_by <> ALL((SELECT ids FROM gone)::text[])
+        ) AS leased, (
           SELECT 1 FROM webhook_deliveries q WHERE q.hook_id = w.hook_id AND q.status = 'pending' AND q.queued_at IS NOT NULL LIMIT 1
         ) IS NOT DISTINCT FROM 1 AS requeued
         FROM waiting w JOIN webhook_subscriptions s ON s.id = w.hook_id AND s.active
+      ), limits AS MATERIALIZED (
+        -- A subscription's free places; a receiver timing out: its one place less its live leases (probes), else no cap (null).
+        SELECT r.hook_id, r.tenant_id, r.origin, r.requeued, ${o.perSubscription} - r.leased AS places,
+          CASE WHEN t.timeouts >= ${PROBE_AFTER_TIMEOUTS} THEN 1 - sum(r.leased) OVER (PARTITION BY r.tenant_id, r.origin) END AS probes
+        FROM room r LEFT JOIN webhook_receivers t ON t.tenant_id = r.tenant_id AND t.origin = r.origin
       ), due AS MATERIALIZED (
         -- One row past the places, to know whether any are left for want of a place.
-        SELECT c.id, c.attempt_count, c.place > greatest(r.places, 0) AS beyond FROM room r CROSS JOIN LATERAL (
-          SELECT d.id, d.attempt_count, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place FROM webhook_deliveries d
+        SELECT c.id, c.attempt_count, c.next_attempt_at, c.place, r.tenant_id, r.origin, r.probes, c.place > greatest(r.places, 0) AS beyond
+        FROM limits r CROSS JOIN LATERAL (
+          SELECT d.id, d.attempt_count, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place FROM webhook_deliveries d
           WHERE d.hook_id = r.hook_id AND d.status = 'pending' AND NOT d.held AND d.next_attempt_at <= now()
-            AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
+            AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now() OR d.leased_by = ANY((SELECT ids FROM gone)::text[]))
             -- Evaluated left to right: the probes only where something was queued again.
             AND (NOT r.requeued OR ((
               SELECT 1 FROM webhook_deliveries p
               WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.event_id < d.event_id LIMIT 1
             ) IS DISTINCT FROM 1 AND (
               SELECT 1 FROM webhook_deliveries p
-              WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.lease_expires_at > now() AND p.id <> d.id LIMIT 1
+              WHERE p.hook_id = d.hook_id AND p.resource = d.resource AND p.status = 'pending' AND p.lease_expires_at > now()
+                AND p.leased_by <> ALL((SELECT ids FROM gone)::text[]) AND p.id <> d.id LIMIT 1
             ) IS DISTINCT FROM 1))
           ORDER BY d.next_attempt_at, d.id LIMIT greatest(r.places, 0) + 1
         ) c
+      ), fair AS MATERIALIZED (
+        -- Within its subscription's places (beyond), its receiver's probes (go), then its chamber's share, in turns.
+        SELECT x.id, x.attempt_count, x.turn, x.go AND x.turn <= ${o.perChamber ?? o.limit} - coalesce(s.sending, 0) AS go
+        FROM (
+          SELECT y.*, row_number() OVER (PARTITION BY y.tenant_id, y.go ORDER BY y.place, y.next_attempt_at, y.id) AS turn
+          FROM (
+            SELECT d.*, NOT d.beyond AND (d.probes IS NULL OR row_number() OVER (
+              PARTITION BY d.tenant_id, d.origin, d.beyond ORDER BY d.place, d.next_attempt_at, d.id
+            ) <= d.probes) AS go
+            FROM due d
+          ) y
+        ) x LEFT JOIN unnest(${`{${sending.map(([t]) => t).join(",")}}`}::bigint[], ${`{${sending.map(([, n]) => n).join(",")}}`}::integer[])
+          AS s(tenant_id, sending) ON s.tenant_id = x.tenant_id
       ), picked AS (
-        -- Locked here, in due order, skipping what another relay is claiming: two relays claiming
+        -- Locked here, in turns, skipping what another relay is claiming: two relays claiming
         -- at once take different deliveries. Checked again on the row itself, as it is once locked:
         -- still without a live lease and with no attempt recorded since this statement's snapshot,
         -- so a delivery another relay leased, or even sent and settled, meanwhile is skipped, never
         -- leased twice. (Not by its status: that would let the planner read every waiting delivery
         -- through the partial indexes, which its statistics may say are nearly empty.) NO KEY: a
         -- writer queueing a delivery behind this one holds it FOR KEY SHARE, which only settling waits for.
-        SELECT d.id FROM due JOIN webhook_deliveries d ON d.id = due.id AND d.attempt_count = due.attempt_count
-        WHERE d.id = ANY(ARRAY(SELECT id FROM due WHERE NOT beyond)) AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now())
-        ORDER BY d.next_attempt_at, d.id
+        SELECT d.id FROM fair f JOIN webhook_deliveries d ON d.id = f.id AND d.attempt_count = f.attempt_count
+        WHERE d.id = ANY(ARRAY(SELECT id FROM fair WHERE go)) AND f.go
+          AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now() OR d.leased_by = ANY((SELECT ids FROM gone)::text[]))
+          AND NOT ${o.relayId} = ANY((SELECT ids FROM gone)::text[])
+        ORDER BY f.turn, d.next_attempt_at, d.id
         LIMIT ${o.limit}
         FOR NO KEY UPDATE OF d SKIP LOCKED
       ), leased AS (
@@ -217,7 +289,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       SELECT false AS capped, * FROM leased
       UNION ALL
       -- One more row when due deliveries are left for want of a place.
-      SELECT true, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE EXISTS (SELECT 1 FROM due WHERE beyond)`.pipe(
+      SELECT true, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE EXISTS (SELECT 1 FROM fair WHERE NOT go)`.pipe(
       Effect.map((rows): Claimed => ({
         deliveries: rows.flatMap((r): Array<ClaimedDelivery> =>
           r.capped ? [] : [{
@@ -234,6 +306,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       })),
       Effect.orDie
     )
+  }
 
   // One statement, so one round trip and one transaction: the attempts, each delivery settled
   // (unless another relay has claimed it since: its attempt is kept, the delivery left alone), and
@@ -266,7 +339,8 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         status: o.status,
         latency: Math.round(o.latencyMs),
         excerpt: storable(o.responseExcerpt),
-        error: storable(o.error)
+        error: storable(o.error),
+        timed_out: o.timedOut === true
       }
     })
     // Per subscription, in the order its deliveries settled: a success resets the count, a failed
@@ -282,10 +356,16 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
     // row, `freed`, says whether a delivery settled had a later one of its subscription and
     // resource queued behind it. The batch's deliveries are read by id (`= ANY`): as `IN`, with
     // statistics that know of a backlog, the planner scanned the table.
+    // Per chamber and receiver (webhook_origin), in the order the attempts ended: a success resets
+    // its timeouts (its row deleted), each timeout after the last success adds one. Only receivers
+    // with a timeout in the batch, or of a chamber with a receiver timing out, are looked at: a
+    // batch of successes to receivers that answer writes nothing here. The rows it changes are
+    // locked first, in (chamber, receiver) order, and new ones inserted in that order, so relays
+    // writing at once wait for each other instead of deadlocking.
     return sql<{ readonly id: string | null; readonly freed: boolean }>`
       WITH v AS MATERIALIZED (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS v(n integer, id bigint, tenant bigint, hook bigint, state text,
-          attempts integer, next text, attempted_at text, status integer, latency integer, excerpt text, error text)
+          attempts integer, next text, attempted_at text, status integer, latency integer, excerpt text, error text, timed_out boolean)
       ), present AS MATERIALIZED (
         SELECT d.id FROM webhook_deliveries d WHERE d.id = ANY(ARRAY(SELECT id FROM v))
       ), mine AS MATERIALIZED (
@@ -324,6 +404,33 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
             updated_at = now()
         FROM counts c, locked
         WHERE h.id = c.id AND locked.id = c.id
+      ), probed AS MATERIALIZED (
+        SELECT x.tenant, x.origin, bool_or(x.ok) AS reset,
+          count(*) FILTER (WHERE x.timed_out AND x.n > coalesce(x.last_ok, -1))::integer AS timeouts,
+          max(x.at) FILTER (WHERE x.timed_out) AS timed_out_at
+        FROM (
+          SELECT a.*, max(a.n) FILTER (WHERE a.ok) OVER (PARTITION BY a.tenant, a.origin) AS last_ok FROM (
+            SELECT v.tenant, webhook_origin(s.url) AS origin, v.n, v.state = 'succeeded' AS ok, v.timed_out, v.attempted_at::timestamptz AS at
+            FROM v JOIN webhook_subscriptions s ON s.id = v.hook
+            WHERE v.timed_out OR (v.state = 'succeeded' AND (
+              EXISTS (SELECT 1 FROM webhook_receivers r WHERE r.tenant_id = v.tenant) OR EXISTS (SELECT 1 FROM v t WHERE t.tenant = v.tenant AND t.timed_out)
+            ))
+          ) a
+        ) x GROUP BY x.tenant, x.origin
+      ), held AS MATERIALIZED (
+        SELECT r.tenant_id, r.origin FROM webhook_receivers r JOIN probed p ON p.tenant = r.tenant_id AND p.origin = r.origin
+        ORDER BY r.tenant_id, r.origin FOR UPDATE OF r
+      ), healed AS (
+        DELETE FROM webhook_receivers r USING probed p, held h
+        WHERE p.reset AND p.timeouts = 0 AND r.tenant_id = p.tenant AND r.origin = p.origin AND h.tenant_id = p.tenant AND h.origin = p.origin
+      ), timing_out AS (
+        INSERT INTO webhook_receivers AS r (tenant_id, origin, timeouts, last_timeout_at)
+        SELECT p.tenant, p.origin, p.timeouts, p.timed_out_at FROM probed p CROSS JOIN (SELECT count(*) FROM held) l
+        WHERE p.timeouts > 0 ORDER BY p.tenant, p.origin
+        ON CONFLICT (tenant_id, origin) DO UPDATE SET
+          timeouts = CASE WHEN (SELECT p.reset FROM probed p WHERE p.tenant = excluded.tenant_id AND p.origin = excluded.origin)
+            THEN excluded.timeouts ELSE r.timeouts + excluded.timeouts END,
+          last_timeout_at = greatest(r.last_timeout_at, excluded.last_timeout_at)
       )
       SELECT v.id::text AS id, false AS freed FROM v LEFT JOIN present p ON p.id = v.id WHERE p.id IS NULL
       UNION ALL
@@ -343,15 +450,43 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       WHERE id = ANY(${`{${ids.join(",")}}`}::bigint[]) AND leased_by = ${relayId} AND status = 'pending'`.pipe(Effect.asVoid, Effect.orDie)
 
   const release = (relayId: string) =>
-    sql`UPDATE webhook_deliveries SET lease_expires_at = NULL, leased_by = NULL
+    sql`WITH unregistered AS (DELETE FROM webhook_relays WHERE relay_id = ${relayId})
+        UPDATE webhook_deliveries SET lease_expires_at = NULL, leased_by = NULL
         WHERE leased_by = ${relayId} AND status = 'pending' RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
 
+  // The lock is taken on a connection reserved for it (out of the pool: no other statement runs
+  // there, so it is held by this relay alone), after the relay's row exists; it is given back
+  // before the connection returns to the pool.
+  const hold = (relayId: string) =>
+    Effect.gen(function*() {
+      const connection = yield* sql.reserve
+      const [row] = yield* connection.execute(
+        `INSERT INTO webhook_relays (relay_id) VALUES ($1) ON CONFLICT (relay_id) DO UPDATE SET relay_id = excluded.relay_id RETURNING id`,
+        [relayId],
+        undefined
+      )
+      yield* connection.execute(`SELECT pg_advisory_lock($1, $2)`, [RELAY_LOCK, (row as { readonly id: number }).id], undefined)
+      yield* Effect.addFinalizer(() => connection.execute(`SELECT pg_advisory_unlock_all()`, [], undefined).pipe(Effect.ignore))
+      return Effect.asVoid(connection.execute(`SELECT 1`, [], undefined))
+    })
+
+  // A relay's row is deleted once it has died holding no live lease (its leases then need no
+  // judging; the leased deliveries are read through their partial index, never the table); a
+  // receiver's once it has not timed out for the retention.
   const prune = (retentionMs: number, batch: number) =>
-    sql`DELETE FROM webhook_deliveries WHERE id IN (
+    sql`WITH receivers AS (
+          DELETE FROM webhook_receivers WHERE last_timeout_at < now() - ${retentionMs} * interval '1 millisecond'
+        ), relays AS (
+          DELETE FROM webhook_relays r WHERE (
+            SELECT 1 FROM webhook_deliveries d
+            WHERE d.status = 'pending' AND d.lease_expires_at IS NOT NULL AND d.lease_expires_at > now() AND d.leased_by = r.relay_id LIMIT 1
+          ) IS DISTINCT FROM 1 AND pg_try_advisory_xact_lock(${RELAY_LOCK}, r.id)
+        )
+        DELETE FROM webhook_deliveries WHERE id IN (
           SELECT id FROM webhook_deliveries
           WHERE status <> 'pending' AND settled_at < now() - ${retentionMs} * interval '1 millisecond'
           ORDER BY settled_at LIMIT ${batch})
         RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
 
-  return DeliveryStore.of({ claim, record, renew, release, prune })
+  return DeliveryStore.of({ claim, record, renew, release, hold, prune })
 }))

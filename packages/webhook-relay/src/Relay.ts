@@ -3,16 +3,20 @@
  * is claimed, records outcomes in batches, claims again once a batch is recorded if the last claim
  * left deliveries for want of room or places, and wakes on NOTIFY where the database offers it
  * (else it polls). At most `concurrency` sends at once, at
- * most `perSubscription` of one subscription (held by the claim, across relays), so one slow
- * receiver never delays the others. A claim or a write costs the database about as much for one
+ * most `perChamber` of one chamber (the claim takes chambers in turn), at most `perSubscription`
+ * of one subscription and one at a time to a receiver that keeps timing out (held by the claim,
+ * across relays), so one slow receiver, or one chamber's, never delays the others. A claim or a write costs the database about as much for one
  * delivery as for a batch, so while sends are in flight both wait up to `flushMs` for half a
  * batch's worth (room to claim into, outcomes to write). A claim's lease is short and renewed
- * while the relay holds the delivery, so a relay that dies holds nothing for long. Stopping waits
+ * while the relay holds the delivery, so a relay that dies holds nothing for long; on PostgreSQL
+ * (`presence`) it also holds a lock while it runs, whose release on its death lets the other
+ * relays take its deliveries at once (DeliveryStore.ts). Stopping waits
  * for the sends in flight (up to `stopTimeoutMs`), records them, and gives back every lease left.
  * A claim, a write, a renewal or LISTEN that fails is logged once and tried again, and its
  * recovery logged; the relay keeps running. The outcome of a delivery deleted meanwhile is
  * dropped; one the database refuses is dropped alone, never holding up the others.
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
@@ -30,6 +34,8 @@ export interface RelayConfig {
   readonly concurrency: number
   /** Deliveries of one subscription leased at once at most, across relays. */
   readonly perSubscription: number
+  /** Sends of one chamber in flight at most, in this relay. */
+  readonly perChamber: number
   /** How many to claim in one statement at most. */
   readonly batchSize: number
   /** How long a claim holds a delivery unless renewed; renewed every quarter of it while held. */
@@ -41,6 +47,8 @@ export interface RelayConfig {
   readonly stopTimeoutMs: number
   /** Whether to LISTEN for notifications (PostgreSQL); polling alone otherwise (PGlite). */
   readonly listen: boolean
+  /** Whether to hold a lock while running, so that others know at once when this relay dies (PostgreSQL); leases alone otherwise. */
+  readonly presence?: boolean | undefined
   readonly retryDelayMs: (retryIndex: number, retryAfterSeconds: number | null) => number
   /** Settled deliveries older than this are pruned, in batches, every `pruneEveryMs`. */
   readonly retentionMs: number
@@ -49,6 +57,9 @@ export interface RelayConfig {
 
 /** How long to wait before listening again when LISTEN failed or its connection was lost. */
 export const RELISTEN_MS = 1_000
+
+/** How often a relay checks the connection that holds its lock. */
+export const PRESENCE_CHECK_MS = 1_000
 
 /** Rows one prune statement deletes at most, so it never holds long locks. */
 export const PRUNE_BATCH = 1_000
@@ -67,6 +78,13 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
   const held = new Set<number>()
   /** Sends whose outcome is not in yet. */
   let sending = 0
+  /** The same, by chamber. */
+  const sendingByChamber = new Map<number, number>()
+  const countSending = (tenantId: number, by: number) => {
+    const n = (sendingByChamber.get(tenantId) ?? 0) + by
+    if (n === 0) sendingByChamber.delete(tenantId)
+    else sendingByChamber.set(tenantId, n)
+  }
   const batch = Math.min(config.batchSize, config.concurrency)
   const halfBatch = Math.max(1, Math.floor(batch / 2))
   // One batch written at a time: stopping gives its leases back only after the last one is written.
@@ -74,6 +92,10 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
   const writes = makeStreak("relay: recording outcomes failed; keeping them and trying again", "relay: recording outcomes again")
   const claims = makeStreak("relay: claiming failed; trying again at each poll", "relay: claiming again")
   const renewals = makeStreak("relay: renewing leases failed; trying again", "relay: renewing leases again")
+  const presences = makeStreak(
+    "relay: not holding its lock (it failed, or its connection was lost): others may take its deliveries; it claims nothing until the lock is held again",
+    "relay: holding its lock again"
+  )
   const listens = makeStreak(
     "relay: not listening for notifications (LISTEN failed or its connection was lost); polling until it works again",
     "relay: listening for notifications again"
@@ -155,12 +177,30 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
     )))
   }
 
+  // The lock, on a connection of its own, taken again whenever that connection is lost (checked
+  // every second); the first claim waits for it, since a relay without it claims nothing.
+  if (config.presence === true) {
+    const held = yield* Deferred.make<void>()
+    const holding = Effect.scoped(Effect.gen(function*() {
+      const check = yield* store.hold(config.relayId)
+      yield* presences.succeeded
+      yield* Deferred.succeed(held, undefined)
+      return yield* Effect.forever(Effect.andThen(Effect.sleep(PRESENCE_CHECK_MS), check))
+    }))
+    yield* Effect.forkScoped(Effect.forever(holding.pipe(
+      Effect.catchCause((cause) => presences.failed(cause)),
+      Effect.andThen(Effect.sleep(RELISTEN_MS))
+    )))
+    yield* Deferred.await(held)
+  }
+
   const send = (delivery: ClaimedDelivery) =>
     deliver(delivery).pipe(
       Effect.flatMap((outcome) =>
         Effect.andThen(
           Effect.sync(() => {
             sending--
+            countSending(delivery.tenantId, -1)
             outcomes.push(outcome)
           }),
           Queue.offer(ready, undefined)
@@ -170,7 +210,14 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
     )
 
   const claim = (limit: number) =>
-    store.claim({ relayId: config.relayId, limit, leaseMs: config.leaseMs, perSubscription: config.perSubscription }).pipe(
+    store.claim({
+      relayId: config.relayId,
+      limit,
+      leaseMs: config.leaseMs,
+      perSubscription: config.perSubscription,
+      perChamber: config.perChamber,
+      sending: sendingByChamber
+    }).pipe(
       Effect.tap((claimed) => Effect.andThen(Effect.sync(() => claimed.deliveries.forEach((d) => held.add(d.id))), claims.succeeded)),
       Effect.catchDefect((defect) => Effect.as(claims.failed(defect), { deliveries: [], capped: false }))
     )
@@ -185,6 +232,7 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
       more = capped || claimed.length === limit
       for (const delivery of claimed) {
         sending++
+        countSending(delivery.tenantId, 1)
         const fiber = yield* Effect.forkDetach(send(delivery))
         inflight.add(fiber)
         fiber.addObserver(() => inflight.delete(fiber))

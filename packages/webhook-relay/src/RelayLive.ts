@@ -17,7 +17,7 @@ import { type Deliver, type RelayConfig, runRelay } from "./Relay.ts"
 import { nextAttemptDelay } from "./Schedule.ts"
 import { type ExtraCa, sendEffect } from "./Sender.ts"
 import { makePreviousSecrets, type PreviousSecretOf } from "./PreviousSecrets.ts"
-import { DEFAULT_LEASE_MS, type DeliverySettings } from "./Settings.ts"
+import { DEFAULT_LEASE_MS, type DeliverySettings, perChamberOf } from "./Settings.ts"
 import { deliveryBody, deliveryHeaders } from "./Signature.ts"
 
 /**
@@ -60,7 +60,8 @@ const attempt = (settings: DeliverySettings, ca: ExtraCa | undefined, delivery: 
         latencyMs: r.latencyMs,
         responseExcerpt: r.responseExcerpt,
         error: r.error,
-        retryAfterSeconds: r.retryAfterSeconds
+        retryAfterSeconds: r.retryAfterSeconds,
+        timedOut: r.failure === "timeout"
       }
     }))
   })
@@ -82,26 +83,36 @@ export interface RelayOptions {
   readonly listen: boolean
   readonly concurrency?: number
   readonly perSubscription?: number
+  /** Whether the relay holds a lock others see it alive by (default: `listen`, i.e. on PostgreSQL). */
+  readonly presence?: boolean
   readonly pollMs?: number
   readonly stopTimeoutMs?: number
   readonly ca?: ExtraCa
 }
 
-/** The loop's settings: leases of CHAMBER_WEBHOOK_LEASE (renewed while held), retries following CHAMBER_WEBHOOK_RETRY_DELAYS. */
-export const relayConfig = (options: RelayOptions): RelayConfig => ({
-  relayId: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
-  concurrency: options.concurrency ?? 128,
-  perSubscription: options.perSubscription ?? 4,
-  batchSize: 100,
-  leaseMs: options.settings.leaseMs ?? DEFAULT_LEASE_MS,
-  pollMs: options.pollMs ?? 1_000,
-  flushMs: 10,
-  stopTimeoutMs: options.stopTimeoutMs ?? options.settings.timeoutMs + 1_000,
-  listen: options.listen,
-  retryDelayMs: (retryIndex, retryAfterSeconds) => nextAttemptDelay(retryIndex, { retryAfterSeconds, delaysMs: options.settings.retryDelaysMs }),
-  retentionMs: options.settings.retentionMs,
-  pruneEveryMs: 10 * 60_000
-})
+/**
+ * The loop's settings: leases of CHAMBER_WEBHOOK_LEASE (renewed while held), retries following
+ * CHAMBER_WEBHOOK_RETRY_DELAYS, a chamber's share of the sends from CHAMBER_WEBHOOK_CHAMBER_SHARE.
+ */
+export const relayConfig = (options: RelayOptions): RelayConfig => {
+  const concurrency = options.concurrency ?? 128
+  return {
+    relayId: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
+    concurrency,
+    perSubscription: options.perSubscription ?? 4,
+    perChamber: perChamberOf(concurrency, options.settings.chamberShare),
+    batchSize: 100,
+    leaseMs: options.settings.leaseMs ?? DEFAULT_LEASE_MS,
+    pollMs: options.pollMs ?? 1_000,
+    flushMs: 10,
+    stopTimeoutMs: options.stopTimeoutMs ?? options.settings.timeoutMs + 1_000,
+    listen: options.listen,
+    presence: options.presence ?? options.listen,
+    retryDelayMs: (retryIndex, retryAfterSeconds) => nextAttemptDelay(retryIndex, { retryAfterSeconds, delaysMs: options.settings.retryDelaysMs }),
+    retentionMs: options.settings.retentionMs,
+    pruneEveryMs: 10 * 60_000
+  }
+}
 
 /** A relay running in the background of the application; needs the storage layer (and its PgClient). */
 export const RelayLive = (options: RelayOptions) => {

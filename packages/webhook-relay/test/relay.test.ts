@@ -8,6 +8,8 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -18,16 +20,22 @@ import { Webhook } from "standardwebhooks"
 import { RelayLive, verify } from "../src/index.ts"
 import { type Receiver, type ReceiverOptions, startReceiver } from "./receiver.ts"
 
-/** The storage; subscriptions may name the loopback receiver. */
+/**
+ * The storage; subscriptions may name the loopback receiver. On PostgreSQL each relay holds two
+ * connections of the pool (LISTEN and its lock): room for two relays and the test's own statements.
+ */
 const storageOn = (rt: ReturnType<typeof runtimes>[number]) =>
-  Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) => StorageLive(config))).pipe(
-    Layer.provide(rt.database),
+  Layer.unwrap(Effect.map(Effect.service(DatabaseConfigRef), (config) =>
+    StorageLive(config._tag === "Postgres" ? { ...config, maxConnections: 10 } : config))).pipe(
+    Layer.provideMerge(rt.database),
     Layer.merge(Layer.succeed(AllowPrivateDestinations)(true))
   )
 
 interface RelaySetup {
   readonly timeoutMs?: number
   readonly concurrency?: number
+  /** A chamber's share of the relay's sends (default 25%). */
+  readonly chamberShare?: number
   readonly leaseMs?: number
   /** The delays before retries 1, 2 and 3 (default 100 ms each). */
   readonly retryDelaysMs?: readonly [number, number, number]
@@ -40,7 +48,7 @@ interface RelaySetup {
 const withRelay = (listen: boolean, o: RelaySetup = {}) =>
   Effect.gen(function*() {
     const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver(o.receiver)), (r) => Effect.promise(() => r.close()))
-    const settings = { retryDelaysMs: o.retryDelaysMs ?? [100, 100, 100], timeoutMs: o.timeoutMs ?? 2_000, allowPrivate: true, retentionMs: 86_400_000, leaseMs: o.leaseMs }
+    const settings = { retryDelaysMs: o.retryDelaysMs ?? [100, 100, 100], timeoutMs: o.timeoutMs ?? 2_000, allowPrivate: true, retentionMs: 86_400_000, leaseMs: o.leaseMs, chamberShare: o.chamberShare }
     for (let i = 0; i < (o.relays ?? 1); i++) {
       yield* Layer.build(RelayLive({ settings, listen, ca: receiver.ca, pollMs: 100, ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }) }))
     }
@@ -174,8 +182,8 @@ for (const rt of runtimes()) {
 
       it.effect("a receiver that hangs holds up no other subscription: the other's deliveries all arrive meanwhile", () =>
         Effect.gen(function*() {
-          // 6 sends at once at most: without the per-subscription cap (4) the stuck ones could take them all.
-          const fast = yield* withRelay(listen, { timeoutMs: 10_000, concurrency: 6 })
+          // 6 sends at once at most, all of them the chamber's: without the per-subscription cap (4) the stuck ones could take them all.
+          const fast = yield* withRelay(listen, { timeoutMs: 10_000, concurrency: 6, chamberShare: 1 })
           const slow = yield* Effect.acquireRelease(Effect.promise(() => startReceiver({ defaultReply: { hang: true } })), (r) => Effect.promise(() => r.close()))
           const { tenant } = yield* subscribed(fast)
           yield* (yield* Hooks).create(tenant.id, { url: `${slow.url}/stuck`, events: ["member.created"] })
@@ -349,6 +357,107 @@ for (const rt of runtimes()) {
           assert.isFalse(receiver.requests.some((r) => r.path !== goodPath), "nothing is sent unsigned")
           assert.deepStrictEqual(logs.filter((l) => /claiming failed/.test(l)), [])
         }), 60_000)
+
+      it.effect.skipIf(!listen)("one chamber's receivers that never answer cost another chamber nothing: its deliveries arrive within 1 s of their commits, and the first chamber's all arrive once its receivers answer", () =>
+        Effect.gen(function*() {
+          // 8 sends at once, a chamber's share 2 of them; 3 s attempts; 8 subscriptions over 4 receivers that hang, 4 places each.
+          const fast = yield* withRelay(listen, { timeoutMs: 3_000, concurrency: 8, retryDelaysMs: [1_000, 1_000, 1_000] })
+          const stuck = yield* Effect.forEach([1, 2, 3, 4], () =>
+            Effect.acquireRelease(Effect.promise(() => startReceiver({ defaultReply: { hang: true } })), (r) => Effect.promise(() => r.close())))
+          const hooks = yield* Hooks
+          const members = yield* Members
+          const a = yield* Effect.orDie((yield* Tenants).create({ name: `Relay e2e ${++n} (hanging)` }))
+          for (const [i, r] of [...stuck, ...stuck].entries()) {
+            yield* Effect.orDie(hooks.create(a.id, { url: `${r.url}/a/${i}`, events: ["member.created"] }))
+          }
+          const { tenant: b } = yield* subscribed(fast)
+          for (let i = 0; i < 20; i++) yield* Effect.orDie(members.create(a.id, { name: `Burst ${i}`, status: "active" }))
+          // B writes once a second while A's receivers hang (6 s), and each write's delivery arrives within 1 s.
+          const latencies: Array<number> = []
+          for (let i = 0; i < 6; i++) {
+            const started = Date.now()
+            yield* Effect.orDie(members.create(b.id, { name: `Steady ${i}`, status: "active" }))
+            const committed = Date.now()
+            const [arrived] = (yield* wait(fast, i + 1, 10_000)).slice(i)
+            latencies.push(arrived!.receivedAt.getTime() - committed)
+            yield* Effect.sleep(Math.max(0, 1_000 - (Date.now() - started)))
+          }
+          assert.isTrue(latencies.every((ms) => ms <= 1_000), `B's commit-to-receipt: ${latencies.join(", ")} ms`)
+          assert.isAtLeast(stuck.reduce((k, r) => k + r.requests.length, 0), 4, "A's receivers were being sent to")
+          // A's receivers answer: all 160 of its deliveries succeed (none spent its 4 attempts while they hung).
+          for (const r of stuck) r.setDefault(200)
+          const sql = yield* SqlClient.SqlClient
+          const settled = () =>
+            sql<{ readonly status: string; readonly n: number }>`
+              SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE tenant_id = ${a.id} GROUP BY status`.pipe(Effect.orDie)
+          let states = yield* settled()
+          for (let i = 0; i < 600 && !(states.length === 1 && states[0]!.status === "succeeded"); i++) {
+            yield* Effect.sleep(100)
+            states = yield* settled()
+          }
+          assert.deepStrictEqual(states, [{ status: "succeeded", n: 160 }])
+        }), 120_000)
+
+      it.effect.skipIf(!listen)("a relay killed outright (SIGKILL) while it holds a subscription's places: the other relay delivers that subscription's next delivery within 1 s", () =>
+        Effect.gen(function*() {
+          // The first 4 requests hang (the killed relay's sends in flight), the rest are answered.
+          const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
+          receiver.script({ hang: true }, { hang: true }, { hang: true }, { hang: true })
+          const config = yield* DatabaseConfigRef
+          const sql = yield* SqlClient.SqlClient
+          const child = yield* Effect.acquireRelease(
+            Effect.sync(() =>
+              spawn(process.execPath, [fileURLToPath(new URL("./relayProcess.ts", import.meta.url))], {
+                env: { ...process.env, RELAY_DATABASE_URL: config._tag === "Postgres" ? config.url : "", RELAY_CA: receiver.ca },
+                stdio: ["ignore", "pipe", "pipe"]
+              })
+            ),
+            (c) => Effect.sync(() => void c.kill("SIGKILL"))
+          )
+          let output = ""
+          child.stdout.on("data", (d) => (output += d))
+          child.stderr.on("data", (d) => (output += d))
+          const registered = () => sql<{ readonly relay_id: string }>`SELECT relay_id FROM webhook_relays`.pipe(Effect.orDie)
+          let relays = yield* registered()
+          for (let i = 0; i < 300 && relays.length === 0; i++) {
+            yield* Effect.sleep(100)
+            relays = yield* registered()
+          }
+          assert.lengthOf(relays, 1, output)
+          const killed = relays[0]!.relay_id
+          const { tenant } = yield* subscribed(receiver)
+          const members = yield* Members
+          for (let i = 0; i < 4; i++) yield* Effect.orDie(members.create(tenant.id, { name: `Held ${i}`, status: "active" }))
+          yield* wait(receiver, 4)
+          // The other relay starts once the first holds all 4 places, and the first is killed.
+          const owners = yield* sql<{ readonly leased_by: string }>`
+            SELECT leased_by FROM webhook_deliveries WHERE tenant_id = ${tenant.id} AND status = 'pending'`.pipe(Effect.orDie)
+          assert.deepStrictEqual(owners.map((o) => o.leased_by), [killed, killed, killed, killed])
+          yield* Layer.build(RelayLive({
+            settings: { retryDelaysMs: [100, 100, 100], timeoutMs: 2_000, allowPrivate: true, retentionMs: 86_400_000 },
+            listen,
+            ca: receiver.ca,
+            pollMs: 1_000
+          }))
+          yield* Effect.sleep(300)
+          child.kill("SIGKILL")
+          yield* Effect.promise(() => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once("exit", resolve))))
+          // Once PostgreSQL has seen its connections close (the lock it held goes with them).
+          const locked = () => sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = 5102028`.pipe(Effect.orDie)
+          for (let i = 0; i < 200 && (yield* locked())[0]!.n > 1; i++) yield* Effect.sleep(10)
+          yield* Effect.orDie(members.create(tenant.id, { name: "Next", status: "active" }))
+          const committed = Date.now()
+          const next = () => receiver.requests.filter((r) => named(r).name === "Next")
+          for (let i = 0; i < 100 && next().length === 0; i++) yield* Effect.sleep(20)
+          assert.lengthOf(next(), 1, `not delivered within 2 s of its commit; ${receiver.requests.length} requests`)
+          const timeline = receiver.requests.map((r) => `${named(r).name} ${r.receivedAt.getTime() - committed} ms`).join(", ")
+          assert.isAtMost(next()[0]!.receivedAt.getTime() - committed, 1_000, timeline)
+          // What the killed relay had sent goes out again, once; nothing else twice.
+          const rows = yield* recorded(tenant.id, 5)
+          assert.deepStrictEqual(rows.map((r) => r.state), Array(5).fill("succeeded"))
+          const perEvent = receiver.requests.reduce((m, r) => m.set(String(r.headers["x-cc-delivery"]), (m.get(String(r.headers["x-cc-delivery"])) ?? 0) + 1), new Map<string, number>())
+          assert.deepStrictEqual([...perEvent.values()].sort(), [1, 2, 2, 2, 2])
+        }), 120_000)
     })
   })
 }

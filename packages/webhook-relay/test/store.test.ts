@@ -8,9 +8,11 @@
 import { assert, describe, layer } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
+import * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import { Hooks, Members, Tenants, Transactor } from "@chamber/core"
 import { StorageLive } from "@chamber/pg-adapter"
@@ -63,6 +65,20 @@ const subscription = (hookId: number) =>
 const settleOtherChambers = (tenantId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending' AND tenant_id <> ${tenantId}`).pipe(Effect.asVoid, Effect.orDie)
+
+/** A claim looks at every chamber: the deliveries of chambers other than these are settled. */
+const onlyChambers = (tenantIds: ReadonlyArray<number>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending' AND tenant_id <> ALL(${`{${tenantIds.join(",")}}`}::bigint[])`).pipe(
+      Effect.asVoid,
+      Effect.orDie
+    )
+
+/** The next tests' claims are not to meet these chambers' deliveries: settled. */
+const settleChambers = (tenantIds: ReadonlyArray<number>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE webhook_deliveries SET status = 'failed', lease_expires_at = NULL, leased_by = NULL
+        WHERE status = 'pending' AND tenant_id = ANY(${`{${tenantIds.join(",")}}`}::bigint[])`).pipe(Effect.asVoid, Effect.orDie)
 
 const deliveryRows = (tenantId: number) =>
   Effect.gen(function*() {
@@ -426,6 +442,100 @@ for (const rt of runtimes()) {
           )
         }))
 
+      it.effect("chambers are claimed in turn, not by due time: another chamber's one delivery goes in the first claim after a backlog of 50", () =>
+        Effect.gen(function*() {
+          const busy = yield* chamberWithDeliveries(5, 10)
+          const quiet = yield* chamberWithDeliveries(1)
+          yield* onlyChambers([busy.tenant.id, quiet.tenant.id])
+          const first = yield* claimOf("turns", 4, 4)
+          assert.lengthOf(mine(quiet.tenant.id)(first), 1)
+          assert.lengthOf(mine(busy.tenant.id)(first), 3)
+          // Within the busy chamber, its subscriptions in turn too: three claimed, of three subscriptions.
+          assert.strictEqual(new Set(mine(busy.tenant.id)(first).map((d) => d.hookId)).size, 3)
+          yield* settleChambers([busy.tenant.id, quiet.tenant.id])
+        }))
+
+      it.effect("a chamber's sends in flight in the relay count against its share: a claim leases it only what is left, and says it left some", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithDeliveries(5, 4)
+          yield* onlyChambers([tenant.id])
+          const store = yield* DeliveryStore
+          const claim = (relayId: string, sending: number) =>
+            store.claim({ relayId, limit: 100, leaseMs: 60_000, perSubscription: 4, perChamber: 6, sending: new Map([[tenant.id, sending]]) })
+          const some = yield* claim("share-a", 2)
+          assert.lengthOf(some.deliveries, 4)
+          assert.isTrue(some.capped)
+          const none = yield* claim("share-b", 6)
+          assert.lengthOf(none.deliveries, 0)
+          assert.isTrue(none.capped)
+          // Another relay's sends are its own: this one gives the chamber its whole share.
+          assert.lengthOf((yield* claim("share-c", 0)).deliveries, 6)
+          yield* settleChambers([tenant.id])
+        }))
+
+      it.effect("a receiver whose last 3 attempts timed out gets one send at a time across its subscriptions, re-posting their URLs changes nothing, and a success gives them their places back", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithDeliveries(0, 0)
+          const hooks = yield* Hooks
+          const slow = yield* Effect.forEach(["a", "b", "c"], (p) =>
+            Effect.orDie(hooks.create(tenant.id, { url: `https://Slow.example.com:443/${n}/${p}`, events: ["member.created"] })))
+          yield* Effect.orDie(hooks.create(tenant.id, { url: `https://fine.example.com/${n}`, events: ["member.created"] }))
+          for (let i = 0; i < 6; i++) yield* Effect.orDie((yield* Members).create(tenant.id, { name: `Member ${i}`, status: "active" }))
+          yield* onlyChambers([tenant.id])
+          const store = yield* DeliveryStore
+          const isSlow = (d: ClaimedDelivery) => d.url.includes("Slow.example.com")
+          const timedOut = (d: ClaimedDelivery): AttemptOutcome => ({ ...outcome(d, 0), ok: false, status: null, error: "did not answer", timedOut: true })
+          const first = yield* claimOf("breaker", 100, 4)
+          assert.lengthOf(first.filter(isSlow), 12)
+          yield* store.record("breaker", first.map((d) => (isSlow(d) ? timedOut(d) : outcome(d, 200))), now)
+          const sql = yield* SqlClient.SqlClient
+          const receivers = () =>
+            sql<{ readonly origin: string; readonly timeouts: number }>`SELECT origin, timeouts FROM webhook_receivers WHERE tenant_id = ${tenant.id}`.pipe(Effect.orDie)
+          assert.deepStrictEqual(yield* receivers(), [{ origin: "slow.example.com", timeouts: 12 }])
+          // One probe, while the other receiver has all its places.
+          const probe = yield* claimOf("breaker", 100, 4)
+          assert.lengthOf(probe.filter(isSlow), 1)
+          assert.lengthOf(probe.filter((d) => !isSlow(d)), 2)
+          assert.lengthOf((yield* claimOf("breaker-2", 100, 4)).filter(isSlow), 0, "one at a time across relays")
+          yield* store.record("breaker", probe.filter(isSlow).map(timedOut), now)
+          // Deactivated, then their URLs posted again: reactivated, still one at a time.
+          yield* sql`UPDATE webhook_subscriptions SET active = false WHERE id IN ${sql.in(slow.map((h) => h.id))}`.pipe(Effect.orDie)
+          for (const h of slow) yield* Effect.orDie(hooks.create(tenant.id, { url: h.url, events: ["member.created"] }))
+          const again = (yield* claimOf("breaker", 100, 4)).filter(isSlow)
+          assert.lengthOf(again, 1)
+          assert.deepStrictEqual(yield* receivers(), [{ origin: "slow.example.com", timeouts: 13 }])
+          // It answers: its row goes, and every subscription has its places again.
+          yield* store.record("breaker", again.map((d) => outcome(d, 200)), now)
+          assert.deepStrictEqual(yield* receivers(), [])
+          const back = (yield* claimOf("breaker", 100, 4)).filter(isSlow)
+          assert.strictEqual(new Set(back.map((d) => d.hookId)).size, 3)
+          assert.isAtLeast(back.length, 10)
+          yield* settleChambers([tenant.id])
+        }))
+
+      it.effect.skipIf(rt.name !== "postgres")("the leases of a relay whose lock is free count as expired at once; a relay without its lock claims nothing", () =>
+        Effect.gen(function*() {
+          const { tenant } = yield* chamberWithDeliveries(6)
+          yield* onlyChambers([tenant.id])
+          const store = yield* DeliveryStore
+          const scope = yield* Scope.make()
+          yield* Scope.provide(store.hold("held-relay"), scope)
+          assert.lengthOf(yield* claimOf("held-relay", 100, 4), 4)
+          // Alive: its leases hold the subscription's 4 places for the minute they last.
+          assert.lengthOf(yield* claimOf("other-relay", 100, 4), 0)
+          // Its lock is given back without its leases (as when its process dies).
+          yield* Scope.close(scope, Exit.void)
+          assert.lengthOf(yield* claimOf("held-relay", 100, 4), 0, "without its lock it claims nothing")
+          const taken = yield* claimOf("other-relay", 100, 4)
+          assert.lengthOf(taken, 4)
+          // Stopped gracefully, its row goes; a dead relay's row goes at the next prune once it holds no live lease.
+          const sql = yield* SqlClient.SqlClient
+          yield* store.prune(86_400_000, 1_000)
+          const rows = yield* sql<{ readonly relay_id: string }>`SELECT relay_id FROM webhook_relays`.pipe(Effect.orDie)
+          assert.deepStrictEqual(rows.map((r) => r.relay_id), [])
+          yield* settleChambers([tenant.id])
+        }))
+
       it.effect("a relay loop delivers every event once and, stopped, gives back what it still holds", () =>
         Effect.gen(function*() {
           const { tenant } = yield* chamberWithDeliveries(30, 2)
@@ -434,6 +544,7 @@ for (const rt of runtimes()) {
             relayId: "loop",
             concurrency: 8,
             perSubscription: 4,
+            perChamber: 8,
             batchSize: 10,
             leaseMs: 60_000,
             pollMs: 50,
