@@ -104,7 +104,14 @@ export const program = () => {
     .option("--currency <code>", "ISO 4217 invoice currency", "USD")
     .option("--invoice-prefix <prefix>", "invoice number prefix", "INV-")
     .option("--net-terms <days>", "days until an issued invoice is due", "30")
-    .addHelpText("after", example(`chamber tenant create --name "Lakeside Chamber" --website https://lakeside.example --net-terms 15`))
+    .option("--admin <email>", "its first chamber_admin (who may mint keys), added with it")
+    .addHelpText(
+      "after",
+      example(
+        `chamber tenant create --name "Lakeside Chamber" --admin ann@lakeside.example`,
+        `chamber tenant create --name "Lakeside Chamber" --website https://lakeside.example --net-terms 15`
+      )
+    )
     .action(admin("tenantCreate"))
   json(tenant.command("list").description("all chambers"))
     .addHelpText("after", example("chamber tenant list --json"))
