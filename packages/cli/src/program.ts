@@ -72,17 +72,30 @@ export const program = () => {
     .addHelpText("after", example("chamber demo"))
     .action(admin("demoCommand"))
 
-  json(chamber.command("import").description("load a JSON file of records into a chamber, in one transaction (all or nothing)"))
-    .argument("<file>", "the JSON document (docs/cli.md \"Import\")")
+  const importing = json(chamber.command("import").description("load a JSON document, or a CSV file per collection, into a chamber in one transaction (all or nothing unless --skip-invalid)"))
+    .argument("[file]", "the JSON document (docs/cli.md \"Import\"); or give CSV files with --members, --contacts, …")
     .requiredOption("--tenant <id>", "chamber id (chm_...)")
     .option("--dry-run", "check every record and write nothing")
+    .option("--skip-invalid", "write the valid records and list the refused ones with their problems in a file")
+    .option("--rejected <path>", "with --skip-invalid: where that file goes (default: beside the input, <input>.rejected.json)")
     .addHelpText(
       "after",
-      example(`chamber import --tenant ${CHAMBER} members.json --dry-run`, `chamber import --tenant ${CHAMBER} members.json`, `chamber import --tenant ${CHAMBER} data.json --json`)
+      example(
+        `chamber import --tenant ${CHAMBER} members.json --dry-run`,
+        `chamber import --tenant ${CHAMBER} members.json`,
+        `chamber import --tenant ${CHAMBER} --members members.csv --contacts contacts.csv --skip-invalid`,
+        `chamber import --tenant ${CHAMBER} data.json --json`
+      )
     )
-    .action(async (file: string, options: unknown) => {
-      await (await import("./commands/importFile.ts")).importFile(file, options as { json?: boolean; tenant: string; dryRun?: boolean })
+    .action(async (file: string | undefined, options: unknown) => {
+      await (await import("./commands/importFile.ts")).importFile(file, options as import("./commands/importFile.ts").ImportOptions)
     })
+  // An option per collection the import takes, from core, loaded only when `import` runs (its action loads core anyway).
+  chamber.hook("preSubcommand", async (_chamber, sub) => {
+    if (sub !== importing) return
+    const { ImportCollections } = await import("@chamber/core")
+    for (const collection of ImportCollections) importing.option(`--${collection} <file.csv>`, `a CSV file of ${collection}`)
+  })
 
   const tenant = chamber.command("tenant").description("chambers (tenants)")
     .addHelpText("after", example(`chamber tenant create --name "Lakeside Chamber"`, "chamber tenant list"))
@@ -92,7 +105,14 @@ export const program = () => {
     .option("--currency <code>", "ISO 4217 invoice currency", "USD")
     .option("--invoice-prefix <prefix>", "invoice number prefix", "INV-")
     .option("--net-terms <days>", "days until an issued invoice is due", "30")
-    .addHelpText("after", example(`chamber tenant create --name "Lakeside Chamber" --website https://lakeside.example --net-terms 15`))
+    .option("--admin <email>", "its first chamber_admin (who may mint keys), added with it")
+    .addHelpText(
+      "after",
+      example(
+        `chamber tenant create --name "Lakeside Chamber" --admin ann@lakeside.example`,
+        `chamber tenant create --name "Lakeside Chamber" --website https://lakeside.example --net-terms 15`
+      )
+    )
     .action(admin("tenantCreate"))
   json(tenant.command("list").description("all chambers"))
     .addHelpText("after", example("chamber tenant list --json"))

@@ -1,6 +1,6 @@
 /** Tenants, people, keys, custom fields, migrations and the demo: short commands over the core services. */
 import * as Effect from "effect/Effect"
-import { type CustomFieldResource, displayPrefix, Keys, looksLikeKey, rateLimitKey, type Role, Tenants } from "@chamber/core"
+import { type CustomFieldResource, displayPrefix, Keys, looksLikeKey, rateLimitKey, type Role, Tenants, Transactor } from "@chamber/core"
 import { migrate } from "@chamber/pg-adapter"
 import { seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
@@ -27,23 +27,39 @@ const withPrefix = (prefix: string, opts: Json, command: () => Promise<void>): P
   return problem === undefined ? command() : fail(opts.json === true, new Error(problem))
 }
 
+/** A chamber, and with `admin` its first chamber_admin, in one transaction: both or neither. */
 export const tenantCreate = (opts: Json & {
   name: string
   website?: string
   currency?: string
   invoicePrefix?: string
   netTerms?: string
+  admin?: string
 }) =>
-  run(opts, Effect.flatMap(Effect.service(Tenants), (t) =>
-    t.create({
-      name: opts.name,
-      website: opts.website ?? null,
-      currency: opts.currency,
-      invoice_prefix: opts.invoicePrefix,
-      net_terms: opts.netTerms === undefined ? undefined : Number(opts.netTerms)
-    })), {
-    json: tenantView,
-    human: (t) => `${green("Created")} ${bold(t.name)} ${dim(t.public_id)}`
+  run(opts, Effect.gen(function*() {
+    const tenants = yield* Tenants
+    const tx = yield* Transactor
+    return yield* tx.withTransaction(Effect.gen(function*() {
+      const tenant = yield* tenants.create({
+        name: opts.name,
+        website: opts.website ?? null,
+        currency: opts.currency,
+        invoice_prefix: opts.invoicePrefix,
+        net_terms: opts.netTerms === undefined ? undefined : Number(opts.netTerms)
+      })
+      const admin = opts.admin === undefined ? undefined : yield* tenants.addUser(tenant.id, opts.admin, "chamber_admin")
+      return { tenant, admin }
+    }))
+  }), {
+    json: ({ tenant, admin }) => admin === undefined ? tenantView(tenant) : { ...tenantView(tenant), admin: userView(admin, tenant) },
+    human: ({ tenant, admin }) =>
+      admin === undefined
+        ? `${green("Created")} ${bold(tenant.name)} ${dim(tenant.public_id)}`
+        : [
+          `${green("Created")} ${bold(tenant.name)} ${dim(tenant.public_id)} with ${admin.email} as chamber_admin`,
+          "Its first key, with every scope (shown once):",
+          `  chamber key mint --tenant ${tenant.public_id} --as ${admin.email} --name "My key" --scopes all`
+        ].join("\n")
   })
 
 export const tenantList = (opts: Json) =>

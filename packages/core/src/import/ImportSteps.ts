@@ -5,29 +5,25 @@
  * through that operation, events and all.
  */
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import { decodeInput } from "../shared/Input.ts"
-import * as F from "../resource/Field.ts"
-import { ContactCreate } from "../contact/Contact.ts"
 import { Contacts } from "../contact/Contacts.ts"
 import { DealCreate } from "../deal/Deal.ts"
 import { DealEndsTooSoon } from "../deal/DealErrors.ts"
 import { afterToday, Deals } from "../deal/Deals.ts"
-import { EventCreate, EventStatuses } from "../event/Event.ts"
+import { EventCreate } from "../event/Event.ts"
 import { EventEndsBeforeStart } from "../event/EventErrors.ts"
 import { endsAfterStart, Events } from "../event/Events.ts"
 import { InvoiceCreate } from "../invoice/Invoice.ts"
 import { Invoices } from "../invoice/Invoices.ts"
-import { MemberCreate } from "../member/Member.ts"
 import { Members } from "../member/Members.ts"
-import { PaymentCreate } from "../payment/Payment.ts"
 import { Payments } from "../payment/Payments.ts"
-import { RegistrationCreate } from "../registration/Registration.ts"
 import { Registrations } from "../registration/Registrations.ts"
 import { SponsorshipCreate, Sponsorships } from "../sponsorship/Sponsorships.ts"
 import { PlacementCreate, Placements } from "../placement/Placements.ts"
 import { BookingCreate, Bookings } from "../booking/Bookings.ts"
 import { InvalidInput } from "../shared/Errors.ts"
+import { ContactRecord, ImportedEventStatus, ImportRefs, ImportedInvoiceStatus, MemberRecord, PaymentRecord, RegistrationRecord } from "./ImportRecords.ts"
 
 export const ImportCollections = [
   "members",
@@ -59,26 +55,15 @@ export interface ImportStep {
 /** Input checked as `schema` says, as a function of the input. */
 const decoder = <S extends Schema.ConstraintDecoder<unknown>>(schema: S) => (input: unknown) => decodeInput(schema, input)
 
-const CustomFields = Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown).annotate({ message: "The {field} field must be an object." }))
-const OptionalId = Schema.optionalKey(Schema.NullOr(F.bigInteger(1, 1).schema))
-const RequiredId = F.bigInteger(1, 1).schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." }))
-
-const MemberImport = decoder(Schema.Struct({ ...MemberCreate.fields, custom_fields: CustomFields }))
-const ContactImport = decoder(Schema.Struct({ ...ContactCreate.fields, custom_fields: CustomFields, member_id: OptionalId }))
-const EndedStatus = Schema.Struct({ status: Schema.optionalKey(Schema.NullOr(F.oneOf(EventStatuses, "completed").schema)) })
+const MemberImport = decoder(MemberRecord)
+const ContactImport = decoder(ContactRecord)
 const EventImport = decoder(EventCreate)
-const RegistrationImport = decoder(Schema.Struct({ ...RegistrationCreate.fields, event_id: RequiredId }))
+const RegistrationImport = decoder(RegistrationRecord)
 const DealImport = decoder(DealCreate)
-const InvoiceStatusImport = decoder(Schema.Struct({
-  status: Schema.optionalKey(Schema.NullOr(F.oneOf(["draft", "open", "void", "uncollectible"], "open").schema))
-}))
+const InvoiceStatusImport = decoder(ImportedInvoiceStatus)
 const InvoiceImport = decoder(InvoiceCreate)
-const PaymentImport = decoder(Schema.Struct({
-  ...PaymentCreate.fields,
-  invoice_id: RequiredId,
-  gateway: Schema.optionalKey(Schema.NullOr(F.filledText(255, "stripe").schema))
-}))
-const decodeEnded = decoder(EndedStatus)
+const PaymentImport = decoder(PaymentRecord)
+const decodeEnded = decoder(ImportedEventStatus)
 const SponsorshipImport = decoder(SponsorshipCreate)
 const PlacementImport = decoder(PlacementCreate)
 const BookingImport = decoder(BookingCreate)
@@ -130,15 +115,15 @@ export const importSteps = Effect.gen(function*() {
   const bookings = yield* Bookings
 
   const written: ReadonlyArray<Omit<ImportStep, "check">> = [
-    { collection: "members", refs: {}, write: (t, input) => Effect.flatMap(MemberImport(input), (m) => idOf(members.create(t, m))) },
+    { collection: "members", refs: ImportRefs.members, write: (t, input) => Effect.flatMap(MemberImport(input), (m) => idOf(members.create(t, m))) },
     {
       collection: "contacts",
-      refs: { member_ref: "members" },
+      refs: ImportRefs.contacts,
       write: (t, input) => Effect.flatMap(ContactImport(input), (c) => idOf(contacts.create(t, c)))
     },
     {
       collection: "events",
-      refs: {},
+      refs: ImportRefs.events,
       write: (t, input) =>
         Effect.gen(function*() {
           // cancelled and completed are the service's to set: the event is made, then ended.
@@ -149,13 +134,13 @@ export const importSteps = Effect.gen(function*() {
     },
     {
       collection: "registrations",
-      refs: { event_ref: "events", member_ref: "members", contact_ref: "contacts" },
+      refs: ImportRefs.registrations,
       write: (t, input) => Effect.flatMap(RegistrationImport(input), ({ event_id, ...r }) => idOf(registrations.create(t, event_id, r)))
     },
-    { collection: "deals", refs: { member_ref: "members" }, write: (t, input) => Effect.flatMap(DealImport(input), (d) => idOf(deals.create(t, d))) },
+    { collection: "deals", refs: ImportRefs.deals, write: (t, input) => Effect.flatMap(DealImport(input), (d) => idOf(deals.create(t, d))) },
     {
       collection: "invoices",
-      refs: { member_ref: "members" },
+      refs: ImportRefs.invoices,
       write: (t, input) =>
         Effect.gen(function*() {
           // A draft, then issued (open), voided, or issued and marked uncollectible, as `status` says.
@@ -169,7 +154,7 @@ export const importSteps = Effect.gen(function*() {
     },
     {
       collection: "payments",
-      refs: { invoice_ref: "invoices" },
+      refs: ImportRefs.payments,
       write: (t, input) =>
         Effect.gen(function*() {
           const { invoice_id, gateway, amount, ...payment } = yield* PaymentImport(input)
@@ -182,17 +167,17 @@ export const importSteps = Effect.gen(function*() {
     // These operations check their own input (internal fields included) against their schemas.
     {
       collection: "sponsorships",
-      refs: { member_ref: "members", event_ref: "events", invoice_ref: "invoices" },
+      refs: ImportRefs.sponsorships,
       write: (t, input) => idOf(sponsorships.create(t, input as SponsorshipCreate))
     },
     {
       collection: "placements",
-      refs: { member_ref: "members", invoice_ref: "invoices" },
+      refs: ImportRefs.placements,
       write: (t, input) => idOf(placements.create(t, input as PlacementCreate))
     },
     {
       collection: "bookings",
-      refs: { member_ref: "members", contact_ref: "contacts" },
+      refs: ImportRefs.bookings,
       write: (t, input) => idOf(bookings.create(t, input as BookingCreate))
     }
   ]

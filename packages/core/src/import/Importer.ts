@@ -7,6 +7,10 @@
  * every problem is reported (the first 100, with the count of all); only a document without any
  * is written. Rules that need the database are met while writing; a record that breaks one is
  * reported too, the others are still tried, and then nothing of the file is committed.
+ *
+ * With `skipInvalid` a record with a problem is refused instead, and so is one whose ref names a
+ * refused record; the others are written and committed, and the refused ones returned with
+ * their problems.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -20,12 +24,24 @@ import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { type Collection, ImportCollections, type ImportStep, importSteps } from "./ImportSteps.ts"
 import { ImportDocumentInvalid, ImportInvalid, type ImportProblem, MAX_REPORTED_PROBLEMS } from "./ImportErrors.ts"
 
+/** A record that `skipInvalid` refused: where it is in the document, what it holds, and every problem it has. */
+export interface ImportRejected {
+  readonly collection: Collection
+  /** The record's index in its collection, from 0. */
+  readonly index: number
+  readonly ref: string | null
+  readonly record: unknown
+  readonly problems: ReadonlyArray<Pick<ImportProblem, "field" | "message">>
+}
+
 export interface ImportResult {
   /** The id each `ref` got; none on a dry run. */
   readonly ids: Readonly<Record<string, number>>
-  /** Records written by collection; on a dry run, the records checked. */
+  /** Records written by collection; on a dry run, the records checked (with `skipInvalid`, those that would be written). */
   readonly counts: Readonly<Record<Collection, number>>
   readonly dryRun: boolean
+  /** With `skipInvalid`, the records refused, in document order; else none. */
+  readonly rejected: ReadonlyArray<ImportRejected>
 }
 
 /** Where an import is: told once as each pass begins (`done` 0) and after each record. */
@@ -42,6 +58,11 @@ export interface ImportOptions {
   readonly progress?: ImportProgress | undefined
   /** Check every record and write nothing. */
   readonly dryRun?: boolean | undefined
+  /**
+   * Refuse each record with a problem, and each whose ref names a refused record, and
+   * write the others; the result lists those refused. Without it one problem refuses the whole.
+   */
+  readonly skipInvalid?: boolean | undefined
 }
 
 const Ref = Schema.String.check(Schema.makeFilter((s: string) => s.trim() !== "", { message: "The ref field must be a non-empty string." }))
@@ -84,6 +105,33 @@ const problemList = () => {
       return problems > 0
     },
     error: () => new ImportInvalid({ problems: shown, problem_count: problems, record_count: records })
+  }
+}
+
+/** Where a record is: `members[2]`. */
+const placeOf = (collection: Collection, index: number) => `${collection}[${index}]`
+
+/**
+ * Where the problems of a pass go: without `skipInvalid` into the list that refuses the whole
+ * document; with it, into the records refused (each ref of one is remembered, for the records
+ * that name it).
+ */
+const outcome = (skipInvalid: boolean) => {
+  const problems = problemList()
+  const rejected: Array<ImportRejected> = []
+  const refusedRefs = new Map<string, string>()
+  return {
+    /** Reports a record's problems, if any; `owned` is the ref the record holds as its own. */
+    report(collection: Collection, index: number, ref: string | null, owned: string | undefined, record: unknown, found: ReadonlyArray<Found>) {
+      if (!skipInvalid) return problems.add(collection, index, ref, found)
+      if (found.length === 0) return
+      rejected.push({ collection, index, ref, record, problems: found })
+      if (owned !== undefined) refusedRefs.set(owned, placeOf(collection, index))
+    },
+    /** Where the record a ref names is, when it was refused. */
+    refused: (ref: string) => refusedRefs.get(ref),
+    rejected,
+    problems
   }
 }
 
@@ -132,15 +180,16 @@ export class Importer extends Context.Service<Importer, {
      */
     const checkAll = Effect.fnUntraced(function*(
       collections: ReadonlyArray<readonly [ImportStep, ReadonlyArray<unknown>]>,
-      tick: (collection: Collection) => void
+      tick: (collection: Collection) => void,
+      skipInvalid: boolean
     ) {
-      const problems = problemList()
+      const result = outcome(skipInvalid)
       const refs = new Map<string, { readonly collection: Collection; readonly index: number }>()
       for (const [step, records] of collections) {
         for (let index = 0; index < records.length; index++) {
           const raw = records[index]
           if (!isRecord(raw)) {
-            problems.add(step.collection, index, null, [{ field: null, message: "A record must be a JSON object." }])
+            result.report(step.collection, index, null, undefined, raw, [{ field: null, message: "A record must be a JSON object." }])
             tick(step.collection)
             continue
           }
@@ -161,37 +210,50 @@ export class Importer extends Context.Service<Importer, {
             if (target === undefined) input[field] = value
             else if (value !== null && value !== undefined) {
               const named = typeof value === "string" ? refs.get(value) : undefined
+              const refused = named === undefined ? undefined : result.refused(value as string)
               if (named === undefined || named.collection !== target) {
                 found.push({ field, message: `The ${field.replace(/_/g, " ")} ${JSON.stringify(value)} names no earlier record of ${target}.` })
+              } else if (refused !== undefined) {
+                found.push({ field, message: `The ${field.replace(/_/g, " ")} ${JSON.stringify(value)} names ${refused}, which was refused.` })
               }
               input[field.replace(/_ref$/, "_id")] = 1
             }
           }
           const checked = yield* Effect.result(step.check(input))
           if (Result.isFailure(checked)) found.push(...problemsOf(checked.failure, raw))
-          problems.add(step.collection, index, typeof raw.ref === "string" ? raw.ref : null, found)
+          const owned = earlier === undefined ? ref : undefined
+          result.report(step.collection, index, typeof raw.ref === "string" ? raw.ref : null, owned, raw, found)
           tick(step.collection)
         }
       }
-      if (problems.any) return yield* problems.error()
+      if (result.problems.any) return yield* result.problems.error()
+      return result.rejected
     })
 
     /**
      * Every record written in file order, in the transaction the caller opened. A record that
      * breaks a rule of the database is reported, so is one whose ref names such a record, and
-     * the others are still written; then the whole is refused (rolled back).
+     * the others are still written; then the whole is refused (rolled back). With `skipInvalid`
+     * the records the check refused are passed over, and a record refused here is rolled back
+     * alone, with those whose refs name it.
      */
     const writeAll = Effect.fnUntraced(function*(
       tenantId: number,
       collections: ReadonlyArray<readonly [ImportStep, ReadonlyArray<unknown>]>,
-      tick: (collection: Collection) => void
+      tick: (collection: Collection) => void,
+      skipInvalid: boolean,
+      refusedPlaces: ReadonlySet<string>
     ) {
-      const problems = problemList()
+      const result = outcome(skipInvalid)
       const ids = new Map<string, number>()
       const unwritten = new Map<string, string>()
       const counts = Object.fromEntries(ImportCollections.map((c) => [c, 0])) as Record<Collection, number>
       for (const [step, records] of collections) {
         for (let index = 0; index < records.length; index++) {
+          if (refusedPlaces.has(placeOf(step.collection, index))) {
+            tick(step.collection)
+            continue
+          }
           const record = records[index] as Readonly<Record<string, unknown>>
           const ref = typeof record.ref === "string" ? record.ref : null
           const found: Array<Found> = []
@@ -208,19 +270,20 @@ export class Importer extends Context.Service<Importer, {
             }
           }
           if (found.length === 0) {
-            const id = yield* Effect.result(step.write(tenantId, input))
+            // A refused record takes back what it wrote (its savepoint); the others stay.
+            const id = yield* Effect.result(skipInvalid ? tx.withTransaction(step.write(tenantId, input)) : step.write(tenantId, input))
             if (Result.isSuccess(id)) {
               if (ref !== null) ids.set(ref, id.success)
               counts[step.collection]++
             } else found.push(...problemsOf(id.failure, record))
           }
-          if (found.length > 0 && ref !== null) unwritten.set(ref, `${step.collection}[${index}]`)
-          problems.add(step.collection, index, ref, found)
+          if (found.length > 0 && ref !== null) unwritten.set(ref, placeOf(step.collection, index))
+          result.report(step.collection, index, ref, undefined, record, found)
           tick(step.collection)
         }
       }
-      if (problems.any) return yield* problems.error()
-      return { ids: Object.fromEntries(ids), counts }
+      if (result.problems.any) return yield* result.problems.error()
+      return { ids: Object.fromEntries(ids), counts, rejected: result.rejected }
     })
 
     const run = Effect.fn("Importer.run")(function*(tenantRef: string | number, document: unknown, options: ImportOptions = {}) {
@@ -236,14 +299,20 @@ export class Importer extends Context.Service<Importer, {
         return (collection: Collection) => progress({ phase, done: ++done, total, collection })
       }
 
-      yield* checkAll(collections, ticker("checking"))
+      const skipInvalid = options.skipInvalid === true
+      const refused = yield* checkAll(collections, ticker("checking"), skipInvalid)
       if (options.dryRun === true) {
         const counts = Object.fromEntries(ImportCollections.map((c) => [c, 0])) as Record<Collection, number>
         for (const [step, records] of collections) counts[step.collection] = records.length
-        return { ids: {}, counts, dryRun: true } satisfies ImportResult
+        for (const r of refused) counts[r.collection]--
+        return { ids: {}, counts, dryRun: true, rejected: refused } satisfies ImportResult
       }
-      const written = yield* tx.withTransaction(writeAll(tenant.id, collections, ticker("writing")))
-      return { ...written, dryRun: false } satisfies ImportResult
+      const refusedPlaces = new Set(refused.map((r) => placeOf(r.collection, r.index)))
+      const written = yield* tx.withTransaction(writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces))
+      // Those refused on a rule of the database join those the check refused, in document order.
+      const order = new Map(collections.map(([step], i) => [step.collection, i]))
+      const rejected = [...refused, ...written.rejected].sort((a, b) => order.get(a.collection)! - order.get(b.collection)! || a.index - b.index)
+      return { ...written, rejected, dryRun: false } satisfies ImportResult
     })
 
     return Importer.of({ run })
