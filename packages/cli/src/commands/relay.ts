@@ -35,7 +35,7 @@ export const relay = (opts: { readonly json?: boolean }) => {
   const say = (text: string, fields: Record<string, unknown>) =>
     Effect.sync(() => console.log(json ? JSON.stringify({ message: text, ...fields }) : dim(text)))
   // Metrics and traces (docs/operations.md "Metrics"), on HOST like the API's.
-  const { telemetry, readers } = observability(observed, process.env.HOST ?? "127.0.0.1", (url) => say(`Metrics on ${url}`, { metrics: url }))
+  const { telemetry, readers } = observability(observed, (url) => say(`Metrics on ${url}`, { metrics: url }))
   const app = Layer.mergeAll(
     RelayLive({ settings, listen, stopTimeoutMs: Duration.toMillis(stopTimeout) }).pipe(Layer.provide(telemetry)),
     readers,
