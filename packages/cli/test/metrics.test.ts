@@ -143,6 +143,48 @@ const spansOf = (got: ReadonlyArray<Collected>) =>
     ) as Array<{ span: OtlpSpan; resource: Array<{ key: string; value: any }> }>
   })
 
+const WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5dL4Y6sZtQ0="
+
+interface Leaking {
+  readonly method: string
+  readonly path: string
+  readonly body?: unknown
+}
+
+/** Requests carrying the chamber's key, another key and a webhook secret in a query, a path and a body. */
+const leakingRequests = (key: string, other: string): ReadonlyArray<Leaking> => [
+  { method: "GET", path: `/api/v1/members?bearer=${key}&page=1` },
+  { method: "GET", path: `/api/v1/members?api_key=plain-value&name=${encodeURIComponent(other)}` },
+  { method: "GET", path: `/api/v1/members/${other}` },
+  { method: "GET", path: `/api/v1/${key}/members` },
+  { method: "GET", path: `/api/v1/changes?types=${WEBHOOK_SECRET}` },
+  { method: "GET", path: `/api/v1/changes?types=member.created,${encodeURIComponent(WEBHOOK_SECRET)}` },
+  { method: "POST", path: "/api/v1/hooks", body: { url: `https://example.com/hook?token=${WEBHOOK_SECRET}`, events: [WEBHOOK_SECRET] } },
+  { method: "POST", path: "/api/v1/members", body: { name: other, status: key } },
+  { method: "PATCH", path: `/api/v1/members/1?secret=${WEBHOOK_SECRET}`, body: { email: other } }
+]
+
+const send = (port: number, key: string, r: Leaking, requestId: string) =>
+  Effect.promise(async () => {
+    const res = await fetch(`http://127.0.0.1:${port}${r.path}`, {
+      method: r.method,
+      headers: { authorization: `Bearer ${key}`, "x-request-id": requestId, ...(r.body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(r.body === undefined ? {} : { body: JSON.stringify(r.body) })
+    })
+    await res.arrayBuffer()
+    return res.status
+  })
+
+/** Neither key nor the secret, whole or the part after its prefix, percent-encoded or not; nor a secret-named parameter's value. */
+const assertNoSecret = (text: string, ...keys: ReadonlyArray<string>) => {
+  for (const secret of [...keys, WEBHOOK_SECRET]) {
+    const body = secret.slice(secret.indexOf("_") + 1, secret.indexOf("_") + 21)
+    assert.notInclude(text, body)
+    assert.notInclude(text, encodeURIComponent(secret).slice(secret.indexOf("_") + 1, secret.indexOf("_") + 21))
+  }
+  assert.notInclude(text, "plain-value")
+}
+
 for (const rt of runtimes()) {
   describe(`metrics and traces of chamber serve on ${rt.name}`, () => {
     layer(envLayer(rt), { timeout: 300_000 })((it) => {
@@ -310,6 +352,51 @@ for (const rt of runtimes()) {
           for (let i = 0; i < 10; i++) assert.strictEqual((yield* request(server.port, "/api/v1/me", key)).status, 200)
           assert.lengthOf((server.stdout() + server.stderr()).match(/does not answer; spans and metrics are dropped/g) ?? [], 1)
         }), 300_000)
+
+      it.effect("no key or webhook secret leaves in a span: sent in a query, a path or a body, succeeding or failing; url.* shows [redacted] where the access log does", () =>
+        Effect.gen(function*() {
+          if (rt.name !== "pglite") return
+          const other = `cck_${"Q1w2E3r4T5".repeat(4)}`
+          const run = Math.random().toString(36).slice(2)
+          // One server at a time: the embedded database has one.
+          yield* Effect.scoped(Effect.gen(function*() {
+            const { collector, key, server } = yield* exporting({ OTEL_BSP_SCHEDULE_DELAY: "100", LOG_FORMAT: "json", CHAMBER_RATE_LIMIT_PER_MINUTE: "10000" })
+            const sent = leakingRequests(key, other)
+            const statuses: Array<number> = []
+            for (const [i, r] of sent.entries()) statuses.push(yield* send(server.port, key, r, `leak-${run}-${i}`))
+            // Failing requests among them: the spans' exceptions are covered.
+            assert.isTrue(statuses.some((status) => status >= 400), statuses.join(" "))
+            const mine = (all: ReturnType<typeof spansOf>) => all.filter((s) => String(attr(s.span.attributes, "request_id") ?? "").startsWith(`leak-${run}-`))
+            yield* eventually(Effect.sync(() => mine(spansOf(collector.got)).length), (n) => n === sent.length, "every request's span exported")
+            yield* pause(300)
+            const exported = collector.got.filter((g) => g.path === "/v1/traces").map((g) => g.body.toString("utf8")).join("\n")
+            assertNoSecret(exported, key, other)
+            assert.include(exported, "[redacted]")
+            // Failures are exported with what they said, redacted.
+            assert.include(exported, "exception.message")
+            // Each request span's URL as its access-log line shows it.
+            const log = server.stdout().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))
+            for (const { span } of mine(spansOf(collector.got))) {
+              const id = attr(span.attributes, "request_id")
+              const line = log.find((l) => l.message === "request" && l.annotations.request_id === id)
+              assert.isDefined(line, `the access line of ${id}`)
+              const query = attr(span.attributes, "url.query")
+              const path = `${attr(span.attributes, "url.path")}${query === undefined ? "" : `?${query}`}`
+              assert.strictEqual(path, line.annotations.path, String(id))
+              assert.strictEqual(attr(span.attributes, "url.full"), `http://127.0.0.1:${server.port}${line.annotations.path}`)
+            }
+            assertNoSecret(server.stdout() + server.stderr(), key, other)
+          }))
+
+          // Protobuf, the default, carries none either.
+          const proto = yield* exporting({ OTEL_EXPORTER_OTLP_PROTOCOL: "", OTEL_BSP_SCHEDULE_DELAY: "100", CHAMBER_RATE_LIMIT_PER_MINUTE: "10000" })
+          const sent = leakingRequests(proto.key, other)
+          for (const [i, r] of sent.entries()) yield* send(proto.server.port, proto.key, r, `proto-${run}-${i}`)
+          const traces = () => Buffer.concat(proto.collector.got.filter((g) => g.path === "/v1/traces").map((g) => g.body))
+          yield* eventually(Effect.sync(() => traces().includes(`proto-${run}-${sent.length - 1}`)), (found) => found, "the protobuf spans exported")
+          yield* pause(300)
+          assertNoSecret(traces().toString("latin1"), proto.key, other)
+        }), 240_000)
 
       it.effect("OTEL_TRACES_SAMPLER_ARG=0 traces no request, while the metrics are still exported, as protobuf by default, for service chamber", () =>
         Effect.gen(function*() {
