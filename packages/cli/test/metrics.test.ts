@@ -5,14 +5,15 @@
  * OTEL_EXPORTER_OTLP_ENDPOINT sends spans and metrics to a real OTLP/HTTP receiver, and keeps
  * answering once that receiver is gone.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import { createServer, type IncomingMessage, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { createServer, type IncomingMessage, METHODS, type Server } from "node:http"
+import { type AddressInfo, connect } from "node:net"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { BIN, chamber, Env, envLayer, freePort, json, post, serving } from "./harness.ts"
 import { chamberWithKey as hookChamber, receiverWithTrust } from "./hookFixtures.ts"
+import { observabilityFromEnv } from "../src/observability/Observability.ts"
 
 /** Real time passing (the suite's clock is a test clock). */
 const pause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
@@ -184,6 +185,48 @@ const assertNoSecret = (text: string, ...keys: ReadonlyArray<string>) => {
   }
   assert.notInclude(text, "plain-value")
 }
+
+/** OpenTelemetry's standard methods, labelled as themselves; any other is `_OTHER`. */
+const STANDARD_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"]
+
+/**
+ * One request over a socket of its own, any method Node parses, with the key; resolves with the
+ * status line's code and whether the API answered it (an answer of the API carries X-Request-Id),
+ * or 0 when the connection closed without an answer.
+ */
+const rawRequest = (port: number, method: string, path: string, key: string) =>
+  new Promise<{ readonly status: number; readonly answered: boolean }>((resolve) => {
+    const socket = connect(port, "127.0.0.1")
+    let got = ""
+    const done = () => {
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(got)
+      resolve({ status: status === null ? 0 : Number(status[1]), answered: /\r\nx-request-id: /i.test(got) })
+    }
+    socket.setTimeout(30_000, () => socket.destroy())
+    socket.on("data", (d) => (got += d.toString("latin1")))
+    socket.on("close", done)
+    socket.on("error", () => {})
+    socket.end(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${key}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`)
+  })
+
+/** Runs `work` over `items`, `width` at a time. */
+const inTurns = async <A, B>(items: ReadonlyArray<A>, width: number, work: (a: A) => Promise<B>) => {
+  const out: Array<B> = []
+  let next = 0
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) out.push(await work(items[next++]!))
+  }))
+  return out
+}
+
+describe("CHAMBER_METRICS_HOST", () => {
+  it("the metrics listener binds 127.0.0.1 unless CHAMBER_METRICS_HOST says otherwise, whatever the API's HOST", () => {
+    assert.strictEqual(observabilityFromEnv({ CHAMBER_METRICS_PORT: "9464" }).metricsHost, "127.0.0.1")
+    assert.strictEqual(observabilityFromEnv({ CHAMBER_METRICS_PORT: "9464", HOST: "0.0.0.0" }).metricsHost, "127.0.0.1")
+    assert.strictEqual(observabilityFromEnv({ CHAMBER_METRICS_PORT: "9464", HOST: "0.0.0.0", CHAMBER_METRICS_HOST: " " }).metricsHost, "127.0.0.1")
+    assert.strictEqual(observabilityFromEnv({ CHAMBER_METRICS_PORT: "9464", CHAMBER_METRICS_HOST: "10.0.0.5" }).metricsHost, "10.0.0.5")
+  })
+})
 
 for (const rt of runtimes()) {
   describe(`metrics and traces of chamber serve on ${rt.name}`, () => {
@@ -460,6 +503,61 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(checks.filter((s) => !requestOf.has(s.traceId)).length, 0, "no key check outside a traced request")
           assert.strictEqual(checks.length, requests.length, "one key check a traced request")
         }), 120_000)
+
+      it.effect("/metrics stays bounded after every method Node accepts on every route and unknown paths: standard methods or _OTHER, one route label for 404 and 405; CHAMBER_METRICS_HOST moves the listener", () =>
+        Effect.gen(function*() {
+          if (rt.name !== "pglite") return
+          const { key } = yield* chamberWithKey
+          const metricsPort = yield* freePort()
+          const server = yield* serving(["--no-relay"], { CHAMBER_METRICS_PORT: String(metricsPort), CHAMBER_METRICS_HOST: "0.0.0.0", CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000" })
+          yield* Effect.promise(() => server.waitFor(new RegExp(`Metrics on http://0\\.0\\.0\\.0:${metricsPort}/metrics`)))
+          // Bound to every address as asked: reachable on another loopback address than 127.0.0.1.
+          assert.strictEqual((yield* Effect.promise(() => fetch(`http://127.0.0.2:${metricsPort}/metrics`))).status, 200)
+
+          // The routes and their methods, from the contract; the paths served beside it.
+          const openapi = (yield* Effect.promise(() => fetch(`http://127.0.0.1:${server.port}/api/v1/openapi.json`).then((r) => r.json()))) as {
+            paths: Record<string, Record<string, unknown>>
+          }
+          const served = new Map<string, Set<string>>(["/healthz", "/readyz", "/docs", "/api/v1/openapi.json"].map((p) => [p, new Set(["GET", "HEAD"])]))
+          for (const [path, operations] of Object.entries(openapi.paths)) {
+            const methods = new Set(Object.keys(operations).map((m) => m.toUpperCase()).filter((m) => STANDARD_METHODS.includes(m)))
+            if (methods.has("GET")) methods.add("HEAD")
+            served.set(path.replace(/\{([^}]+)\}/g, ":$1"), methods)
+          }
+          const paths = [...served.keys()].map((template) => template.replace(/:[^/]+/g, "1"))
+          paths.push("/", "/nope", "/api/v1/nope", "/api/v1/members/1/nope/2", "/api/v1/members/%2e%2e", "/api/v2/members")
+          const requests = paths.flatMap((path) => METHODS.map((method) => ({ method, path })))
+          const results = yield* Effect.promise(() => inTurns(requests, 6, (r) => rawRequest(server.port, r.method, r.path, key)))
+          const answered = results.filter((r) => r.answered).length
+          assert.isAbove(answered, requests.length / 2, "most requests answered by the API")
+
+          const durations = (samples: ReadonlyArray<Sample>) => samples.filter((s) => s.name === "http_server_request_duration_seconds_count")
+          const { samples } = yield* eventually(scrape(metricsPort), ({ samples }) =>
+            durations(samples).reduce((n, s) => n + s.value, 0) >= answered, "every answered request counted")
+          const series = durations(samples)
+          const statuses = new Set(series.map((s) => s.labels.http_response_status_code))
+          for (const s of series) {
+            const { http_request_method: method, http_route: route } = s.labels
+            assert.include([...STANDARD_METHODS, "_OTHER"], method, JSON.stringify(s.labels))
+            if (route !== "") assert.isTrue(served.get(route!)?.has(method!), `a route's series only for the methods it serves: ${JSON.stringify(s.labels)}`)
+          }
+          assert.isTrue(series.some((s) => s.labels.http_request_method === "_OTHER"), "methods outside the standard set are _OTHER")
+          for (const status of ["404", "405"]) {
+            assert.isTrue(series.some((s) => s.labels.http_route === "" && s.labels.http_response_status_code === status), `${status} under the unmatched route`)
+          }
+          assert.isFalse(series.some((s) => s.labels.http_route !== "" && s.labels.http_response_status_code === "405"), "a method its route does not serve is unmatched")
+          // The bound: each route with the methods it serves, and the unmatched route with every
+          // label a method can have, each with a status the server answered.
+          const routeMethods = [...served.values()].reduce((n, methods) => n + methods.size, 0)
+          const bound = (routeMethods + STANDARD_METHODS.length + 1) * statuses.size
+          assert.isAtMost(series.length, bound, `${series.length} series for ${requests.length} requests`)
+          assert.isAtMost(series.length, (served.size + 1) * (STANDARD_METHODS.length + 1) * statuses.size)
+          // Sent again, every request lands in a series that exists: the count does not move.
+          yield* Effect.promise(() => inTurns(requests, 6, (r) => rawRequest(server.port, r.method, r.path.replace(/\/1(?=\/|$)/g, "/2"), key)))
+          yield* pause(1100)
+          const again = durations((yield* scrape(metricsPort)).samples)
+          assert.strictEqual(again.length, series.length, "no new series from the same requests on other rows")
+        }), 300_000)
 
       it.effect("chamber relay serves its own metrics on CHAMBER_METRICS_PORT", () =>
         Effect.gen(function*() {
