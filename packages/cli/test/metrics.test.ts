@@ -9,7 +9,9 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import { createServer, type IncomingMessage, METHODS, type Server } from "node:http"
+import { readFileSync } from "node:fs"
 import { type AddressInfo, connect } from "node:net"
+import { fileURLToPath } from "node:url"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { BIN, chamber, Env, envLayer, freePort, json, post, serving } from "./harness.ts"
 import { chamberWithKey as hookChamber, receiverWithTrust } from "./hookFixtures.ts"
@@ -175,6 +177,13 @@ const send = (port: number, key: string, r: Leaking, requestId: string) =>
     await res.arrayBuffer()
     return res.status
   })
+
+/** The names docs/operations.md's "Span attributes" lists. */
+const documentedSpanAttributes = () => {
+  const doc = readFileSync(fileURLToPath(new URL("../../../docs/operations.md", import.meta.url)), "utf8")
+  const section = doc.slice(doc.indexOf("### Span attributes"), doc.indexOf("###", doc.indexOf("### Span attributes") + 4))
+  return [...section.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1]!)
+}
 
 /** Neither key nor the secret, whole or the part after its prefix, percent-encoded or not; nor a secret-named parameter's value. */
 const assertNoSecret = (text: string, ...keys: ReadonlyArray<string>) => {
@@ -415,6 +424,16 @@ for (const rt of runtimes()) {
             const exported = collector.got.filter((g) => g.path === "/v1/traces").map((g) => g.body.toString("utf8")).join("\n")
             assertNoSecret(exported, key, other)
             assert.include(exported, "[redacted]")
+            // Every attribute and event a span carries is one docs/operations.md lists.
+            const documented = documentedSpanAttributes()
+            for (const { span } of spansOf(collector.got)) {
+              const full = span as OtlpSpan & { events: Array<{ name: string; attributes: Array<{ key: string }> }> }
+              for (const a of full.attributes) assert.include(documented, a.key, `${span.name}: ${a.key} is not in docs/operations.md "Span attributes"`)
+              for (const e of full.events) {
+                assert.include(documented, e.name, `${span.name}: event ${e.name}`)
+                for (const a of e.attributes) assert.include(documented, a.key, `${span.name}: event ${e.name}: ${a.key}`)
+              }
+            }
             // Failures are exported with what they said, redacted.
             assert.include(exported, "exception.message")
             // Each request span's URL as its access-log line shows it.
@@ -559,13 +578,13 @@ for (const rt of runtimes()) {
           assert.strictEqual(again.length, series.length, "no new series from the same requests on other rows")
         }), 300_000)
 
-      it.effect("chamber relay serves its own metrics on CHAMBER_METRICS_PORT", () =>
+      it.effect("chamber relay serves its own metrics on CHAMBER_METRICS_PORT, on 127.0.0.1 whatever HOST says", () =>
         Effect.gen(function*() {
           if (rt.name !== "postgres") return
           const base = yield* Env
           const metricsPort = yield* freePort()
           const relay = yield* Effect.acquireRelease(
-            Effect.sync(() => spawn(process.execPath, [BIN, "relay"], { env: { ...process.env, ...base, REDIS_URL: "", NO_COLOR: "1", CHAMBER_METRICS_PORT: String(metricsPort) } })),
+            Effect.sync(() => spawn(process.execPath, [BIN, "relay"], { env: { ...process.env, ...base, REDIS_URL: "", NO_COLOR: "1", CHAMBER_METRICS_PORT: String(metricsPort), HOST: "0.0.0.0" } })),
             (c) => Effect.promise(() => new Promise<void>((resolve) => {
               if (c.exitCode !== null) return resolve()
               c.on("close", () => resolve())
@@ -576,7 +595,10 @@ for (const rt of runtimes()) {
           relay.stdout.on("data", (d) => (out += d))
           relay.stderr.on("data", (d) => (out += d))
           for (let i = 0; i < 150 && !out.includes(`:${metricsPort}/metrics`); i++) yield* pause(100)
+          // On 127.0.0.1 whatever HOST says, until CHAMBER_METRICS_HOST says otherwise: not on another loopback address.
           assert.include(out, `Metrics on http://127.0.0.1:${metricsPort}/metrics`)
+          const elsewhere = yield* Effect.promise(() => fetch(`http://127.0.0.2:${metricsPort}/metrics`).then(() => "answered", () => "refused"))
+          assert.strictEqual(elsewhere, "refused")
           const { samples, types } = yield* scrape(metricsPort)
           assert.strictEqual(types.get("chamber_webhook_attempts_total"), "counter")
           assert.isTrue(samples.some((s) => s.name === "chamber_webhook_due_deliveries"))
