@@ -594,7 +594,7 @@ for (const rt of runtimes()) {
           let out = ""
           relay.stdout.on("data", (d) => (out += d))
           relay.stderr.on("data", (d) => (out += d))
-          for (let i = 0; i < 150 && !out.includes(`:${metricsPort}/metrics`); i++) yield* pause(100)
+          for (let i = 0; i < 600 && !out.includes(`:${metricsPort}/metrics`); i++) yield* pause(100)
           // On 127.0.0.1 whatever HOST says, until CHAMBER_METRICS_HOST says otherwise: not on another loopback address.
           assert.include(out, `Metrics on http://127.0.0.1:${metricsPort}/metrics`)
           const elsewhere = yield* Effect.promise(() => fetch(`http://127.0.0.2:${metricsPort}/metrics`).then(() => "answered", () => "refused"))
