@@ -35,8 +35,9 @@ export const metricsListener = (options: {
 }) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const context = yield* Effect.context<never>()
-    const render = Effect.andThen(options.read, PrometheusMetrics.format())
-    let last: { readonly at: number; readonly body: Promise<string> } | undefined
+    // Encoded once a render: the scrapes that share it send the same bytes.
+    const render = Effect.andThen(options.read, Effect.map(PrometheusMetrics.format(), (text) => Buffer.from(text)))
+    let last: { readonly at: number; readonly body: Promise<Buffer> } | undefined
     const scrape = () => {
       const now = performance.now()
       if (last === undefined || now - last.at >= REUSE_MS) {
