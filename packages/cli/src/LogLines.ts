@@ -5,9 +5,12 @@
  * the rest by Effect's formatter at once, which also handles causes, objects and redaction and
  * costs the access log most of its price (bench/README.md "The access log"). The lines of one turn
  * of the event loop go out in one write, and a busy process's at most once every `WRITE_INTERVAL_MS`.
+ * Every line, whatever logged it, has the secrets core's Redaction.ts names replaced (the rule of
+ * the access log's path and of the spans).
  */
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
+import { redactSecrets } from "@chamber/core"
 
 const isPlain = (value: unknown) =>
   value === null || typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))
@@ -45,8 +48,8 @@ class PlainJsonLine implements LaterLine {
   }
 
   text(): string {
-    return `{"message":${JSON.stringify(this.message)},"level":"${this.level}","timestamp":"${new Date(this.time).toISOString()}",` +
-      `"annotations":${JSON.stringify(this.annotations)},"spans":${this.spans},"fiberId":"#${this.fiberId}"}`
+    return redactSecrets(`{"message":${JSON.stringify(this.message)},"level":"${this.level}","timestamp":"${new Date(this.time).toISOString()}",` +
+      `"annotations":${JSON.stringify(this.annotations)},"spans":${this.spans},"fiberId":"#${this.fiberId}"}`)
   }
 }
 
@@ -70,11 +73,11 @@ const plainJsonLine = (options: Logger.Options<unknown>): PlainJsonLine | undefi
   return new PlainJsonLine(message as PlainJsonLine["message"], logLevel.toUpperCase(), now, { ...annotations }, spans, fiber.id)
 }
 
-/** One JSON line, equal to what `Logger.formatJson` writes for the same call. */
-export const formatJsonLine = Logger.make<unknown, string>((options) => plainJsonLine(options)?.text() ?? Logger.formatJson.log(options))
+/** One JSON line, equal to what `Logger.formatJson` writes for the same call, secrets redacted. */
+export const formatJsonLine = Logger.make<unknown, string>((options) => plainJsonLine(options)?.text() ?? redactSecrets(Logger.formatJson.log(options)))
 
 /** A JSON line for the writer: a plain one as its parts, any other as its text, made now. */
-const jsonLine = (options: Logger.Options<unknown>): string | LaterLine => plainJsonLine(options) ?? Logger.formatJson.log(options)
+const jsonLine = (options: Logger.Options<unknown>): string | LaterLine => plainJsonLine(options) ?? redactSecrets(Logger.formatJson.log(options))
 
 /**
  * At most one write every this many milliseconds: a quiet process's lines go out on the next turn
@@ -126,5 +129,5 @@ export const stdoutLines = (): LineWriter => (stdout ??= lineWriter((chunk) => v
 
 /** The logger of `chamber serve`: `json` or `text` (logfmt) lines, to stdout unless told otherwise. */
 export const linesLogger = (format: "json" | "text", out: LineWriter = stdoutLines()) => {
-  return Logger.make<unknown, void>((options) => out.line(format === "json" ? jsonLine(options) : Logger.formatLogFmt.log(options)))
+  return Logger.make<unknown, void>((options) => out.line(format === "json" ? jsonLine(options) : redactSecrets(Logger.formatLogFmt.log(options))))
 }

@@ -72,6 +72,31 @@ describe("chamber serve's log lines", () => {
       })
     }))
 
+  it("no key or webhook secret reaches a line, in JSON or text, whatever logged it: a message, an annotation, a cause", () =>
+    Effect.gen(function*() {
+      const key = `cck_${"Z9y8X7w6V5".repeat(4)}`
+      const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5dL4Y6sZtQ0="
+      const program = Effect.gen(function*() {
+        yield* Effect.logInfo("request").pipe(Effect.annotateLogs({ path: `/api/v1/members?api_key=abc&name=${key}`, status: 404 }))
+        yield* Effect.logWarning(`a receiver answered with ${secret}`)
+        yield* Effect.logError("failed", Cause.fail(new Error(`no member ${key}`)))
+        yield* Effect.logInfo("an object").pipe(Effect.annotateLogs({ detail: { types: [secret] } }))
+      })
+      for (const format of ["json", "text"] as const) {
+        const chunks: Array<string> = []
+        yield* program.pipe(Effect.provide(Logger.layer([linesLogger(format, lineWriter((chunk) => void chunks.push(chunk)))])))
+        yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+        const written = chunks.join("")
+        assert.strictEqual(written.split("\n").length, 5, written)
+        assert.notInclude(written, key.slice(4), format)
+        assert.notInclude(written, secret.slice(6), format)
+        assert.notInclude(written, "api_key=abc", format)
+        assert.include(written, "api_key=[redacted]", format)
+        assert.strictEqual(written.match(/\[redacted\]/g)?.length, 5, written)
+        if (format === "json") for (const line of written.trimEnd().split("\n")) JSON.parse(line)
+      }
+    }))
+
   it("writes a quiet turn's lines in one write on the next turn, in order; a busy writer's at most once an interval", async () => {
     const writes: Array<string> = []
     const out = lineWriter((chunk) => void writes.push(chunk))

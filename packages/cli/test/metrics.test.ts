@@ -5,14 +5,17 @@
  * OTEL_EXPORTER_OTLP_ENDPOINT sends spans and metrics to a real OTLP/HTTP receiver, and keeps
  * answering once that receiver is gone.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import { createServer, type IncomingMessage, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { createServer, type IncomingMessage, METHODS, type Server } from "node:http"
+import { readFileSync } from "node:fs"
+import { type AddressInfo, connect } from "node:net"
+import { fileURLToPath } from "node:url"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { BIN, chamber, Env, envLayer, freePort, json, post, serving } from "./harness.ts"
 import { chamberWithKey as hookChamber, receiverWithTrust } from "./hookFixtures.ts"
+import { observabilityFromEnv } from "../src/observability/Observability.ts"
 
 /** Real time passing (the suite's clock is a test clock). */
 const pause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
@@ -142,6 +145,97 @@ const spansOf = (got: ReadonlyArray<Collected>) =>
       rs.scopeSpans.flatMap((ss: any) => ss.spans.map((span: OtlpSpan) => ({ span, resource: rs.resource.attributes })))
     ) as Array<{ span: OtlpSpan; resource: Array<{ key: string; value: any }> }>
   })
+
+const WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5dL4Y6sZtQ0="
+
+interface Leaking {
+  readonly method: string
+  readonly path: string
+  readonly body?: unknown
+}
+
+/** Requests carrying the chamber's key, another key and a webhook secret in a query, a path and a body. */
+const leakingRequests = (key: string, other: string): ReadonlyArray<Leaking> => [
+  { method: "GET", path: `/api/v1/members?bearer=${key}&page=1` },
+  { method: "GET", path: `/api/v1/members?api_key=plain-value&name=${encodeURIComponent(other)}` },
+  { method: "GET", path: `/api/v1/members/${other}` },
+  { method: "GET", path: `/api/v1/${key}/members` },
+  { method: "GET", path: `/api/v1/changes?types=${WEBHOOK_SECRET}` },
+  { method: "GET", path: `/api/v1/changes?types=member.created,${encodeURIComponent(WEBHOOK_SECRET)}` },
+  { method: "POST", path: "/api/v1/hooks", body: { url: `https://example.com/hook?token=${WEBHOOK_SECRET}`, events: [WEBHOOK_SECRET] } },
+  { method: "POST", path: "/api/v1/members", body: { name: other, status: key } },
+  { method: "PATCH", path: `/api/v1/members/1?secret=${WEBHOOK_SECRET}`, body: { email: other } }
+]
+
+const send = (port: number, key: string, r: Leaking, requestId: string) =>
+  Effect.promise(async () => {
+    const res = await fetch(`http://127.0.0.1:${port}${r.path}`, {
+      method: r.method,
+      headers: { authorization: `Bearer ${key}`, "x-request-id": requestId, ...(r.body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(r.body === undefined ? {} : { body: JSON.stringify(r.body) })
+    })
+    await res.arrayBuffer()
+    return res.status
+  })
+
+/** The names docs/operations.md's "Span attributes" lists. */
+const documentedSpanAttributes = () => {
+  const doc = readFileSync(fileURLToPath(new URL("../../../docs/operations.md", import.meta.url)), "utf8")
+  const section = doc.slice(doc.indexOf("### Span attributes"), doc.indexOf("###", doc.indexOf("### Span attributes") + 4))
+  return [...section.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1]!)
+}
+
+/** Neither key nor the secret, whole or the part after its prefix, percent-encoded or not; nor a secret-named parameter's value. */
+const assertNoSecret = (text: string, ...keys: ReadonlyArray<string>) => {
+  for (const secret of [...keys, WEBHOOK_SECRET]) {
+    const body = secret.slice(secret.indexOf("_") + 1, secret.indexOf("_") + 21)
+    assert.notInclude(text, body)
+    assert.notInclude(text, encodeURIComponent(secret).slice(secret.indexOf("_") + 1, secret.indexOf("_") + 21))
+  }
+  assert.notInclude(text, "plain-value")
+}
+
+/** OpenTelemetry's standard methods, labelled as themselves; any other is `_OTHER`. */
+const STANDARD_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"]
+
+/**
+ * One request over a socket of its own, any method Node parses, with the key; resolves with the
+ * status line's code and whether the API answered it (an answer of the API carries X-Request-Id),
+ * or 0 when the connection closed without an answer.
+ */
+const rawRequest = (port: number, method: string, path: string, key: string) =>
+  new Promise<{ readonly status: number; readonly answered: boolean }>((resolve) => {
+    const socket = connect(port, "127.0.0.1")
+    let got = ""
+    const done = () => {
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(got)
+      resolve({ status: status === null ? 0 : Number(status[1]), answered: /\r\nx-request-id: /i.test(got) })
+    }
+    socket.setTimeout(30_000, () => socket.destroy())
+    socket.on("data", (d) => (got += d.toString("latin1")))
+    socket.on("close", done)
+    socket.on("error", () => {})
+    socket.end(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${key}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`)
+  })
+
+/** Runs `work` over `items`, `width` at a time. */
+const inTurns = async <A, B>(items: ReadonlyArray<A>, width: number, work: (a: A) => Promise<B>) => {
+  const out: Array<B> = []
+  let next = 0
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) out.push(await work(items[next++]!))
+  }))
+  return out
+}
+
+describe("CHAMBER_METRICS_HOST", () => {
+  it("the metrics listener binds 127.0.0.1 unless CHAMBER_METRICS_HOST says otherwise, whatever the API's HOST", () => {
+    assert.strictEqual(observabilityFromEnv({ CHAMBER_METRICS_PORT: "9464" }).metricsHost, "127.0.0.1")
+    assert.strictEqual(observabilityFromEnv({ CHAMBER_METRICS_PORT: "9464", HOST: "0.0.0.0" }).metricsHost, "127.0.0.1")
+    assert.strictEqual(observabilityFromEnv({ CHAMBER_METRICS_PORT: "9464", HOST: "0.0.0.0", CHAMBER_METRICS_HOST: " " }).metricsHost, "127.0.0.1")
+    assert.strictEqual(observabilityFromEnv({ CHAMBER_METRICS_PORT: "9464", CHAMBER_METRICS_HOST: "10.0.0.5" }).metricsHost, "10.0.0.5")
+  })
+})
 
 for (const rt of runtimes()) {
   describe(`metrics and traces of chamber serve on ${rt.name}`, () => {
@@ -311,6 +405,61 @@ for (const rt of runtimes()) {
           assert.lengthOf((server.stdout() + server.stderr()).match(/does not answer; spans and metrics are dropped/g) ?? [], 1)
         }), 300_000)
 
+      it.effect("no key or webhook secret leaves in a span: sent in a query, a path or a body, succeeding or failing; url.* shows [redacted] where the access log does", () =>
+        Effect.gen(function*() {
+          if (rt.name !== "pglite") return
+          const other = `cck_${"Q1w2E3r4T5".repeat(4)}`
+          const run = Math.random().toString(36).slice(2)
+          // One server at a time: the embedded database has one.
+          yield* Effect.scoped(Effect.gen(function*() {
+            const { collector, key, server } = yield* exporting({ OTEL_BSP_SCHEDULE_DELAY: "100", LOG_FORMAT: "json", CHAMBER_RATE_LIMIT_PER_MINUTE: "10000" })
+            const sent = leakingRequests(key, other)
+            const statuses: Array<number> = []
+            for (const [i, r] of sent.entries()) statuses.push(yield* send(server.port, key, r, `leak-${run}-${i}`))
+            // Failing requests among them: the spans' exceptions are covered.
+            assert.isTrue(statuses.some((status) => status >= 400), statuses.join(" "))
+            const mine = (all: ReturnType<typeof spansOf>) => all.filter((s) => String(attr(s.span.attributes, "request_id") ?? "").startsWith(`leak-${run}-`))
+            yield* eventually(Effect.sync(() => mine(spansOf(collector.got)).length), (n) => n === sent.length, "every request's span exported")
+            yield* pause(300)
+            const exported = collector.got.filter((g) => g.path === "/v1/traces").map((g) => g.body.toString("utf8")).join("\n")
+            assertNoSecret(exported, key, other)
+            assert.include(exported, "[redacted]")
+            // Every attribute and event a span carries is one docs/operations.md lists.
+            const documented = documentedSpanAttributes()
+            for (const { span } of spansOf(collector.got)) {
+              const full = span as OtlpSpan & { events: Array<{ name: string; attributes: Array<{ key: string }> }> }
+              for (const a of full.attributes) assert.include(documented, a.key, `${span.name}: ${a.key} is not in docs/operations.md "Span attributes"`)
+              for (const e of full.events) {
+                assert.include(documented, e.name, `${span.name}: event ${e.name}`)
+                for (const a of e.attributes) assert.include(documented, a.key, `${span.name}: event ${e.name}: ${a.key}`)
+              }
+            }
+            // Failures are exported with what they said, redacted.
+            assert.include(exported, "exception.message")
+            // Each request span's URL as its access-log line shows it.
+            const log = server.stdout().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))
+            for (const { span } of mine(spansOf(collector.got))) {
+              const id = attr(span.attributes, "request_id")
+              const line = log.find((l) => l.message === "request" && l.annotations.request_id === id)
+              assert.isDefined(line, `the access line of ${id}`)
+              const query = attr(span.attributes, "url.query")
+              const path = `${attr(span.attributes, "url.path")}${query === undefined ? "" : `?${query}`}`
+              assert.strictEqual(path, line.annotations.path, String(id))
+              assert.strictEqual(attr(span.attributes, "url.full"), `http://127.0.0.1:${server.port}${line.annotations.path}`)
+            }
+            assertNoSecret(server.stdout() + server.stderr(), key, other)
+          }))
+
+          // Protobuf, the default, carries none either.
+          const proto = yield* exporting({ OTEL_EXPORTER_OTLP_PROTOCOL: "", OTEL_BSP_SCHEDULE_DELAY: "100", CHAMBER_RATE_LIMIT_PER_MINUTE: "10000" })
+          const sent = leakingRequests(proto.key, other)
+          for (const [i, r] of sent.entries()) yield* send(proto.server.port, proto.key, r, `proto-${run}-${i}`)
+          const traces = () => Buffer.concat(proto.collector.got.filter((g) => g.path === "/v1/traces").map((g) => g.body))
+          yield* eventually(Effect.sync(() => traces().includes(`proto-${run}-${sent.length - 1}`)), (found) => found, "the protobuf spans exported")
+          yield* pause(300)
+          assertNoSecret(traces().toString("latin1"), proto.key, other)
+        }), 240_000)
+
       it.effect("OTEL_TRACES_SAMPLER_ARG=0 traces no request, while the metrics are still exported, as protobuf by default, for service chamber", () =>
         Effect.gen(function*() {
           if (rt.name !== "pglite") return
@@ -374,13 +523,68 @@ for (const rt of runtimes()) {
           assert.strictEqual(checks.length, requests.length, "one key check a traced request")
         }), 120_000)
 
-      it.effect("chamber relay serves its own metrics on CHAMBER_METRICS_PORT", () =>
+      it.effect("/metrics stays bounded after every method Node accepts on every route and unknown paths: standard methods or _OTHER, one route label for 404 and 405; CHAMBER_METRICS_HOST moves the listener", () =>
+        Effect.gen(function*() {
+          if (rt.name !== "pglite") return
+          const { key } = yield* chamberWithKey
+          const metricsPort = yield* freePort()
+          const server = yield* serving(["--no-relay"], { CHAMBER_METRICS_PORT: String(metricsPort), CHAMBER_METRICS_HOST: "0.0.0.0", CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000" })
+          yield* Effect.promise(() => server.waitFor(new RegExp(`Metrics on http://0\\.0\\.0\\.0:${metricsPort}/metrics`)))
+          // Bound to every address as asked: reachable on another loopback address than 127.0.0.1.
+          assert.strictEqual((yield* Effect.promise(() => fetch(`http://127.0.0.2:${metricsPort}/metrics`))).status, 200)
+
+          // The routes and their methods, from the contract; the paths served beside it.
+          const openapi = (yield* Effect.promise(() => fetch(`http://127.0.0.1:${server.port}/api/v1/openapi.json`).then((r) => r.json()))) as {
+            paths: Record<string, Record<string, unknown>>
+          }
+          const served = new Map<string, Set<string>>(["/healthz", "/readyz", "/docs", "/api/v1/openapi.json"].map((p) => [p, new Set(["GET", "HEAD"])]))
+          for (const [path, operations] of Object.entries(openapi.paths)) {
+            const methods = new Set(Object.keys(operations).map((m) => m.toUpperCase()).filter((m) => STANDARD_METHODS.includes(m)))
+            if (methods.has("GET")) methods.add("HEAD")
+            served.set(path.replace(/\{([^}]+)\}/g, ":$1"), methods)
+          }
+          const paths = [...served.keys()].map((template) => template.replace(/:[^/]+/g, "1"))
+          paths.push("/", "/nope", "/api/v1/nope", "/api/v1/members/1/nope/2", "/api/v1/members/%2e%2e", "/api/v2/members")
+          const requests = paths.flatMap((path) => METHODS.map((method) => ({ method, path })))
+          const results = yield* Effect.promise(() => inTurns(requests, 6, (r) => rawRequest(server.port, r.method, r.path, key)))
+          const answered = results.filter((r) => r.answered).length
+          assert.isAbove(answered, requests.length / 2, "most requests answered by the API")
+
+          const durations = (samples: ReadonlyArray<Sample>) => samples.filter((s) => s.name === "http_server_request_duration_seconds_count")
+          const { samples } = yield* eventually(scrape(metricsPort), ({ samples }) =>
+            durations(samples).reduce((n, s) => n + s.value, 0) >= answered, "every answered request counted")
+          const series = durations(samples)
+          const statuses = new Set(series.map((s) => s.labels.http_response_status_code))
+          for (const s of series) {
+            const { http_request_method: method, http_route: route } = s.labels
+            assert.include([...STANDARD_METHODS, "_OTHER"], method, JSON.stringify(s.labels))
+            if (route !== "") assert.isTrue(served.get(route!)?.has(method!), `a route's series only for the methods it serves: ${JSON.stringify(s.labels)}`)
+          }
+          assert.isTrue(series.some((s) => s.labels.http_request_method === "_OTHER"), "methods outside the standard set are _OTHER")
+          for (const status of ["404", "405"]) {
+            assert.isTrue(series.some((s) => s.labels.http_route === "" && s.labels.http_response_status_code === status), `${status} under the unmatched route`)
+          }
+          assert.isFalse(series.some((s) => s.labels.http_route !== "" && s.labels.http_response_status_code === "405"), "a method its route does not serve is unmatched")
+          // The bound: each route with the methods it serves, and the unmatched route with every
+          // label a method can have, each with a status the server answered.
+          const routeMethods = [...served.values()].reduce((n, methods) => n + methods.size, 0)
+          const bound = (routeMethods + STANDARD_METHODS.length + 1) * statuses.size
+          assert.isAtMost(series.length, bound, `${series.length} series for ${requests.length} requests`)
+          assert.isAtMost(series.length, (served.size + 1) * (STANDARD_METHODS.length + 1) * statuses.size)
+          // Sent again, every request lands in a series that exists: the count does not move.
+          yield* Effect.promise(() => inTurns(requests, 6, (r) => rawRequest(server.port, r.method, r.path.replace(/\/1(?=\/|$)/g, "/2"), key)))
+          yield* pause(1100)
+          const again = durations((yield* scrape(metricsPort)).samples)
+          assert.strictEqual(again.length, series.length, "no new series from the same requests on other rows")
+        }), 300_000)
+
+      it.effect("chamber relay serves its own metrics on CHAMBER_METRICS_PORT, on 127.0.0.1 whatever HOST says", () =>
         Effect.gen(function*() {
           if (rt.name !== "postgres") return
           const base = yield* Env
           const metricsPort = yield* freePort()
           const relay = yield* Effect.acquireRelease(
-            Effect.sync(() => spawn(process.execPath, [BIN, "relay"], { env: { ...process.env, ...base, REDIS_URL: "", NO_COLOR: "1", CHAMBER_METRICS_PORT: String(metricsPort) } })),
+            Effect.sync(() => spawn(process.execPath, [BIN, "relay"], { env: { ...process.env, ...base, REDIS_URL: "", NO_COLOR: "1", CHAMBER_METRICS_PORT: String(metricsPort), HOST: "0.0.0.0" } })),
             (c) => Effect.promise(() => new Promise<void>((resolve) => {
               if (c.exitCode !== null) return resolve()
               c.on("close", () => resolve())
@@ -390,8 +594,11 @@ for (const rt of runtimes()) {
           let out = ""
           relay.stdout.on("data", (d) => (out += d))
           relay.stderr.on("data", (d) => (out += d))
-          for (let i = 0; i < 150 && !out.includes(`:${metricsPort}/metrics`); i++) yield* pause(100)
+          for (let i = 0; i < 600 && !out.includes(`:${metricsPort}/metrics`); i++) yield* pause(100)
+          // On 127.0.0.1 whatever HOST says, until CHAMBER_METRICS_HOST says otherwise: not on another loopback address.
           assert.include(out, `Metrics on http://127.0.0.1:${metricsPort}/metrics`)
+          const elsewhere = yield* Effect.promise(() => fetch(`http://127.0.0.2:${metricsPort}/metrics`).then(() => "answered", () => "refused"))
+          assert.strictEqual(elsewhere, "refused")
           const { samples, types } = yield* scrape(metricsPort)
           assert.strictEqual(types.get("chamber_webhook_attempts_total"), "counter")
           assert.isTrue(samples.some((s) => s.name === "chamber_webhook_due_deliveries"))

@@ -9,12 +9,14 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { databaseConfigFromEnv, StorageLive } from "@chamber/pg-adapter"
 import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
 import { parseDuration } from "../Durations.ts"
 import { dim, fail, printError } from "../Output.ts"
 import { causeError } from "../Run.ts"
+import { linesLogger, stdoutLines } from "../LogLines.ts"
 import { observability, observabilityFromEnv } from "../observability/Observability.ts"
 import { storedSecretsChecked } from "../StoredSecrets.ts"
 
@@ -32,10 +34,12 @@ export const relay = (opts: { readonly json?: boolean }) => {
   const stopTimeout = parseDuration(timeoutText)
   if (stopTimeout === undefined) return fail(json, new Error(`CHAMBER_SHUTDOWN_TIMEOUT must be a duration such as 30s, not "${timeoutText}".`))
   const listen = config._tag === "Postgres"
+  // What it tells the operator and its log lines (through `chamber serve`'s logger, which redacts
+  // keys and secrets, docs/cli.md "Logs") share stdout, in order.
   const say = (text: string, fields: Record<string, unknown>) =>
-    Effect.sync(() => console.log(json ? JSON.stringify({ message: text, ...fields }) : dim(text)))
-  // Metrics and traces (docs/operations.md "Metrics"), on HOST like the API's.
-  const { telemetry, readers } = observability(observed, process.env.HOST ?? "127.0.0.1", (url) => say(`Metrics on ${url}`, { metrics: url }))
+    Effect.sync(() => stdoutLines().line(json ? JSON.stringify({ message: text, ...fields }) : dim(text)))
+  // Metrics and traces (docs/operations.md "Metrics and traces"), on CHAMBER_METRICS_HOST.
+  const { telemetry, readers } = observability(observed, (url) => say(`Metrics on ${url}`, { metrics: url }))
   const app = Layer.mergeAll(
     RelayLive({ settings, listen, stopTimeoutMs: Duration.toMillis(stopTimeout) }).pipe(Layer.provide(telemetry)),
     readers,
@@ -43,7 +47,11 @@ export const relay = (opts: { readonly json?: boolean }) => {
       pid: process.pid,
       listen
     }))
-  ).pipe(Layer.provide(storedSecretsChecked((text, _message, fields) => say(text, fields))), Layer.provide(StorageLive(config)))
+  ).pipe(
+    Layer.provide(storedSecretsChecked((text, _message, fields) => say(text, fields))),
+    Layer.provide(StorageLive(config)),
+    Layer.provide(Logger.layer([linesLogger(json ? "json" : "text")]))
+  )
   return Layer.launch(app).pipe(
     NodeRuntime.runMain({
       disableErrorReporting: true,

@@ -176,7 +176,7 @@ export const serve = (opts: ServeOptions) => {
     : RelayLive({ settings, listen: config._tag === "Postgres", stopTimeoutMs: Duration.toMillis(shutdownTimeout) })
   // Metrics and traces (docs/operations.md "Metrics"): the server and the relay are measured, the
   // metrics listener and the readings run beside them.
-  const { telemetry, readers } = observability(observed, host, (url) => tell(dim(`Metrics on ${url}`), "Metrics listening", { url }))
+  const { telemetry, readers } = observability(observed, (url) => tell(dim(`Metrics on ${url}`), "Metrics listening", { url }))
   // Stored webhook secrets this process cannot decrypt stop it before it listens (docs/webhooks.md "Secrets").
   // The change feed's events past CHAMBER_EVENT_RETENTION are pruned by every server (docs/api.md "Change feed").
   const app = Layer.mergeAll(

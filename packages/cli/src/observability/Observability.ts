@@ -16,10 +16,15 @@ import { makeProcessMetrics } from "./ProcessMetrics.ts"
 export interface ObservabilitySettings {
   /** CHAMBER_METRICS_PORT; undefined: no metrics listener. */
   readonly metricsPort: number | undefined
+  /** CHAMBER_METRICS_HOST: the metrics listener's address, 127.0.0.1 unless set (never the API's HOST). */
+  readonly metricsHost: string
   readonly otlp: OtlpSettings | undefined
 }
 
-/** Reads CHAMBER_METRICS_PORT and the OTEL_* variables; throws an error naming a bad one. */
+/** Where the metrics listener binds unless CHAMBER_METRICS_HOST says otherwise: this machine only. */
+export const DEFAULT_METRICS_HOST = "127.0.0.1"
+
+/** Reads CHAMBER_METRICS_PORT, CHAMBER_METRICS_HOST and the OTEL_* variables; throws an error naming a bad one. */
 export const observabilityFromEnv = (env: Readonly<Record<string, string | undefined>> = process.env): ObservabilitySettings => {
   const text = env.CHAMBER_METRICS_PORT?.trim()
   let metricsPort: number | undefined
@@ -27,7 +32,8 @@ export const observabilityFromEnv = (env: Readonly<Record<string, string | undef
     metricsPort = Number(text)
     if (!/^\d{1,5}$/.test(text) || metricsPort > 65535) throw new Error(`CHAMBER_METRICS_PORT must be a whole number from 0 to 65535, not "${text}".`)
   }
-  return { metricsPort, otlp: otlpSettingsFromEnv(env) }
+  const metricsHost = env.CHAMBER_METRICS_HOST?.trim() || DEFAULT_METRICS_HOST
+  return { metricsPort, metricsHost, otlp: otlpSettingsFromEnv(env) }
 }
 
 export const observing = (settings: ObservabilitySettings) => settings.metricsPort !== undefined || settings.otlp !== undefined
@@ -40,7 +46,6 @@ export const observing = (settings: ObservabilitySettings) => settings.metricsPo
  */
 export const observability = (
   settings: ObservabilitySettings,
-  host: string,
   onListening: (url: string) => Effect.Effect<void>
 ) => {
   if (!observing(settings)) return { telemetry: Layer.empty, readers: Layer.empty }
@@ -48,7 +53,7 @@ export const observability = (
     const admin = yield* WebhookAdmin
     const process = yield* Effect.acquireRelease(Effect.sync(makeProcessMetrics), (p) => Effect.sync(p.stop))
     const read = Effect.andThen(Effect.sync(process.read), readBacklog(admin))
-    const listener = settings.metricsPort === undefined ? Layer.empty : metricsListener({ host, port: settings.metricsPort, read, onListening })
+    const listener = settings.metricsPort === undefined ? Layer.empty : metricsListener({ host: settings.metricsHost, port: settings.metricsPort, read, onListening })
     // OTLP exports what the gauges hold at each interval: they are read on the same beat.
     const reading = settings.otlp === undefined
       ? Layer.empty

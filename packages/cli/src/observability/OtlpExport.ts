@@ -9,7 +9,8 @@
  * A collector that does not answer never holds up a request: spans wait in a batch of at most
  * OTEL_BSP_MAX_EXPORT_BATCH_SIZE, sent in the background with a deadline; after a send fails its
  * batch is dropped and the exporter drops what comes for a minute, then tries again. The first
- * failure is logged as a warning, and the collector answering again at info.
+ * failure is logged as a warning, and the collector answering again at info. No span leaves with
+ * a key or a secret in it (SpanRedaction.ts).
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Duration from "effect/Duration"
@@ -22,12 +23,14 @@ import * as HttpBody from "effect/http/HttpBody"
 import * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpMiddleware from "effect/http/HttpMiddleware"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
+import * as UrlParams from "effect/http/UrlParams"
 import * as OtlpExporter from "effect/observability/OtlpExporter"
 import * as OtlpMetrics from "effect/observability/OtlpMetrics"
 import * as OtlpSerialization from "effect/observability/OtlpSerialization"
 import * as OtlpTracer from "effect/observability/OtlpTracer"
 import type { OtlpSettings } from "./OtlpSettings.ts"
 import { encodeTraces } from "./OtlpTraceEncoding.ts"
+import { redactTraces } from "./SpanRedaction.ts"
 
 /** How long one send to the collector may take before it counts as failed. */
 const SEND_TIMEOUT_MS = 10_000
@@ -83,6 +86,19 @@ const protobuf = Layer.effect(
 ).pipe(Layer.provide(OtlpSerialization.layerProtobuf))
 
 /**
+ * Whichever the protocol, spans are encoded with the access log's redaction applied
+ * (SpanRedaction.ts): what the server and the services recorded is redacted once, as it leaves.
+ */
+const redacting = (serialization: Layer.Layer<OtlpSerialization.OtlpSerialization>) =>
+  Layer.effect(
+    OtlpSerialization.OtlpSerialization,
+    Effect.map(Effect.service(OtlpSerialization.OtlpSerialization), (effects) => ({
+      ...effects,
+      traces: (data) => effects.traces(redactTraces(data))
+    }))
+  ).pipe(Layer.provide(serialization))
+
+/**
  * A parent-based ratio sampler. Root spans other than a request's are kept at `ratio`; a span's
  * children follow its choice.
  */
@@ -129,10 +145,13 @@ export const otlpExport = (settings: OtlpSettings) => {
     )
   ).pipe(Layer.provide(OtlpExporter.layerFlusher))
   const metrics = OtlpMetrics.layer({ ...common, url: `${settings.endpoint}/v1/metrics`, exportInterval: Duration.millis(settings.metricsIntervalMs) })
-  return Layer.mergeAll(tracer, metrics, requestSampling(settings.ratio)).pipe(
+  // URLs are recorded as sent, then redacted as they leave by the access log's rule (which
+  // covers Effect's own list of names), so a span's `url.*` shows `[redacted]` where the log does.
+  const urlsAsSent = Layer.succeed(UrlParams.CurrentRedactedNames)([])
+  return Layer.mergeAll(tracer, metrics, requestSampling(settings.ratio), urlsAsSent).pipe(
     Layer.provide([
       collectorClient(settings.endpoint),
-      settings.protocol === "http/json" ? OtlpSerialization.layerJson : protobuf
+      redacting(settings.protocol === "http/json" ? OtlpSerialization.layerJson : protobuf)
     ])
   )
 }

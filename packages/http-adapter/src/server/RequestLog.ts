@@ -1,10 +1,10 @@
 /**
  * Request ids and the access log (docs/api.md "Request ids and logs"): every response carries
  * `X-Request-Id` (a well-formed incoming one is kept, otherwise a new one), every log line of a
- * request is annotated with it, and each request ends with one line: method, path (the values
- * of secret-looking query parameters, and anything shaped like a key or a webhook secret
- * wherever it is, replaced), status, duration, request id and key prefix. The key itself is
- * never logged, even sent where it does not belong.
+ * request is annotated with it, and each request ends with one line: method, path (with what
+ * core's Redaction.ts names replaced: the values of secret-looking query parameters, and
+ * anything shaped like a key or a webhook secret wherever it is), status, duration, request id
+ * and key prefix. The key itself is never logged, even sent where it does not belong.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -13,6 +13,7 @@ import * as References from "effect/References"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { randomUUID } from "node:crypto"
+import { redactSecrets } from "@chamber/core"
 import { answerFields } from "./AnswerFields.ts"
 import type { OnAnswered } from "./RequestMetrics.ts"
 
@@ -26,33 +27,6 @@ export class RequestFacts extends Context.Service<RequestFacts, {
 }>()("chamber/http/RequestFacts") {}
 
 const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/
-const SECRET = /key|token|secret|password|passwd|auth|signature|session/i
-/**
- * An API key (`cck_` and 40 base62 characters) or a webhook secret (`whsec_` and base64), each
- * character as sent or percent-encoded: redacted wherever it appears, as a client may put it
- * anywhere (`?bearer=`, `?name=`, a path segment).
- */
-const SECRET_VALUE = /cck_(?:[A-Za-z0-9]|%[0-9A-Fa-f]{2}){40}|whsec_(?:[A-Za-z0-9+/=]|%[0-9A-Fa-f]{2})+/g
-const mayHoldSecret = (text: string) => text.includes("cck_") || text.includes("whsec_")
-const withoutSecrets = (text: string) => mayHoldSecret(text) ? text.replace(SECRET_VALUE, "[redacted]") : text
-
-/** The request's path and query, with the values of secret-looking parameters and anything shaped like a secret replaced. */
-export const loggedPath = (url: string): string => {
-  const at = url.indexOf("?")
-  if (at === -1) return withoutSecrets(url)
-  const query = url.slice(at + 1).split("&").map((pair) => {
-    const eq = pair.indexOf("=")
-    const name = eq === -1 ? pair : pair.slice(0, eq)
-    let decoded = name
-    try {
-      decoded = decodeURIComponent(name)
-    } catch {
-      // a name that is not valid percent-encoding is logged as sent
-    }
-    return eq !== -1 && SECRET.test(decoded) ? `${name}=[redacted]` : pair
-  })
-  return withoutSecrets(`${url.slice(0, at)}?${query.join("&")}`)
-}
 
 /**
  * Runs `handle` for the request with its facts and its request id on every log line; then the
@@ -69,7 +43,7 @@ export const withRequestLog = <E, R>(
     const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
     const incoming = request.headers["x-request-id"]
     // An id shaped like a key is not kept: it would be logged on every line of the request.
-    const requestId = incoming !== undefined && WELL_FORMED.test(incoming) && withoutSecrets(incoming) === incoming ? incoming : randomUUID()
+    const requestId = incoming !== undefined && WELL_FORMED.test(incoming) && redactSecrets(incoming) === incoming ? incoming : randomUUID()
     const facts: RequestFacts["Service"] = { keyPrefix: null, headers: undefined }
     // The request's own annotations: every line of it carries its id; the access line, its last,
     // the rest, added to this object once the answer is known (work the request left running
@@ -87,7 +61,7 @@ export const withRequestLog = <E, R>(
         // request skips its annotations altogether.
         if (LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")) return Effect.succeed(answered)
         annotations.method = request.method
-        annotations.path = loggedPath(request.url)
+        annotations.path = redactSecrets(request.url)
         annotations.status = response.status
         annotations.duration_ms = Math.round(ms * 10) / 10
         annotations.key_prefix = facts.keyPrefix

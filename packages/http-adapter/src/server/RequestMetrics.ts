@@ -2,7 +2,9 @@
  * What the HTTP side counts for operators (docs/operations.md "Metrics", ruling 33): every
  * answer's duration by method, route template and status, and every 429 by the window that was
  * spent. A route is the contract's path template (`/api/v1/members/:id`), never the path sent: no
- * label carries a chamber, a key or a row id. A path no route serves has the empty route.
+ * label carries a chamber, a key or a row id. A request no route serves (no route's path, or
+ * not its method) has the empty route, and a method outside the standard set is `_OTHER`, so
+ * the series are bounded by the routes' methods and the statuses whatever is sent.
  */
 import * as Context from "effect/Context"
 import * as Metric from "effect/Metric"
@@ -10,6 +12,7 @@ import * as Tracer from "effect/Tracer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import { redactSecrets } from "@chamber/core"
 
 /** Whether requests are measured: on only while metrics or traces are exported (`chamber serve`), so a server without them pays nothing. */
 export const RequestMetricsOn = Context.Reference<boolean>("chamber/http/RequestMetricsOn", { defaultValue: () => false })
@@ -37,32 +40,50 @@ rateLimited.day.updateUnsafe(0, Context.empty())
 /** A 429 counted against the window that was spent. */
 export const countRateLimited = (window: "minute" | "day"): void => rateLimited[window].updateUnsafe(1, Context.empty())
 
-/** Paths served beside the contract's (health checks, the documentation). */
-const OTHER_ROUTES = ["/healthz", "/readyz", "/docs"]
+/** Paths served beside the contract's, all with GET (health checks, the documentation). */
+const OTHER_ROUTES = ["/healthz", "/readyz", "/docs", "/api/v1/openapi.json"]
+
+/** The methods labelled as themselves (OpenTelemetry's `http.request.method`); any other is `_OTHER`. */
+export const STANDARD_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"])
+
+/** The route label of a request no route serves: a path none matches, or a method its route does not serve (404, 405). */
+export const UNMATCHED_ROUTE = ""
+
+/** The characters of a canonical path (server/JsonErrors.ts answers any other path 404). */
+const NOT_CANONICAL = /[^A-Za-z0-9/._~-]/
 
 /** How many method-and-path shapes keep their route (a path of unknown shape each, so bounded). */
 const KNOWN_SHAPES = 4096
 
 /**
- * The route template of a request path: among the templates whose literal segments match it
- * segment by segment (a `:name` segment matching any), the one with the most literal segments,
- * as the router chooses.
+ * The route template serving a method and a request path: among the templates whose literal
+ * segments match the path segment by segment (a `:name` segment matching any), the one with
+ * the most literal segments, as the router chooses, when it serves the method (HEAD wherever
+ * GET, as the router does); otherwise `UNMATCHED_ROUTE`.
  */
 const templatesOf = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
-  const paths = new Set<string>(OTHER_ROUTES)
-  HttpApi.reflect(api, { onGroup() {}, onEndpoint({ endpoint }) { paths.add(endpoint.path) } })
-  const templates = [...paths].map((path) => {
-    const segments = path.split("/")
-    return { path, segments, literals: segments.filter((s) => !s.startsWith(":")).length }
+  const methods = new Map<string, Set<string>>(OTHER_ROUTES.map((path) => [path, new Set(["GET"])]))
+  HttpApi.reflect(api, {
+    onGroup() {},
+    onEndpoint({ endpoint }) {
+      const served = methods.get(endpoint.path) ?? new Set<string>()
+      methods.set(endpoint.path, served.add(endpoint.method))
+    }
   })
-  return (path: string): string => {
+  const templates = [...methods].map(([path, served]) => {
+    if (served.has("GET")) served.add("HEAD")
+    const segments = path.split("/")
+    return { path, served, segments, literals: segments.filter((s) => !s.startsWith(":")).length }
+  })
+  return (method: string, path: string): string => {
+    if (NOT_CANONICAL.test(path)) return UNMATCHED_ROUTE
     const segments = path.split("/")
     let best: (typeof templates)[number] | undefined
     for (const t of templates) {
       if (t.segments.length !== segments.length || (best !== undefined && t.literals <= best.literals)) continue
       if (t.segments.every((s, i) => s.startsWith(":") ? segments[i] !== "" : s === segments[i])) best = t
     }
-    return best?.path ?? ""
+    return best !== undefined && best.served.has(method) ? best.path : UNMATCHED_ROUTE
   }
 }
 
@@ -85,18 +106,23 @@ export const makeRequestMetrics = <Id extends string, Groups extends HttpApiGrou
   const routes = new Map<string, string>()
   const series = new Map<string, Metric.Histogram<number>>()
   return (request, status, seconds, requestId, context) => {
-    const shape = shapeOf(request.url)
+    const method = STANDARD_METHODS.has(request.method) ? request.method : "_OTHER"
+    const shape = `${method} ${shapeOf(request.url)}`
     let route = routes.get(shape)
     if (route === undefined) {
       if (routes.size >= KNOWN_SHAPES) routes.clear()
-      routes.set(shape, route = routeOf(shape))
+      routes.set(shape, route = routeOf(method, shape.slice(method.length + 1)))
     }
-    const method = request.method
     const key = `${method} ${status} ${route}`
     let histogram = series.get(key)
     if (histogram === undefined) {
-      // A method Node accepts but no route has is counted as such: the set of methods Node parses is fixed.
-      series.set(key, histogram = durationOf({ http_request_method: method, http_route: route, http_response_status_code: String(status) }))
+      // Every label is from a fixed set (a method, a template, a status the server answers),
+      // and still passes the rule every label and line does (core's Redaction.ts).
+      series.set(key, histogram = durationOf({
+        http_request_method: redactSecrets(method),
+        http_route: redactSecrets(route),
+        http_response_status_code: String(status)
+      }))
     }
     histogram.updateUnsafe(seconds, Context.empty())
     const span = Context.getOrUndefined(context, Tracer.ParentSpan)
