@@ -42,6 +42,12 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
     // and registrations fire once, at creation; import goes through the same services), so a later
     // writer of the resource takes its event id after the earlier one committed, and events
     // appended by one transaction are numbered in the order it appends them.
+    //
+    // Planned at each run (not prepared), for webhook_deliveries as it is then: a burst grows it
+    // within one transaction, faster than autovacuum analyzes it, and a plan kept from its first
+    // runs, while the table was small or after an ANALYZE found it empty, read the whole table for
+    // each subscription's probe and for the mark (on a new database, 500 events of 40 deliveries
+    // took 15 times as long as after an ANALYZE; bench/README.md "First write").
     append: (tenantId, type, data) =>
       sql<EventRow>`
         WITH e AS (
@@ -66,7 +72,7 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
           RETURNING 1
         )
         -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.
-        SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`.pipe(
+        SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`.unprepared.pipe(
         Effect.map((rows) => toEvent(rows[0]!)),
         Effect.orDie
       ),
