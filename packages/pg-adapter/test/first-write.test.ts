@@ -122,6 +122,18 @@ for (const _ of postgresOnly("a new database's first burst of writes")) {
       await made?.catch(() => {})
       await onServer(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`))
     })
+    it.live("the triggers a write runs are planned at each run after every migration (a function replaced later loses the setting)", () =>
+      Effect.promise(async () => {
+        await (made ??= makeTemplate(template))
+        const rows = await onServer(urlOf(template), (c) =>
+          c.query<{ proname: string; proconfig: Array<string> | null }>(
+            `SELECT proname, proconfig FROM pg_proc WHERE proname IN ('webhook_deliveries_next', 'outbox_events_position') ORDER BY proname`
+          ))
+        assert.deepStrictEqual(
+          rows.rows.map((r) => [r.proname, r.proconfig]),
+          [["outbox_events_position", ["plan_cache_mode=force_custom_plan"]], ["webhook_deliveries_next", ["plan_cache_mode=force_custom_plan"]]]
+        )
+      }), 120_000)
     for (const [statistics, emptyStatistics] of [["never analyzed", false], ["analyzed while empty", true]] as const) {
       it.live(`fanning out to ${HOOKS} subscriptions, ${statistics}, takes at most twice the same burst after ANALYZE`, () =>
         Effect.promise(async () => {

@@ -7,7 +7,8 @@
  * the `(tenant_id, position)` index under the chamber's feed lock, which still serializes the
  * chamber's commits, so positions keep following commit order without gaps that fill in later.
  * A chamber's positions continue from the highest one it had, so every cursor given before names
- * the same place.
+ * the same place. Planned at each run, as migration 0021 made it (a replaced function loses its
+ * settings): its lookups must not keep a plan made while the table was empty.
  */
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -15,7 +16,8 @@ import * as SqlClient from "effect/sql/SqlClient"
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
-    CREATE OR REPLACE FUNCTION outbox_events_position() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE OR REPLACE FUNCTION outbox_events_position() RETURNS trigger LANGUAGE plpgsql
+    SET plan_cache_mode = force_custom_plan AS $$
     BEGIN
       PERFORM pg_advisory_xact_lock(5102027, (NEW.tenant_id % 2147483647)::integer);
       UPDATE outbox_events SET position = greatest(
