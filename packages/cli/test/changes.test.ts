@@ -55,6 +55,14 @@ for (const rt of runtimes()) {
           const bad = yield* chamber(["changes", "--tenant", tenant.id, "--after", "nope", "--json"])
           assert.strictEqual(bad.code, 1)
           assert.match(JSON.parse(bad.stderr).error, /after/)
+          // A well-formed cursor one past the newest position this chamber's feed gave out.
+          const headPosition = BigInt(Buffer.from(page.meta.next_cursor, "base64url").toString("utf8").slice("v2.".length))
+          const ahead = Buffer.from(`v2.${headPosition + 1n}`).toString("base64url")
+          for (const format of [["--json"], []]) {
+            const past = yield* chamber(["changes", "--tenant", tenant.id, "--after", ahead, ...format])
+            assert.deepStrictEqual([past.code, past.stdout], [1, ""], past.stderr)
+            assert.match(past.stderr, /after field is past the newest event/)
+          }
 
           // --follow from now: only what is committed after it started, one JSON line per event.
           const env = yield* Env

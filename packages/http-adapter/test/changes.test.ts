@@ -208,8 +208,9 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(mine.events.map((e: any) => e.data.attributes.name), ["Mine", "Mine again"])
           const withTheirCursor = yield* readAll(a.key, start.body.meta.next_cursor)
           assert.deepStrictEqual(withTheirCursor.events.map((e: any) => e.data.attributes.name), ["Mine again"])
-          const otherWay = yield* readAll(b.key, mine.cursor)
-          assert.deepStrictEqual(otherWay.events, [])
+          // A's cursor is past B's newest position (A has two events, B one): refused, never read as B's.
+          const otherWay = yield* feed(b.key, `after=${mine.cursor}`)
+          assert.deepStrictEqual([otherWay.status, Object.keys(otherWay.body.errors ?? {})], [422, ["after"]], otherWay.text)
           assert.deepStrictEqual(theirs.body.data.map((e: any) => e.data.attributes.name), ["Theirs"])
         }))
 
@@ -280,6 +281,48 @@ for (const rt of runtimes()) {
             const next = yield* feed(key, `after=${cursor}`)
             assert.deepStrictEqual(next.body.data.map((e: any) => e.data.id), [fresh.id])
           }
+        }))
+
+      it.effect("a cursor past the newest position the chamber's feed gave out is a 422 on after, in v2 and v1 form; the head's own cursor and after=head stay valid", () =>
+        Effect.gen(function*() {
+          const { key, tenant } = yield* chamberWithKey("all")
+          const members = yield* Members
+          const cursorOf = (version: string, position: number | bigint) => Buffer.from(`${version}.${position}`).toString("base64url")
+          const refused = (cursor: string, query = "") =>
+            Effect.gen(function*() {
+              const reply = yield* feed(key, `after=${cursor}${query}`)
+              assert.deepStrictEqual([reply.status, Object.keys(reply.body.errors ?? {})], [422, ["after"]], `after=${cursor}: ${reply.text}`)
+              assert.deepStrictEqual(Object.keys(reply.body), ["message", "errors"])
+              assert.match(reply.body.errors.after[0], /past the newest event/)
+            })
+          // An empty chamber has given out nothing: its head is 0.
+          const empty = yield* feed(key)
+          assert.strictEqual(empty.body.meta.next_cursor, cursorOf("v2", 0))
+          yield* refused(cursorOf("v2", 1))
+          yield* members.create(tenant.id, { name: "One", status: "active" }).pipe(Effect.orDie)
+          yield* members.create(tenant.id, { name: "Two", status: "active" }).pipe(Effect.orDie)
+          const head = (yield* feed(key, "after=head")).body.meta.next_cursor
+          assert.strictEqual(head, cursorOf("v2", 2))
+          // The issue's own example (v1.99999), a cursor one past the head, and the largest position.
+          for (const cursor of ["djEuOTk5OTk", cursorOf("v2", 3), cursorOf("v1", 3), cursorOf("v2", 99999), cursorOf("v2", 2n ** 63n - 1n)]) {
+            yield* refused(cursor)
+          }
+          // Past the head with only some kinds asked is still refused; at the head, with kinds that have no events, valid.
+          yield* refused(cursorOf("v2", 3), "&types=contact.created")
+          for (const cursor of [head, cursorOf("v1", 2)]) {
+            for (const query of ["", "&types=contact.created"]) {
+              const reply = yield* feed(key, `after=${cursor}${query}`)
+              assert.deepStrictEqual([reply.status, reply.body.data, reply.body.meta], [200, [], { next_cursor: head, has_more: false }], `after=${cursor}${query}: ${reply.text}`)
+            }
+          }
+          // A v1 cursor before the head reads on; once the chamber has given a position out, its cursor is valid.
+          const fromV1 = yield* feed(key, `after=${cursorOf("v1", 1)}`)
+          assert.deepStrictEqual([fromV1.status, fromV1.body.data.map((e: any) => e.data.attributes.name)], [200, ["Two"]], fromV1.text)
+          const three = yield* members.create(tenant.id, { name: "Three", status: "active" }).pipe(Effect.orDie)
+          const nowHead = yield* feed(key, `after=${cursorOf("v2", 3)}`)
+          assert.deepStrictEqual([nowHead.status, nowHead.body.data], [200, []], nowHead.text)
+          assert.deepStrictEqual((yield* feed(key, `after=${head}`)).body.data.map((e: any) => e.data.id), [three.id])
+          yield* refused(cursorOf("v2", 4))
         }))
 
       it.effect("422 on types for an unknown kind, 422 on after for a malformed cursor", () =>

@@ -23,6 +23,21 @@ export class MalformedCursor extends Schema.TaggedError<MalformedCursor>()("Malf
   }
 }
 
+/**
+ * `after` is well formed but past the newest position the chamber's feed has given out (a cursor
+ * of another database, or saved before a restore): a 422 on `after`, never an empty page that
+ * would skip what comes later.
+ */
+export class CursorAhead extends Schema.TaggedError<CursorAhead>()("CursorAhead", {}) {
+  readonly kind = "Invalid" as const
+  override get message() {
+    return "The after field is past the newest event of this chamber's feed; start again with after=head."
+  }
+  get errors() {
+    return { after: [this.message] }
+  }
+}
+
 /** The cursor points before events that were pruned: the reader may have missed some (a 410). */
 export class CursorExpired extends Schema.TaggedError<CursorExpired>()("CursorExpired", {}) {
   readonly kind = "Gone" as const

@@ -7,7 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Scope } from "../Scopes.ts"
-import { ChangeScopeMissing, CursorExpired, MalformedCursor, UnknownEventKind } from "./ChangeErrors.ts"
+import { ChangeScopeMissing, CursorAhead, CursorExpired, MalformedCursor, UnknownEventKind } from "./ChangeErrors.ts"
 import { ChangeLog, type LoggedEvent } from "./ChangeLog.ts"
 import { decodeCursor, encodeCursor } from "./Cursor.ts"
 import { type EventKind, EventKinds } from "./Outbox.ts"
@@ -49,7 +49,7 @@ export interface ChangesQuery {
   readonly types?: string | undefined
 }
 
-export type ChangesError = ChangeScopeMissing | UnknownEventKind | MalformedCursor | CursorExpired
+export type ChangesError = ChangeScopeMissing | UnknownEventKind | MalformedCursor | CursorAhead | CursorExpired
 
 const isKind = (name: string): name is EventKind => (EventKinds as ReadonlyArray<string>).includes(name)
 
@@ -97,6 +97,8 @@ export class Changes extends Context.Service<Changes, {
       const rows = yield* log.after(tenantId, after, kinds, CHANGES_PAGE + 1)
       // Read after the events: a prune that removed any of those past the cursor is seen here.
       if (cursor !== undefined && cursor < (yield* log.prunedThrough(tenantId))) return yield* new CursorExpired()
+      // A cursor past the head (only possible when nothing follows it): a position this feed never gave.
+      if (cursor !== undefined && rows.length === 0 && cursor > (yield* log.head(tenantId))) return yield* new CursorAhead()
       const data = rows.slice(0, CHANGES_PAGE)
       const last = data.at(-1)?.position ?? after
       return { events: data, meta: { next_cursor: encodeCursor(last), has_more: rows.length > CHANGES_PAGE } }
