@@ -8,6 +8,8 @@
  * ids are checked by contract.test.ts and the fuzzer.
  */
 import { createHmac } from "node:crypto"
+import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -17,7 +19,7 @@ import { HookPingsLive, NOT_PUBLIC, RelayLive } from "@chamber/webhook-relay"
 import { type ReceivedRequest, type Receiver, startReceiver, testCertificate } from "@chamber/webhook-relay/test/receiver"
 import { Webhook } from "standardwebhooks"
 import { NodeServerTest } from "../src/index.ts"
-import { call, chamberWithKey, rateLimitsAt, type Reply, serverListeningOn, serverOn, SUITE_PER_MINUTE } from "./fixture.ts"
+import { call, chamberWithKey, rateLimitsAt, type Reply, serverListeningOn, serverOn, serverUrl, SUITE_PER_MINUTE } from "./fixture.ts"
 
 const { cert } = await testCertificate()
 
@@ -75,6 +77,61 @@ const verifies = (secret: string, r: ReceivedRequest) => {
   }
 }
 const hex = (secret: string, r: ReceivedRequest) => createHmac("sha256", secret).update(r.body).digest("hex")
+
+interface Raw {
+  readonly status: number
+  readonly body: any
+}
+
+/** The status and JSON body of an HTTP/1.1 answer as read off the socket (`Content-Length` or chunked). */
+const parseRaw = (raw: Buffer): Raw => {
+  const split = raw.indexOf("\r\n\r\n")
+  const head = raw.subarray(0, split).toString("latin1")
+  let body = raw.subarray(split + 4)
+  if (/^transfer-encoding:\s*chunked/im.test(head)) {
+    const parts: Array<Buffer> = []
+    for (let at = 0;;) {
+      const eol = body.indexOf("\r\n", at)
+      const size = parseInt(body.subarray(at, eol).toString("latin1"), 16)
+      if (size === 0) break
+      parts.push(body.subarray(eol + 2, eol + 2 + size))
+      at = eol + 2 + size + 2
+    }
+    body = Buffer.concat(parts)
+  }
+  return { status: Number(head.split(" ")[1]), body: JSON.parse(body.toString("utf8")) }
+}
+
+/**
+ * A POST with no body and no Content-Length nor Transfer-Encoding, as `curl -X POST` sends it:
+ * written by hand on a socket, since node:http's client would add `Content-Length: 0`.
+ */
+const bareSocketPost = (url: string, path: string, key: string) =>
+  Effect.promise(() =>
+    new Promise<Raw>((resolve, reject) => {
+      const { hostname, port } = new URL(url)
+      const socket = connect(Number(port), hostname)
+      const chunks: Array<Buffer> = []
+      socket.on("data", (chunk) => chunks.push(chunk))
+      socket.on("error", reject)
+      socket.on("end", () => resolve(parseRaw(Buffer.concat(chunks))))
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${key}\r\nAccept: */*\r\nConnection: close\r\n\r\n`)
+    })
+  )
+
+/** A POST through node:http with exactly the given headers and no body written. */
+const nodeHttpPost = (url: string, path: string, headers: Record<string, string>) =>
+  Effect.promise(() =>
+    new Promise<Raw>((resolve, reject) => {
+      const req = httpRequest(new URL(path, url), { method: "POST", headers }, (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (chunk: Buffer) => chunks.push(chunk))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) }))
+      })
+      req.on("error", reject)
+      req.end()
+    })
+  )
 
 for (const rt of runtimes()) {
   describe(`webhook self-service with a relay on ${rt.name}`, () => {
@@ -331,6 +388,38 @@ for (const rt of runtimes()) {
 
   describe(`webhook destinations on ${rt.name}`, () => {
     layer(serverOn(rt), { timeout: 120_000 })((it) => {
+      it.effect("rotate-secret without a body (no Content-Length, as curl -X POST sends it, or Content-Length: 0) rotates with the default overlap; a body that is JSON but no object is still a 422", () =>
+        Effect.gen(function*() {
+          const url = yield* serverUrl
+          const { key } = yield* chamberWithKey("hooks:write")
+          const hook = ok(yield* call("POST", "/api/v1/hooks", { key, body: { url: "https://hooks.example.com/bodiless", events: ["member.created"] } }), 201)
+          const path = `/api/v1/hooks/${hook.id}/rotate-secret`
+          const secrets = [hook.secret as string]
+          const rotations: ReadonlyArray<readonly [string, Effect.Effect<Raw>]> = [
+            ["no Content-Length", bareSocketPost(url, path, key)],
+            ["Content-Length: 0", nodeHttpPost(url, path, { authorization: `Bearer ${key}`, "content-length": "0" })],
+            ["Content-Type: application/json, Content-Length: 0", nodeHttpPost(url, path, { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": "0" })]
+          ]
+          for (const [how, rotate] of rotations) {
+            const reply = yield* rotate
+            assert.strictEqual(reply.status, 200, `${how}: ${JSON.stringify(reply.body)}`)
+            assert.deepStrictEqual(Object.keys(reply.body.data), ["secret", "previous_expires_at"], how)
+            assert.notInclude(secrets, reply.body.data.secret, how)
+            secrets.push(reply.body.data.secret)
+            assert.approximately(Date.parse(reply.body.data.previous_expires_at), Date.now() + 86_400_000, 10_000, how)
+            // The rotation took: re-posting the URL answers the new secret.
+            assert.strictEqual(ok(yield* call("POST", "/api/v1/hooks", { key, body: { url: hook.url, events: ["member.created"] } }), 201).secret, reply.body.data.secret, how)
+          }
+          for (const body of ["null", "42", "[]", "\"x\"", "{"]) {
+            const reply = yield* call("POST", path, { key, body })
+            assert.deepStrictEqual([reply.status, Object.keys(reply.body.errors ?? {})], [422, ["body"]], `${body}: ${reply.text}`)
+          }
+          // A bodiless rotation of another chamber's subscription is still a 404.
+          const other = yield* chamberWithKey("hooks:write")
+          assert.strictEqual((yield* bareSocketPost(url, path, other.key)).status, 404)
+          assert.strictEqual(ok(yield* call("POST", "/api/v1/hooks", { key, body: { url: hook.url, events: ["member.created"] } }), 201).secret, secrets.at(-1))
+        }))
+
       it.effect("POST /hooks: a literal loopback, private, link-local, CGNAT, multicast or unspecified address is a 422 on url; names are not", () =>
         Effect.gen(function*() {
           const { key } = yield* chamberWithKey("hooks:write")

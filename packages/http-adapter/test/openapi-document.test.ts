@@ -7,7 +7,7 @@
 import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Core from "@chamber/core"
-import { EventKinds, Outbox } from "@chamber/core"
+import { CURSOR_PATTERN, EventKinds, Outbox } from "@chamber/core"
 import { pgliteRuntime } from "@chamber/pg-adapter/testing"
 import { call, chamberWithKey, type Reply, serverOn } from "./fixture.ts"
 
@@ -65,6 +65,19 @@ const strings = (doc: Json, schema: Json, path: string, seen = new Set<Json>()):
     ...((node.anyOf ?? []) as Array<Json>).flatMap((v) => strings(doc, v, path, seen))
   ]
   return node.type === "string" ? [[path, node], ...inner] : inner
+}
+
+/**
+ * Whether `body` fits `schema` as far as the error shapes go: an object with every required
+ * property, no other where additionalProperties is false, one of `anyOf`.
+ */
+const fits = (doc: Json, schema: Json, body: Json): boolean => {
+  const node = deref(doc, schema)
+  if (node.anyOf !== undefined) return (node.anyOf as Array<Json>).some((s) => fits(doc, s, body))
+  if (node.type !== "object" || typeof body !== "object" || body === null) return false
+  const keys = Object.keys(body)
+  if (!((node.required ?? []) as Array<string>).every((k) => keys.includes(k))) return false
+  return node.additionalProperties !== false || keys.every((k) => k in (node.properties ?? {}))
 }
 
 const assertRefused = (reply: Reply, field: string, label: string) => {
@@ -321,6 +334,90 @@ layer(serverOn(pgliteRuntime), { timeout: 120_000 })((it) => {
     Effect.gen(function*() {
       const text = JSON.stringify(yield* served)
       assert.notMatch(text, /[\w/-]+\.md\b/)
+    }))
+
+  it.effect("10. every POST and PATCH declares the 422s it may answer: a reused Idempotency-Key's `{message}` alone, a malformed one's and a validation's with `errors`", () =>
+    Effect.gen(function*() {
+      const doc = yield* served
+      const { key } = yield* chamberWithKey("all")
+      const reuse = (path: string, first: Json, second: Json) =>
+        Effect.gen(function*() {
+          const idem = `reuse-${path}-${Math.random()}`
+          yield* call("POST", path, { key, body: first, headers: { "idempotency-key": idem } })
+          const reply = yield* call("POST", path, { key, body: second, headers: { "idempotency-key": idem } })
+          assert.deepStrictEqual([reply.status, Object.keys(reply.body)], [422, ["message"]], reply.text)
+          return reply.body as Json
+        })
+      const reused = yield* reuse("/api/v1/members", { name: "Once", status: "active" }, { name: "Twice", status: "active" })
+      const malformed = (yield* call("POST", "/api/v1/members", { key, body: { name: "Key", status: "active" }, headers: { "idempotency-key": "a b" } })).body
+      const invalid = (yield* call("POST", "/api/v1/members", { key, body: { name: "" } })).body
+      assert.deepStrictEqual([Object.keys(malformed), Object.keys(invalid)], [["message", "errors"], ["message", "errors"]])
+      let checked = 0
+      for (const { name, op } of operations(doc)) {
+        if (!name.startsWith("POST ") && !name.startsWith("PATCH ")) continue
+        const schema = op.responses["422"]?.content?.["application/json"]?.schema
+        assert.isDefined(schema, `${name} declares no 422`)
+        for (const [which, body] of [["reused key", reused], ["malformed key", malformed]] as const) {
+          assert.isTrue(fits(doc, schema, body), `${name}: the ${which} 422 ${JSON.stringify(body)} fits none of ${JSON.stringify(schema)}`)
+        }
+        if (op.requestBody !== undefined) assert.isTrue(fits(doc, schema, invalid), `${name}: the validation 422`)
+        checked++
+      }
+      assert.isAtLeast(checked, 15)
+      // An operation without a body of its own answers the reused key's 422 too.
+      const hook = (yield* call("POST", "/api/v1/hooks", { key, body: { url: "https://hooks.example.com/reuse", events: ["member.created"] } })).body
+      const idem = "reuse-a-bodiless-one"
+      const rotate = `/api/v1/hooks/${hook.id}/rotate-secret`
+      const first = yield* call("POST", rotate, { key, headers: { "idempotency-key": idem } })
+      assert.strictEqual(first.status, 200, first.text)
+      const again = yield* call("POST", rotate, { key, body: { previous_expires_in: 0 }, headers: { "idempotency-key": idem } })
+      assert.deepStrictEqual([again.status, Object.keys(again.body)], [422, ["message"]], again.text)
+    }))
+
+  it.effect("11. rotate-secret's body is optional, and only there; the feed's `types` is a comma-separated list of the event kinds, `after` a cursor's form", () =>
+    Effect.gen(function*() {
+      const doc = yield* served
+      const rotate = doc.paths["/api/v1/hooks/{hook}/rotate-secret"].post.requestBody
+      assert.deepStrictEqual(rotate, { content: { "application/json": { schema: { $ref: "#/components/schemas/RotateSecret" } } }, required: false })
+      for (const { name, op } of operations(doc)) {
+        if (op.requestBody !== undefined && !name.endsWith("/rotate-secret")) assert.isTrue(op.requestBody.required, name)
+      }
+
+      const parameters = doc.paths["/api/v1/changes"].get.parameters as Array<Json>
+      const types = parameters.find((p) => p.name === "types")!
+      assert.deepStrictEqual([types.style, types.explode, types.schema.type], ["form", false, "array"])
+      assert.deepStrictEqual(types.schema.items, { type: "string", enum: [...EventKinds] })
+      const { tenant, key } = yield* chamberWithKey("all")
+      // What a client makes of the declaration: the kinds joined by commas, one value.
+      const all = yield* call("GET", `/api/v1/changes?types=${EventKinds.join(",")}`, { key })
+      assert.strictEqual(all.status, 200, all.text)
+      const notAKind = yield* call("GET", "/api/v1/changes?types=member.created,member.deleted", { key })
+      assert.deepStrictEqual([notAKind.status, Object.keys(notAKind.body.errors)], [422, ["types"]])
+
+      const after = parameters.find((p) => p.name === "after")!.schema
+      assert.strictEqual(after.pattern, CURSOR_PATTERN)
+      const feed = (cursor: string) => call("GET", `/api/v1/changes?after=${cursor}`, { key })
+      // Every cursor the server gives matches, and so does the v1 form it still reads.
+      yield* call("POST", "/api/v1/members", { key, body: { name: "Fed", status: "active" } })
+      const given = [
+        "head",
+        (yield* call("GET", "/api/v1/changes", { key })).body.meta.next_cursor,
+        (yield* feed("head")).body.meta.next_cursor,
+        Buffer.from("v1.1").toString("base64url"),
+        Buffer.from("v2.0").toString("base64url"),
+        Buffer.from("v2.9223372036854775807").toString("base64url")
+      ]
+      for (const cursor of given) {
+        assert.isTrue(matches(after, cursor), cursor)
+        assert.isAtMost(cursor.length, after.maxLength, cursor)
+      }
+      for (const cursor of given.slice(0, 4)) assert.strictEqual((yield* feed(cursor)).status, 200, cursor)
+      // What does not match is refused by the server as malformed.
+      for (const bad of ["nope", "heads", "djMuMQ", "djIuMQ==", "djIu", Buffer.from("v2.1a").toString("base64url"), Buffer.from("v2.12345678901234567890").toString("base64url")]) {
+        assert.isFalse(matches(after, bad), bad)
+        const reply = yield* feed(bad)
+        assert.deepStrictEqual([reply.status, Object.keys(reply.body.errors ?? {})], [422, ["after"]], `${bad}: ${reply.text}`)
+      }
     }))
 
   it.effect("9. the webhooks section: every event kind and ping, `data` as the resource's own schema, an example, as a delivery carries it", () =>

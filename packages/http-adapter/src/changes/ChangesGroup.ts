@@ -4,7 +4,7 @@ import * as SchemaTransformation from "effect/SchemaTransformation"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { EventKinds, KIND_SCOPES } from "@chamber/core"
+import { CURSOR_PATTERN, EventKinds, KIND_SCOPES } from "@chamber/core"
 import { Authentication } from "../shared/Access.ts"
 import { Forbidden, Gone, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
@@ -54,6 +54,20 @@ export class ChangesGroup extends HttpApiGroup.make("changes")
       error: [ValidationError, Forbidden, Gone]
     }).pipe(operation({
       access: { anyOf: readScopes },
+      query: {
+        // Stated as the decoder reads it: one value of kinds joined by commas (repeats are joined too).
+        types: {
+          description: "Event kinds, comma-separated (`types=member.created,invoice.paid`). Without it, every kind the key may read.",
+          style: "form",
+          explode: false,
+          schema: { type: "array", items: { type: "string", enum: EventKinds } }
+        },
+        after: {
+          description: "`head` (start from now), or the `next_cursor` of an earlier answer (base64url, opaque). Without it: from the " +
+            "oldest event kept. A cursor past the newest event of the chamber is a 422 on `after`.",
+          schema: { type: "string", pattern: CURSOR_PATTERN, maxLength: 30 }
+        }
+      },
       summary: "Read the change feed",
       description:
         "Every event the chamber fired, in commit order, at most 100 an answer, oldest first, each exactly as a webhook " +
@@ -64,7 +78,8 @@ export class ChangesGroup extends HttpApiGroup.make("changes")
         "newest, to start from now. Each kind is answered only to its resource's read scope (member.* `members:read`, " +
         "contact.created `contacts:read`, invoice.* `invoices:read`, event.registration.created `registrations:read`, " +
         "deal.approved `deals:read`); `types` naming a kind the key may not read is a 403 naming its scope. An unknown " +
-        "kind is a 422 on `types`, a malformed cursor a 422 on `after`. Events are kept 90 days by default: a cursor older " +
+        "kind is a 422 on `types`; a malformed cursor, or one past the newest position the chamber's feed has given " +
+        "(a cursor of another database, or saved before a restore), a 422 on `after`. Events are kept 90 days by default: a cursor older " +
         "than the oldest kept is a 410 (resync from the lists, then start again with `after=head`)."
     }))
   )

@@ -125,7 +125,9 @@ export class HooksGroup extends HttpApiGroup.make("hooks")
     })),
     HttpApiEndpoint.post("rotateSecret", "/:hook/rotate-secret", {
       params: { hook: RowId },
-      payload: RotateSecret,
+      // No body at all (as `curl -X POST` sends it) is `{}`, the default overlap: the decoder reads
+      // an empty body as null, which the handler tells from a JSON null (server/RawRequest.ts).
+      payload: [RotateSecret, Schema.Null],
       success: RotatedSecretResponse,
       error: [NotFoundError, ValidationError]
     }).pipe(operation({
@@ -135,7 +137,8 @@ export class HooksGroup extends HttpApiGroup.make("hooks")
         "A new `secret` signs every delivery from now on. The old one signs beside it for `previous_expires_in` seconds " +
         "(0 to 604800, default 86400) until `previous_expires_at`: meanwhile `webhook-signature` carries both `v1,` signatures " +
         "(the new first), `X-CC-Signature` the new one and `X-CC-Signature-Previous` the old. 0 ends the old secret at once; " +
-        "rotating again ends the older one at once."
+        "rotating again ends the older one at once. The body is optional: none (or an empty one) is `{}`.",
+      optionalBody: true
     })),
     HttpApiEndpoint.delete("delete", "/:hook", {
       params: { hook: RowId },

@@ -1,5 +1,6 @@
 /** Webhook subscription handlers: each endpoint of HooksGroup as one call of the core service. */
 import * as Effect from "effect/Effect"
+import { bodyOrEmpty } from "../server/RawRequest.ts"
 import * as Respond from "../server/Respond.ts"
 import { groupHandlers } from "../shared/Served.ts"
 import { HookDeliveryList, HookPings, Hooks } from "@chamber/core"
@@ -18,6 +19,7 @@ export default groupHandlers(HooksGroup, Effect.fn(function*(handlers) {
     .handle("replay", ({ params }) => Respond.single(HookDeliveryResponse, 202, (tenant) => hooks.replay(tenant, params.hook, params.delivery)))
     .handle("recover", ({ params, payload }) => Respond.single(RecoverResponse, 202, (tenant) => hooks.recover(tenant, params.hook, payload)))
     .handle("ping", ({ params }) => Respond.single(PingResponse, 200, (tenant) => pings.ping(tenant, params.hook)))
-    .handle("rotateSecret", ({ params, payload }) =>
-      Respond.single(RotatedSecretResponse, 200, (tenant) => hooks.rotateSecret(tenant, params.hook, payload)))
+    .handle("rotateSecret", ({ params, payload, request }) =>
+      Effect.flatMap(bodyOrEmpty(request, payload, {}), (input) =>
+        Respond.single(RotatedSecretResponse, 200, (tenant) => hooks.rotateSecret(tenant, params.hook, input))))
 }))

@@ -1,7 +1,8 @@
 /**
  * What the parsed request hides and the API still answers for (docs/api.md "Errors"): Node
  * keeps only the first of several Authorization headers, decodes a body's invalid UTF-8 into
- * U+FFFD without a word, and is told not to refuse an HTTP/1.1 request without Host itself.
+ * U+FFFD without a word, is told not to refuse an HTTP/1.1 request without Host itself, and
+ * reads an empty JSON body as a null.
  */
 import * as Effect from "effect/Effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -63,3 +64,16 @@ export const requireUtf8Body = (request: HttpServerRequest.HttpServerRequest): E
       }
     })
     : Effect.void
+
+const notAnObject = ValidationError.of({ body: ["The body must be a JSON object."] })
+
+/**
+ * The payload of an endpoint whose body may be left out (`optionalBody` of shared/Operation.ts,
+ * its payload schemas the object and null): the decoder reads an empty body as null, so the text
+ * tells them apart. No body (none, or an empty one) is `empty`; a JSON `null` is the 422 every
+ * other endpoint answers.
+ */
+export const bodyOrEmpty = <A>(request: HttpServerRequest.HttpServerRequest, payload: A | null, empty: A): Effect.Effect<A, ValidationError> =>
+  payload !== null
+    ? Effect.succeed(payload)
+    : Effect.flatMap(Effect.orDie(request.text), (text) => (text === "" ? Effect.succeed(empty) : Effect.fail(notAnObject)))

@@ -110,7 +110,7 @@ const stillRunning: Json = {
   }
 }
 
-/** The answer to a malformed Idempotency-Key, on an operation that takes no body (and so had no 422 of its own). */
+/** The answer to a malformed Idempotency-Key (the validation 422's shape, stated here for operations without one). */
 const malformedKey: Json = {
   description: "The `Idempotency-Key` header is not 1 to 255 visible ASCII characters",
   content: {
@@ -132,6 +132,30 @@ const malformedKey: Json = {
   }
 }
 
+/** The 422 of an Idempotency-Key sent again with another request: `{message}` alone. */
+const keyReused: Json = {
+  description: "The `Idempotency-Key` was used with a different request (`{message}` alone)",
+  schema: { type: "object", required: ["message"], properties: { message: { type: "string" } }, additionalProperties: false },
+  example: { message: "This Idempotency-Key was used with a different request." }
+}
+
+/**
+ * The 422 of a POST or PATCH: any of its own (a validation or business-rule 422), a malformed
+ * Idempotency-Key's (with `errors`) and a reused key's (`{message}` alone).
+ */
+const idempotent422 = (own: Json | undefined): Json => {
+  const schemaOf = (response: Json) => response.content["application/json"].schema as Json
+  const shapes: Array<Json> = own === undefined ? [] : [...(schemaOf(own).anyOf ?? [schemaOf(own)])]
+  if (!shapes.some((s) => s.$ref === "#/components/schemas/ValidationErrorEncoded")) shapes.push(schemaOf(malformedKey))
+  shapes.push(keyReused.schema)
+  const descriptions = [...(own === undefined ? [malformedKey.description] : String(own.description).split(" | ")), keyReused.description]
+  return {
+    ...own,
+    description: descriptions.join(" | "),
+    content: { "application/json": { schema: { anyOf: shapes }, example: keyReused.example } }
+  }
+}
+
 /** Answers a retry can replay: the successes, the 404 and the 422s. */
 const replayable = (status: string) => status.startsWith("2") || status === "404" || status === "422"
 
@@ -140,7 +164,7 @@ const idempotent = (operation: Json): Json => ({
   ...operation,
   parameters: [...(operation.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }],
   responses: Object.fromEntries(
-    [...Object.entries({ "422": malformedKey, ...operation.responses as Json, "409": stillRunning })]
+    [...Object.entries({ ...operation.responses as Json, "422": idempotent422(operation.responses["422"]), "409": stillRunning })]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([status, response]) => [
         status,

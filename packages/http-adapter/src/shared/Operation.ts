@@ -5,6 +5,7 @@
  * endpoint can really answer are listed (no 403 without a scope, no 422 without input).
  */
 import * as Context from "effect/Context"
+import * as SchemaAST from "effect/SchemaAST"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { type Access, AnyValidKey, describeAccess, RequiredAccess, scopesOf } from "./Access.ts"
@@ -16,6 +17,13 @@ export interface OperationDoc {
   readonly description: string
   /** The columns its `sort` parameter knows (each also with `-`), offered to clients; any other value means the default order. */
   readonly sort?: ReadonlyArray<string>
+  /**
+   * The body may be left out (no body, or an empty one), meaning `{}`: the payload schema takes
+   * `undefined` besides its object, and the document states the object with `required: false`.
+   */
+  readonly optionalBody?: boolean
+  /** What the document states of a query parameter beyond its decoder (its form, its values), by name. */
+  readonly query?: Readonly<Record<string, Record<string, unknown>>>
 }
 
 // OpenAPI objects, typed as Effect's Transform annotation hands them over (plain JSON).
@@ -54,7 +62,9 @@ const sortParameter = (p: Operation, columns: ReadonlyArray<string> | undefined)
  */
 const describedParameters = (parameters: ReadonlyArray<Operation>, doc: OperationDoc) =>
   parameters.map((p) =>
-    p.in === "path"
+    p.in === "query" && doc.query?.[p.name] !== undefined
+      ? { ...p, ...doc.query[p.name] }
+      : p.in === "path"
       ? { ...p, description: "The row's id (a positive integer).", schema: { type: "integer", minimum: 1 } }
       : p.in === "query" && p.name === "page"
       ? { ...p, description: "1-indexed page of 100 rows; a page past the last answers `data: []`.", schema: { type: "integer", minimum: 1, default: 1 } }
@@ -80,9 +90,21 @@ const without422Validation = (response: Operation | undefined): Operation | unde
   }
 }
 
+/** An optional body: its object alone (the `undefined` the payload also takes is no JSON, not `null`), not required. */
+const optionalBody = (body: Operation | undefined): Operation | undefined => {
+  if (body === undefined) throw new Error("optionalBody on an operation without a body")
+  const content = Object.fromEntries(Object.entries(body.content as Operation).map(([type, media]) => {
+    const branches: Array<Operation> | undefined = media.schema?.anyOf
+    const kept = branches?.filter((b) => b.type !== "null")
+    return [type, kept === undefined ? media : { ...media, schema: kept.length === 1 ? kept[0] : { anyOf: kept } }]
+  }))
+  return { ...body, content, required: false }
+}
+
 const transform = (doc: OperationDoc, declaresValidation: boolean) => (op: Operation): Operation => {
   const parameters = describedParameters(op.parameters ?? [], doc)
-  const takesInput = op.requestBody !== undefined || parameters.some((p) => p.in === "query")
+  const requestBody = doc.optionalBody === true ? optionalBody(op.requestBody) : op.requestBody
+  const takesInput = requestBody !== undefined || parameters.some((p) => p.in === "query")
   const responses: Record<string, Operation> = { ...op.responses }
   if (doc.access === AnyValidKey) delete responses["403"]
   if (!takesInput && !declaresValidation) {
@@ -95,6 +117,7 @@ const transform = (doc: OperationDoc, declaresValidation: boolean) => (op: Opera
     summary: doc.summary,
     description: `${doc.description}\n\n${describeAccess(doc.access)}`,
     parameters,
+    ...(requestBody === undefined ? {} : { requestBody }),
     // Any one of several scopes opens it: one requirement each (OpenAPI's "or").
     security: doc.access === AnyValidKey ? [{ bearer: [] }] : scopesOf(doc.access).map((s) => ({ bearer: [s] })),
     responses
@@ -106,6 +129,9 @@ export const operation = (doc: OperationDoc) => <E extends HttpApiEndpoint.Const
   // Every endpoint is a Top at run time; its precise type is the caller's E.
   const endpoint = self as unknown as HttpApiEndpoint.Top
   const declaresValidation = declaredAt(endpoint.error, ValidationError) !== -1
+  if (doc.optionalBody === true && ![...endpoint.payload.values()].some((p) => p.schemas.some((s) => SchemaAST.isNull(SchemaAST.toEncoded(s.ast))))) {
+    throw new Error(`${endpoint.name}: an optional body takes null besides its object (the decoder's empty body; server/RawRequest.ts bodyOrEmpty)`)
+  }
   const annotations = Context.merge(
     Context.make(RequiredAccess, doc.access),
     OpenApi.annotations({ transform: transform(doc, declaresValidation) })
