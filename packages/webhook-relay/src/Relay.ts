@@ -178,13 +178,15 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
   }
 
   // The lock, on a connection of its own, taken again whenever that connection is lost (checked
-  // every second); the first claim waits for it, since a relay without it claims nothing.
+  // every second); the first claim waits for it, since a relay without it claims nothing. Held
+  // again, the relay looks at once for what was due meanwhile (a wake-up it had then claimed nothing).
   if (config.presence === true) {
     const held = yield* Deferred.make<void>()
     const holding = Effect.scoped(Effect.gen(function*() {
       const check = yield* store.hold(config.relayId)
       yield* presences.succeeded
       yield* Deferred.succeed(held, undefined)
+      yield* Queue.offer(wake, undefined)
       return yield* Effect.forever(Effect.andThen(Effect.sleep(PRESENCE_CHECK_MS), check))
     }))
     yield* Effect.forkScoped(Effect.forever(holding.pipe(
