@@ -23,6 +23,16 @@ const redisErrors = Effect.map(Metric.snapshot, (all) =>
 
 const LIMITS: Limits = { perMinute: 10, daily: 1_000 }
 
+/** A Redis server of the test's own, a proxy in front of it, a store through the proxy and one straight to Redis that never fails open. */
+const behindProxy = Effect.gen(function*() {
+  const redis = yield* Effect.acquireRelease(Effect.promise(redisServer), (r) => Effect.promise(r.kill))
+  const proxy = yield* Effect.acquireRelease(Effect.promise(() => redisProxy(redis.url)), (p) => Effect.promise(p.close))
+  const scope = yield* Effect.scope
+  const store = yield* makeRedisStore({ url: proxy.url, timeoutMs: 250 }).pipe(Scope.provide(scope))
+  const other = yield* makeRedisStore({ url: redis.url, timeoutMs: 250, failOpen: false }).pipe(Scope.provide(scope))
+  return { redis, proxy, store, other }
+})
+
 describe("the Redis rate-limit store when Redis goes away", () => {
   const lines: Array<string> = []
   const capture = Logger.layer([Logger.map(Logger.formatSimple, (line) => void lines.push(String(line)))])
@@ -71,11 +81,7 @@ describe("the Redis rate-limit store when Redis goes away", () => {
   it.live("a command in flight when Redis goes silent is answered in time; after the cut the store goes back to Redis", () =>
     Effect.gen(function*() {
       lines.length = 0
-      const redis = yield* Effect.acquireRelease(Effect.promise(redisServer), (r) => Effect.promise(r.kill))
-      const proxy = yield* Effect.acquireRelease(Effect.promise(() => redisProxy(redis.url)), (p) => Effect.promise(p.close))
-      const scope = yield* Effect.scope
-      const store = yield* makeRedisStore({ url: proxy.url, timeoutMs: 250 }).pipe(Scope.provide(scope))
-      const other = yield* makeRedisStore({ url: redis.url, timeoutMs: 250, failOpen: false }).pipe(Scope.provide(scope))
+      const { redis, proxy, store, other } = yield* behindProxy
       const key = `silent-${Date.now()}`
       assert.isTrue((yield* store.hit(key, LIMITS)).admitted)
 
@@ -106,11 +112,7 @@ describe("the Redis rate-limit store when Redis goes away", () => {
   it.live("a connection that answers nothing is given up: checks stop waiting, and a swallowed handshake does not keep Redis away", () =>
     Effect.gen(function*() {
       lines.length = 0
-      const redis = yield* Effect.acquireRelease(Effect.promise(redisServer), (r) => Effect.promise(r.kill))
-      const proxy = yield* Effect.acquireRelease(Effect.promise(() => redisProxy(redis.url)), (p) => Effect.promise(p.close))
-      const scope = yield* Effect.scope
-      const store = yield* makeRedisStore({ url: proxy.url, timeoutMs: 250 }).pipe(Scope.provide(scope))
-      const other = yield* makeRedisStore({ url: redis.url, timeoutMs: 250, failOpen: false }).pipe(Scope.provide(scope))
+      const { redis, proxy, store, other } = yield* behindProxy
       const key = `partition-${Date.now()}`
       assert.isTrue((yield* store.hit(key, LIMITS)).admitted)
       // An instance that stops during the partition, with a check unanswered.
