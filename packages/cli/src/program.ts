@@ -229,6 +229,21 @@ export const program = () => {
     .addHelpText("after", example(`chamber changes --tenant ${CHAMBER}`, `chamber changes --tenant ${CHAMBER} --after head --follow`))
     .action(async (opts) => (await import("./commands/changes.ts")).changes(opts))
 
+  json(chamber.command("listen").description("forward a chamber's events, signed as deliveries are, to a URL of your own (localhost too) until Ctrl-C; creates no subscription"))
+    .requiredOption("--tenant <id>", "chamber id (chm_...)")
+    .requiredOption("--forward-to <url>", "where each event is POSTed (http or https)")
+    .option("--events <kinds>", "comma-separated event kinds (member.created,invoice.paid,...); default every kind")
+    .option("--after <cursor>", "a next cursor of the change feed to start after; default: from now")
+    .option("--secret <whsec>", "the signing secret (whsec_ and base64); default: a new one, printed at the start")
+    .addHelpText(
+      "after",
+      example(
+        `chamber listen --tenant ${CHAMBER} --forward-to http://localhost:4000/hook`,
+        `chamber listen --tenant ${CHAMBER} --forward-to http://localhost:4000/hook --events member.created,invoice.paid --json`
+      )
+    )
+    .action(async (opts) => (await import("./commands/listen.ts")).listen(opts))
+
   const secrets = chamber.command("secrets").description("webhook signing secrets at rest (CHAMBER_SECRET_KEY)")
     .addHelpText("after", example("CHAMBER_SECRET_KEY_PREVIOUS=\"$OLD_KEY\" CHAMBER_SECRET_KEY=\"$NEW_KEY\" chamber secrets rekey"))
   json(secrets.command("rekey").description(
