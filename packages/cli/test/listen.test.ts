@@ -1,5 +1,5 @@
 /**
- * `chamber listen` (docs/cli.md "Forwarding events to a local receiver") as an admin runs it, a
+ * `chamber listen` (docs/webhooks.md "Building a receiver locally") as an admin runs it, a
  * real process, on each storage runtime, forwarding to a plain-http receiver of the test's own on
  * loopback: every event of a burst committed after its start line arrives once, in feed order,
  * signed with the printed secret as a Standard Webhooks library verifies it; a receiver's non-2xx

@@ -1,5 +1,5 @@
 /**
- * `chamber listen` (docs/cli.md "Forwarding events to a local receiver", docs/webhooks.md
+ * `chamber listen` (docs/cli.md "Commands", docs/webhooks.md
  * "Building a receiver locally"): a chamber's change feed, from now or a cursor, POSTed event by
  * event to a URL of the admin's own, each signed as a delivery is (the relay's body and headers,
  * Signature.ts), so a receiver on a laptop (`http://localhost` included) can be built and tested
