@@ -8,7 +8,11 @@
  *   (`# 201 {...}`) or a JSON value (`# {...}`) are the result it shows, continued by `#` lines
  *   indented further;
  * - `KEY=...` and `TENANT=...` lines stand for what `pnpm start` printed and are not run; a block's
- *   commands run in one shell, so a variable set in a block holds for the rest of it.
+ *   commands run in one shell, so a variable set in a block holds for the rest of it;
+ * - an id is never written as a literal: it comes from an earlier answer of the same block
+ *   (`HOOK=$(curl … | tee /dev/stderr | jq .id)` keeps it and shows the answer; the result shown
+ *   under such a line is checked against what it showed), and a shown result writes ids as `…`.
+ *   The test runs them on a database whose ids are not the demo's, so a literal id fails it.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"

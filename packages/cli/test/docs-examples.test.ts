@@ -1,8 +1,13 @@
 /**
  * Every shell example of README.md and docs/ runs as written, in reading order, against a fresh
- * `pnpm start` (`chamber serve --demo-if-empty` on an empty embedded database), and shows what the
- * doc says it shows: the status, and each value the shown result states outright
+ * server on an empty embedded database with the demo chamber (what `pnpm start` makes), and shows
+ * what the doc says it shows: the status, and each value the shown result states outright
  * (docExamples.ts has the rules the docs follow).
+ *
+ * The database is not quite the demo's: before the demo is loaded every id sequence is moved to a
+ * start of its own (2000, 3000, ...), so no row has the id it has after `pnpm start`, and no two
+ * tables share ids. An example that names a literal id (`/hooks/1`) instead of one taken from an
+ * earlier answer fails here, as it would act on another row of a reader's own database.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -10,8 +15,9 @@ import * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import pg from "pg"
 import { allExamples, DOC_TENANT, type Example, statedPairs } from "./docExamples.ts"
-import { BIN, Env, serving } from "./harness.ts"
+import { BIN, chamber, Env, json, serving } from "./harness.ts"
 import { tempDir } from "./tempDirs.ts"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
@@ -21,9 +27,11 @@ const STATUS = "__docs_example_status_"
 
 /**
  * What the shell knows before an example runs: `curl` tells the status on stderr (so that its
- * output can still be piped), `pnpm chamber` is the CLI.
+ * output can still be piped), `pnpm chamber` is the CLI. Its stderr is a pipe, as a terminal's
+ * output can be opened again: `tee /dev/stderr` cannot open the socket Node hands a child.
  */
 const PRELUDE = `
+exec 2> >(cat >&2)
 curl() { command curl -sS -w '%{stderr}${STATUS}%{http_code}\\n' "$@"; }
 pnpm() { if [ "$1" = chamber ]; then shift; node "$CHAMBER_BIN" "$@"; else command pnpm "$@"; fi; }
 `
@@ -42,7 +50,8 @@ const runBlock = (examples: ReadonlyArray<Example>, env: Record<string, string>,
   ).join("\n")
   const r = spawnSync("bash", ["-c", `${PRELUDE}\n${script}`], {
     cwd: ROOT,
-    env: { ...process.env, ...env, CHAMBER_BIN: BIN, NO_COLOR: "1" },
+    // PORT: the server's, as a reader who started it on another port sets it (README's `${PORT:-3000}`).
+    env: { ...process.env, ...env, PORT: String(port), CHAMBER_BIN: BIN, NO_COLOR: "1" },
     encoding: "utf8",
     timeout: 120_000
   })
@@ -53,6 +62,9 @@ const runBlock = (examples: ReadonlyArray<Example>, env: Record<string, string>,
   return examples.map((_, i) => ({ code: codes[i] ?? r.status, stdout: outs[i] ?? "", stderr: errs[i] ?? r.stderr }))
 }
 
+
+/** A command that keeps something of a curl's answer in a variable. */
+const CAPTURE = /^\s*[A-Z_][A-Z0-9_]*=\$\(\s*curl\b/
 
 const compact = (text: string): string => {
   try {
@@ -66,8 +78,10 @@ const compact = (text: string): string => {
 const mismatch = (example: Example, ran: Ran): string | undefined => {
   const where = `${example.file}:${example.line}: ${example.command.slice(0, 160)}`
   if (ran.code !== 0) return `${where}\n  exit ${ran.code}: ${ran.stderr.trim()}${ran.stdout.trim()}`
-  let output = ran.stdout
-  if (/^\s*curl\b/.test(example.command)) {
+  // `VAR=$(curl … | tee /dev/stderr | jq …)` keeps an id of the answer and shows the answer on stderr.
+  const captured = CAPTURE.test(example.command)
+  let output = captured ? ran.stderr.replace(new RegExp(`${STATUS}\\d+\\n?`, "g"), "") : ran.stdout
+  if (captured || /^\s*curl\b/.test(example.command)) {
     const statuses = [...ran.stderr.matchAll(new RegExp(`${STATUS}(\\d+)`, "g"))]
     const status = Number(statuses.at(-1)?.[1])
     const wanted = example.shown?.status
@@ -81,6 +95,22 @@ const mismatch = (example: Example, ran: Ran): string | undefined => {
   return missing.length === 0 ? undefined : `${where}\n  the doc shows ${missing.join(", ")}; it printed ${output.slice(0, 600)}`
 }
 
+/** Every sequence of the embedded database served from `dataDir` moved to a start of its own: the k-th (by name) to 1000 * (k + 2). */
+const shiftSequences = (dataDir: string) =>
+  Effect.promise(async () => {
+    const client = new pg.Client({ host: dataDir, port: 5432, user: "postgres", database: "postgres" })
+    await client.connect()
+    try {
+      const { rows } = await client.query<{ readonly name: string }>(
+        "SELECT format('%I.%I', schemaname, sequencename) AS name FROM pg_sequences ORDER BY schemaname, sequencename"
+      )
+      for (const [k, { name }] of rows.entries()) await client.query("SELECT setval($1::regclass, $2, false)", [name, 1000 * (k + 2)])
+      return rows.length
+    } finally {
+      await client.end()
+    }
+  })
+
 const DemoDir = Layer.effect(Env, Effect.map(tempDir("docs"), (dir) => ({ CHAMBER_DATA_DIR: join(dir, "data"), DATABASE_URL: "" })))
 
 describe("the examples in README.md and docs/", () => {
@@ -89,14 +119,18 @@ describe("the examples in README.md and docs/", () => {
     for (const file of ["README.md", "docs/api.md", "docs/webhooks.md", "docs/cli.md"]) assert.isTrue(files.has(file), file)
   })
 
-  it.live("run in order on a fresh pnpm start and show what the docs show", () =>
+  it.live("run in order on the demo chamber, its ids shifted, and show what the docs show", () =>
     Effect.gen(function*() {
-      const server = yield* serving(["--demo-if-empty"])
-      const key = /API key \(shown once, keep it\): (cck_\w+)/.exec(server.stdout())?.[1]
-      const tenant = /\((chm_\w+)\), \d+ members/.exec(server.stdout())?.[1]
-      assert.isDefined(key, `pnpm start printed no key: ${server.stdout()}`)
-      assert.isDefined(tenant, `pnpm start printed no chamber id: ${server.stdout()}`)
-      const env = { ...(yield* Env), KEY: key!, TENANT: tenant! }
+      const server = yield* serving()
+      const shifted = yield* shiftSequences((yield* Env).CHAMBER_DATA_DIR!)
+      assert.isAtLeast(shifted, 10, "the id sequences")
+      // What `pnpm start` seeds on an empty database, through the running server's database.
+      const demo = json(yield* chamber(["demo", "--json"]))
+      const key: string = demo.key
+      const tenant: string = demo.tenant.id
+      assert.match(key, /^cck_\w+$/, "the demo's key")
+      assert.match(tenant, /^chm_\w+$/, "the demo's chamber id")
+      const env = { ...(yield* Env), KEY: key, TENANT: tenant }
       const failures: Array<string> = []
       const examples = allExamples(ROOT)
       const blocks = new Map<string, Array<Example>>()
