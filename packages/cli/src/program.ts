@@ -229,7 +229,8 @@ export const program = () => {
     .addHelpText("after", example(`chamber changes --tenant ${CHAMBER}`, `chamber changes --tenant ${CHAMBER} --after head --follow`))
     .action(async (opts) => (await import("./commands/changes.ts")).changes(opts))
 
-  json(chamber.command("listen").description("forward a chamber's events, signed as deliveries are, to a URL of your own (localhost too) until Ctrl-C; creates no subscription"))
+  chamber.command("listen").description("forward a chamber's events, signed as deliveries are, to a URL of your own (localhost too) until Ctrl-C; creates no subscription")
+    .option("--json", "JSON lines: {secret, after} first, then {id, type, status, latency_ms} per event")
     .requiredOption("--tenant <id>", "chamber id (chm_...)")
     .requiredOption("--forward-to <url>", "where each event is POSTed (http or https)")
     .option("--events <kinds>", "comma-separated event kinds (member.created,invoice.paid,...); default every kind")
