@@ -97,6 +97,22 @@ export const program = () => {
     for (const collection of ImportCollections) importing.option(`--${collection} <file.csv>`, `a CSV file of ${collection}`)
   })
 
+  json(chamber.command("export").description("a chamber's data as an import document (JSON), or a CSV file per collection, with progress on stderr"))
+    .requiredOption("--tenant <id>", "chamber id (chm_...)")
+    .option("--out <path>", "the file to write (JSON; default stdout), or the directory (--format csv)")
+    .option("--format <format>", "json or csv", "json")
+    .addHelpText(
+      "after",
+      example(
+        `chamber export --tenant ${CHAMBER} --out lakeside.json`,
+        `chamber export --tenant ${CHAMBER} > lakeside.json`,
+        `chamber export --tenant ${CHAMBER} --format csv --out lakeside-csv`
+      )
+    )
+    .action(async (options: unknown) => {
+      await (await import("./commands/exportData.ts")).exportData(options as import("./commands/exportData.ts").ExportOptions)
+    })
+
   const tenant = chamber.command("tenant").description("chambers (tenants)")
     .addHelpText("after", example(`chamber tenant create --name "Lakeside Chamber"`, "chamber tenant list"))
   json(tenant.command("create").description("create a chamber"))

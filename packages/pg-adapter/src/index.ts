@@ -3,7 +3,7 @@
  * resource adds one line to `Resources`: its repository and its core service.
  */
 import * as Layer from "effect/Layer"
-import { Bookings, Changes, Contacts, Deals, Events, Hooks, Importer, Invoices, Keys, Members, Payments, Placements, Registrations, Sponsorships, TenantRemoval, Tenants } from "@chamber/core"
+import { Bookings, Changes, Contacts, Deals, Events, Exporter, Hooks, Importer, Invoices, Keys, Members, Payments, Placements, Registrations, Sponsorships, TenantRemoval, Tenants } from "@chamber/core"
 import { type DatabaseConfig, DatabaseLive, type DatabaseOptions } from "./Database.ts"
 import { ApiKeyRepoSql } from "./repos/ApiKeyRepoSql.ts"
 import { BookingRepoSql } from "./repos/BookingRepoSql.ts"
@@ -25,6 +25,7 @@ import { PlacementRepoSql } from "./repos/PlacementRepoSql.ts"
 import { RateLimitSnapshotsSql } from "./repos/RateLimitSnapshotsSql.ts"
 import { SponsorshipRepoSql } from "./repos/SponsorshipRepoSql.ts"
 import { TenantRemovalSql } from "./repos/TenantRemovalSql.ts"
+import { ExportRepoSql } from "./repos/ExportRepoSql.ts"
 import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
 import { WebhookSecretsNode } from "./repos/WebhookSecretsNode.ts"
 
@@ -92,6 +93,7 @@ const RepositoriesLive = Layer.mergeAll(
   mergeAll(Resources.map(([repository]) => repository)),
   TenantRepoSql,
   TenantRemovalSql,
+  ExportRepoSql,
   HookDeliveryRepoSql,
   IdempotencyRepoSql,
   OutboxSql,
@@ -104,7 +106,7 @@ const RepositoriesLive = Layer.mergeAll(
 )
 
 /** Every core service over the repositories (which stay available too); the importer over them all. */
-export const ServicesLive = Importer.layer.pipe(
+export const ServicesLive = Layer.merge(Importer.layer, Exporter.layer).pipe(
   Layer.provideMerge(mergeAll(Resources.map(([, service]) => service))),
   Layer.provideMerge(Layer.merge(Tenants.layer, TenantRemoval.layer)),
   Layer.provideMerge(RepositoriesLive)

@@ -114,6 +114,13 @@ const writeRejected = (path: string, result: ImportResult, csv: CsvDocument | un
     catch: (error) => new ImportFileUnreadable(`Cannot write the refused records to ${path}: ${(error as Error).message}`)
   })
 
+/** The counts as `--json` prints them: custom field definitions (`fields`) only when some were imported. */
+const countsShown = (counts: ImportResult["counts"]) => {
+  if (counts.fields !== 0) return counts
+  const { fields: _, ...rest } = counts
+  return rest
+}
+
 const total = (counts: ImportResult["counts"]) => Object.values(counts).reduce((a: number, b: number) => a + b, 0)
 const count = (n: number) => n.toLocaleString("en-US")
 const records = (n: number) => `${count(n)} ${n === 1 ? "record" : "records"}`
@@ -144,7 +151,8 @@ export const importFile = (file: string | undefined, opts: ImportOptions) => {
     }).pipe(Effect.ensuring(Effect.sync(() => shown?.end()))),
     {
       json: (result) => {
-        const written = result.dryRun ? { dry_run: true, counts: result.counts } : { ids: result.ids, counts: result.counts }
+        const counts = countsShown(result.counts)
+        const written = result.dryRun ? { dry_run: true, counts } : { ids: result.ids, counts }
         return rejectedPath === undefined ? written : { ...written, refused: result.rejected.length, rejected_file: rejectedPath }
       },
       human: (result) => {

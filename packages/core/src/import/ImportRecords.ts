@@ -15,12 +15,21 @@ import { PaymentCreate } from "../payment/Payment.ts"
 import { PlacementCreate } from "../placement/Placements.ts"
 import { RegistrationCreate } from "../registration/Registration.ts"
 import { SponsorshipCreate } from "../sponsorship/Sponsorships.ts"
+import { CustomFieldResources } from "../tenant/Tenant.ts"
+import { FIELD_KEY } from "../tenant/Tenants.ts"
 import type { Collection } from "./ImportSteps.ts"
 
 const CustomFields = Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown).annotate({ message: "The {field} field must be an object." }))
 const OptionalId = Schema.optionalKey(Schema.NullOr(F.bigInteger(1, 1).schema))
 const RequiredId = F.bigInteger(1, 1).schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." }))
 
+/** A custom field definition, as `chamber field add` takes it. */
+export const FieldRecord = Schema.Struct({
+  resource: F.oneOf(CustomFieldResources, "member").schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." })),
+  key: F.patterned(64, FIELD_KEY, "a letter, then lower-case letters, digits and underscores", "founded").schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." })),
+  label: F.filledText(255, "Founded").schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." })),
+  api_visible: Schema.optionalKey(Schema.NullOr(F.boolean(true).schema))
+})
 export const MemberRecord = Schema.Struct({ ...MemberCreate.fields, custom_fields: CustomFields })
 export const ContactRecord = Schema.Struct({ ...ContactCreate.fields, custom_fields: CustomFields, member_id: OptionalId })
 /** An event's status as the import takes it: `cancelled` and `completed` too. */
@@ -30,6 +39,8 @@ export const RegistrationRecord = Schema.Struct({ ...RegistrationCreate.fields, 
 export const ImportedInvoiceStatus = Schema.Struct({
   status: Schema.optionalKey(Schema.NullOr(F.oneOf(["draft", "open", "void", "uncollectible"], "open").schema))
 })
+/** The number an issued invoice keeps, when no other invoice of the chamber has it. */
+export const ImportedInvoiceNumber = Schema.Struct({ number: Schema.optionalKey(Schema.NullOr(F.filledText(255, "INV-000042").schema)) })
 export const PaymentRecord = Schema.Struct({
   ...PaymentCreate.fields,
   invoice_id: RequiredId,
@@ -38,12 +49,13 @@ export const PaymentRecord = Schema.Struct({
 
 /** The schemas a record of each collection is checked with: together, every field it may hold. */
 const RecordSchemas: Readonly<Record<Collection, ReadonlyArray<Schema.Top>>> = {
+  fields: [FieldRecord],
   members: [MemberRecord],
   contacts: [ContactRecord],
   events: [EventCreate, ImportedEventStatus],
   registrations: [RegistrationRecord],
   deals: [DealCreate],
-  invoices: [InvoiceCreate, ImportedInvoiceStatus],
+  invoices: [InvoiceCreate, ImportedInvoiceStatus, ImportedInvoiceNumber],
   payments: [PaymentRecord],
   sponsorships: [SponsorshipCreate],
   placements: [PlacementCreate],
@@ -52,6 +64,7 @@ const RecordSchemas: Readonly<Record<Collection, ReadonlyArray<Schema.Top>>> = {
 
 /** The `<thing>_ref` fields a record of each collection may carry, and the collection each points into. */
 export const ImportRefs: Readonly<Record<Collection, Readonly<Record<string, Collection>>>> = {
+  fields: {},
   members: {},
   contacts: { member_ref: "members" },
   events: {},

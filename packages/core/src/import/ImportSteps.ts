@@ -23,9 +23,21 @@ import { SponsorshipCreate, Sponsorships } from "../sponsorship/Sponsorships.ts"
 import { PlacementCreate, Placements } from "../placement/Placements.ts"
 import { BookingCreate, Bookings } from "../booking/Bookings.ts"
 import { InvalidInput } from "../shared/Errors.ts"
-import { ContactRecord, ImportedEventStatus, ImportRefs, ImportedInvoiceStatus, MemberRecord, PaymentRecord, RegistrationRecord } from "./ImportRecords.ts"
+import { Tenants } from "../tenant/Tenants.ts"
+import {
+  ContactRecord,
+  FieldRecord,
+  ImportedEventStatus,
+  ImportedInvoiceNumber,
+  ImportRefs,
+  ImportedInvoiceStatus,
+  MemberRecord,
+  PaymentRecord,
+  RegistrationRecord
+} from "./ImportRecords.ts"
 
 export const ImportCollections = [
+  "fields",
   "members",
   "contacts",
   "events",
@@ -55,6 +67,7 @@ export interface ImportStep {
 /** Input checked as `schema` says, as a function of the input. */
 const decoder = <S extends Schema.ConstraintDecoder<unknown>>(schema: S) => (input: unknown) => decodeInput(schema, input)
 
+const FieldImport = decoder(FieldRecord)
 const MemberImport = decoder(MemberRecord)
 const ContactImport = decoder(ContactRecord)
 const EventImport = decoder(EventCreate)
@@ -62,6 +75,7 @@ const RegistrationImport = decoder(RegistrationRecord)
 const DealImport = decoder(DealCreate)
 const InvoiceStatusImport = decoder(ImportedInvoiceStatus)
 const InvoiceImport = decoder(InvoiceCreate)
+const InvoiceNumberImport = decoder(ImportedInvoiceNumber)
 const PaymentImport = decoder(PaymentRecord)
 const decodeEnded = decoder(ImportedEventStatus)
 const SponsorshipImport = decoder(SponsorshipCreate)
@@ -85,6 +99,7 @@ const bookingTypeGiven = (b: BookingCreate) =>
 const rule = <E>(holds: boolean, broken: () => E): Effect.Effect<void, E> => (holds ? Effect.void : Effect.fail(broken()))
 
 const checks = {
+  fields: (input) => FieldImport(input),
   members: (input) => MemberImport(input),
   contacts: (input) => ContactImport(input),
   events: (input) =>
@@ -92,7 +107,7 @@ const checks = {
       rule(endsAfterStart({ starts_at: create.starts_at, ends_at: create.ends_at ?? null }), () => new EventEndsBeforeStart())),
   registrations: (input) => RegistrationImport(input),
   deals: (input) => Effect.flatMap(DealImport(input), (d) => rule(afterToday(d.ends_at, new Date()), () => new DealEndsTooSoon())),
-  invoices: (input) => Effect.andThen(InvoiceStatusImport(input), InvoiceImport(input)),
+  invoices: (input) => Effect.andThen(Effect.andThen(InvoiceStatusImport(input), InvoiceNumberImport(input)), InvoiceImport(input)),
   payments: (input) => PaymentImport(input),
   sponsorships: (input) => SponsorshipImport(input),
   placements: (input) => PlacementImport(input),
@@ -103,6 +118,7 @@ const idOf = <E, R>(self: Effect.Effect<{ readonly id: number }, E, R>) => Effec
 
 /** The steps, over the core services of the running application. */
 export const importSteps = Effect.gen(function*() {
+  const tenants = yield* Tenants
   const members = yield* Members
   const contacts = yield* Contacts
   const events = yield* Events
@@ -115,6 +131,11 @@ export const importSteps = Effect.gen(function*() {
   const bookings = yield* Bookings
 
   const written: ReadonlyArray<Omit<ImportStep, "check">> = [
+    {
+      collection: "fields",
+      refs: ImportRefs.fields,
+      write: (t, input) => Effect.flatMap(FieldImport(input), (f) => idOf(tenants.addField(t, { ...f, api_visible: f.api_visible === true })))
+    },
     { collection: "members", refs: ImportRefs.members, write: (t, input) => Effect.flatMap(MemberImport(input), (m) => idOf(members.create(t, m))) },
     {
       collection: "contacts",
@@ -143,10 +164,13 @@ export const importSteps = Effect.gen(function*() {
       refs: ImportRefs.invoices,
       write: (t, input) =>
         Effect.gen(function*() {
-          // A draft, then issued (open), voided, or issued and marked uncollectible, as `status` says.
+          // A draft, then issued (open), voided, or issued and marked uncollectible, as `status` says;
+          // one given a `number` is issued with it (when no invoice of the chamber has it) before it is voided.
           const { status } = yield* InvoiceStatusImport(input)
+          const { number } = yield* InvoiceNumberImport(input)
           const invoice = yield* invoices.create(t, yield* InvoiceImport(input))
-          if (status === "open" || status === "uncollectible") yield* invoices.issue(t, invoice.id)
+          const issued = status === "open" || status === "uncollectible" || (status === "void" && number != null)
+          if (issued) yield* invoices.issue(t, invoice.id, number ?? undefined)
           if (status === "uncollectible") yield* invoices.markUncollectible(t, invoice.id)
           if (status === "void") yield* invoices.void(t, invoice.id)
           return invoice.id

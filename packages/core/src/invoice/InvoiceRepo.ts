@@ -21,4 +21,8 @@ export class InvoiceRepo extends Context.Service<InvoiceRepo, {
    * takers wait for each other, and a rollback gives the number back, so the sequence has no gaps.
    */
   readonly nextNumber: (tenantId: number) => Effect.Effect<number>
+  /** Whether an invoice of the tenant has `number`. */
+  readonly numberTaken: (tenantId: number, number: string) => Effect.Effect<boolean>
+  /** Moves the tenant's sequence on to `n` when it is behind, so that `nextNumber` never gives a number already kept. */
+  readonly sequenceAtLeast: (tenantId: number, n: number) => Effect.Effect<void>
 }>()("chamber/InvoiceRepo") {}

@@ -36,8 +36,11 @@ export class Invoices extends Context.Service<Invoices, {
   readonly get: (tenantId: number, id: number) => Effect.Effect<Invoice, InvoiceNotFound>
   /** A draft: no number, no due date; the tenant's currency. */
   readonly create: (tenantId: number, input: InvoiceCreate) => Effect.Effect<Invoice, InvalidInput | InvoiceTotalTooLarge>
-  /** Draft to open (or straight to paid when it totals zero), with number and due date; fires invoice.issued. */
-  readonly issue: (tenantId: number, id: number) => Effect.Effect<Invoice, InvoiceNotFound | InvoiceNotDraft>
+  /**
+   * Draft to open (or straight to paid when it totals zero), with number and due date; fires invoice.issued.
+   * `number` (an import's) is kept when no invoice of the tenant has it; else the next one is taken.
+   */
+  readonly issue: (tenantId: number, id: number, number?: string) => Effect.Effect<Invoice, InvoiceNotFound | InvoiceNotDraft>
   /** A draft or open invoice becomes void (core only). */
   readonly void: (tenantId: number, id: number) => Effect.Effect<Invoice, InvoiceNotFound | InvoiceNotVoidable>
   /** An open invoice becomes uncollectible (core only). */
@@ -83,16 +86,25 @@ export class Invoices extends Context.Service<Invoices, {
       })
       return yield* tx.withTransaction(repo.insert(tenantId, values, lines))
     })
-    const issue = Effect.fn("Invoices.issue")(function*(tenantId: number, id: number) {
+    /** `wanted` when no invoice has it (the sequence moved past it when it is one of the sequence's), else the next number. */
+    const numberFor = Effect.fnUntraced(function*(tenantId: number, prefix: string, wanted: string | undefined) {
+      if (wanted !== undefined && !(yield* repo.numberTaken(tenantId, wanted))) {
+        const ofSequence = wanted.startsWith(prefix) && /^\d+$/.test(wanted.slice(prefix.length)) ? Number(wanted.slice(prefix.length)) : undefined
+        if (ofSequence !== undefined && Number.isSafeInteger(ofSequence)) yield* repo.sequenceAtLeast(tenantId, ofSequence)
+        return wanted
+      }
+      return invoiceNumber(prefix, yield* repo.nextNumber(tenantId))
+    })
+
+    const issue = Effect.fn("Invoices.issue")(function*(tenantId: number, id: number, number?: string) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* locked(tenantId, id)
         if (current.status !== "draft") return yield* new InvoiceNotDraft({ status: current.status })
         const tenant = yield* tenantOf(tenantId)
-        const n = yield* repo.nextNumber(tenantId)
         const now = new Date()
         const settled = current.balance_cents === 0
         const invoice = yield* repo.update(tenantId, id, {
-          number: invoiceNumber(tenant.invoice_prefix, n),
+          number: yield* numberFor(tenantId, tenant.invoice_prefix, number),
           status: settled ? "paid" : "open",
           issued_at: now.toISOString(),
           due_on: dateAfter(now, tenant.net_terms)

@@ -9,7 +9,8 @@ import { TenantRepo } from "./TenantRepo.ts"
 import type { CustomFieldDefinition, CustomFieldResource, NewTenant, Role, Tenant, User } from "./Tenant.ts"
 import { CustomFieldResources, Roles } from "./Tenant.ts"
 
-const FIELD_KEY = /^[a-z][a-z0-9_]{0,63}$/
+/** A custom field's key. */
+export const FIELD_KEY = /^[a-z][a-z0-9_]{0,63}$/
 const CURRENCY = /^[A-Z]{3}$/
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 

@@ -31,6 +31,11 @@ export const InvoiceRepoSql = Layer.effect(InvoiceRepo, Effect.gen(function*() {
     nextNumber: (tenantId) =>
       sql<{ readonly last_number: bigint | string | number }>`INSERT INTO invoice_sequences (tenant_id, last_number) VALUES (${tenantId}, 1)
          ON CONFLICT (tenant_id) DO UPDATE SET last_number = invoice_sequences.last_number + 1
-         RETURNING last_number`.pipe(Effect.map((rows) => Number(rows[0]!.last_number)), Effect.orDie)
+         RETURNING last_number`.pipe(Effect.map((rows) => Number(rows[0]!.last_number)), Effect.orDie),
+    numberTaken: (tenantId, number) =>
+      sql`SELECT 1 FROM invoices WHERE tenant_id = ${tenantId} AND number = ${number}`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+    sequenceAtLeast: (tenantId, n) =>
+      sql`INSERT INTO invoice_sequences (tenant_id, last_number) VALUES (${tenantId}, ${n})
+         ON CONFLICT (tenant_id) DO UPDATE SET last_number = greatest(invoice_sequences.last_number, excluded.last_number)`.pipe(Effect.asVoid, Effect.orDie)
   })
 }))

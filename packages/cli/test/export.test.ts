@@ -1,0 +1,215 @@
+/**
+ * `chamber export` (docs/cli.md "Export"): a chamber exported, imported into a new chamber and
+ * exported again gives the same document but for ids (the refs) — on the demo chamber and on a
+ * generated one of 2,000 members, as JSON and as CSV files; invoices keep their numbers where they
+ * are free; options that do not go together and an unknown chamber exit 1.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { runtimes } from "@chamber/pg-adapter/testing"
+import { chamber, envLayer, json } from "./harness.ts"
+import { suiteDir } from "./tempDirs.ts"
+
+const dir = suiteDir("export")
+
+type Doc = Record<string, Array<Record<string, unknown>>>
+
+/** The document with each ref (`members:12`) as its record's place (`members#0`): equal documents are equal but for ids. */
+const placed = (doc: Doc): Doc => {
+  const places = new Map<unknown, string>()
+  for (const [collection, records] of Object.entries(doc)) records.forEach((r, i) => places.set(r.ref, `${collection}#${i}`))
+  return Object.fromEntries(Object.entries(doc).map(([collection, records]) => [
+    collection,
+    records.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === "ref" || k.endsWith("_ref") ? places.get(v) ?? `missing ${String(v)}` : v])))
+  ]))
+}
+
+/** Every ref is `<collection>:<id>`, unique in the document, and each `<thing>_ref` names an earlier record. */
+const wellReferenced = (doc: Doc) => {
+  const seen = new Set<unknown>()
+  for (const [collection, records] of Object.entries(doc)) {
+    for (const r of records) {
+      assert.match(String(r.ref), new RegExp(`^${collection}:\\d+$`))
+      for (const [k, v] of Object.entries(r)) if (k.endsWith("_ref")) assert.isTrue(seen.has(v), `${String(r.ref)}.${k} names ${String(v)}`)
+      assert.isFalse(seen.has(r.ref))
+      seen.add(r.ref)
+    }
+  }
+}
+
+/** 2,000 members with custom fields, contacts of some, events with registrations, invoices in every state with payments. */
+const generated = (): Doc => {
+  const statuses = ["active", "pending", "lapsed", "former"]
+  const members = Array.from({ length: 2_000 }, (_, i) => ({
+    ref: `m${i}`,
+    name: i % 97 === 0 ? `Member "${i}", Inc.\nBranch` : `Member ${i}`,
+    status: statuses[i % 4],
+    email: `m${i}@example.com`,
+    employee_count: i % 50,
+    directory_visible: i % 2 === 0,
+    ...(i % 7 === 0 ? { secondary_industries: ["Retail", "Wholesale"] } : {}),
+    ...(i % 11 === 0 ? { slogan: "" } : {}),
+    custom_fields: i % 3 === 0 ? { tier: ["Gold", "Silver"][i % 2], notes: "hidden" } : i % 5 === 0 ? { tier: "", rank: 3 } : {}
+  }))
+  const contacts = Array.from({ length: 300 }, (_, i) => ({
+    ref: `c${i}`,
+    first_name: `First${i}`,
+    last_name: i % 13 === 0 ? "O'Brien, Jr." : `Last${i}`,
+    ...(i % 4 === 0 ? {} : { member_ref: `m${i * 6}` }),
+    custom_fields: i % 2 === 0 ? { topic: "events" } : {}
+  }))
+  const events = [
+    { ref: "e0", title: "Gala", starts_at: "2027-01-10T18:00:00Z", status: "published" },
+    { ref: "e1", title: "Mixer", starts_at: "2025-03-10T18:00:00Z", ends_at: "2025-03-10T20:00:00Z", status: "completed" },
+    { ref: "e2", title: "Picnic", starts_at: "2027-06-10T12:00:00Z", status: "cancelled" }
+  ]
+  const registrations = Array.from({ length: 30 }, (_, i) => ({ event_ref: "e0", member_ref: `m${i}`, ...(i % 3 === 0 ? { contact_ref: `c${i}` } : {}) }))
+  const invoiceStatuses = ["open", "draft", "void", "uncollectible", "open"]
+  const invoices = Array.from({ length: 40 }, (_, i) => ({
+    ref: `i${i}`,
+    member_ref: `m${i * 10}`,
+    status: invoiceStatuses[i % 5],
+    lines: [{ description: "Dues", unit: "450.00" }, { description: "Listing", unit: "12.50", quantity: 2 }],
+    ...(i % 2 === 0 ? { memo: "Thank you" } : {})
+  }))
+  // Invoices 0, 4, 10, 14 … are open: some paid in full, some in part.
+  const payments = invoices.filter((inv) => inv.status === "open").slice(0, 8).map((inv, i) => ({
+    invoice_ref: inv.ref,
+    method: "check",
+    amount: i % 2 === 0 ? "475.00" : "100.00",
+    reference: `Check #${i}`
+  }))
+  return {
+    fields: [
+      { resource: "member", key: "tier", label: "Tier", api_visible: true },
+      { resource: "member", key: "notes", label: "Notes", api_visible: false },
+      { resource: "contact", key: "topic", label: "Topic" }
+    ],
+    members,
+    contacts,
+    events,
+    registrations,
+    invoices,
+    payments
+  }
+}
+
+const CSV_COLLECTIONS = ["fields", "members", "contacts", "events", "registrations", "deals", "invoices", "payments", "sponsorships", "placements", "bookings"]
+
+for (const rt of runtimes()) {
+  describe(`chamber export on ${rt.name}`, () => {
+    const at = (name: string) => join(dir, `${rt.name}-${name}`)
+    layer(envLayer(rt), { timeout: 900_000 })((it) => {
+      /** Exports the chamber to a file and reads it. */
+      const exported = (tenant: string, name: string) =>
+        Effect.gen(function*() {
+          const out = at(name)
+          const done = json(yield* chamber(["export", "--tenant", tenant, "--out", out, "--json"]))
+          assert.strictEqual(done.out, out)
+          assert.isFalse(existsSync(`${out}.partial`))
+          return { doc: JSON.parse(readFileSync(out, "utf8")) as Doc, out, counts: done.counts as Record<string, number> }
+        })
+      const newChamber = (name: string) => Effect.map(chamber(["tenant", "create", "--name", name, "--json"]), (r) => json(r).id as string)
+
+      it.effect("the demo chamber: exported, imported into a new chamber and exported again, the same document but for ids; as CSV files too", () =>
+        Effect.gen(function*() {
+          const demo = json(yield* chamber(["demo", "--json"])).tenant.id as string
+          // To stdout, the summary on stderr.
+          const piped = yield* chamber(["export", "--tenant", demo])
+          assert.strictEqual(piped.code, 0, piped.stderr)
+          assert.match(piped.stderr, /Exported 2 fields, 160 members, 60 contacts, 6 events, .* \(\d+ records\) in [\d.]+ s to stdout/)
+          const first = yield* exported(demo, "demo.json")
+          assert.deepStrictEqual(JSON.parse(piped.stdout), first.doc)
+          wellReferenced(first.doc)
+          assert.strictEqual(first.counts.members, 160)
+          for (const c of CSV_COLLECTIONS) assert.isAbove(first.doc[c]!.length, 0, c)
+          // Hidden custom fields go too; issued invoices carry their numbers.
+          assert.deepStrictEqual(first.doc.fields!.map((f) => f.key).sort(), ["board_notes", "membership_tier"])
+          assert.isTrue(first.doc.invoices!.some((i) => typeof i.number === "string" && /^INV-\d{6}$/.test(i.number)))
+
+          const copy = yield* newChamber("Demo Copy")
+          const imported = json(yield* chamber(["import", "--tenant", copy, first.out, "--json"]))
+          assert.strictEqual(imported.counts.fields, 2)
+          const second = yield* exported(copy, "demo-copy.json")
+          assert.deepStrictEqual(placed(second.doc), placed(first.doc))
+          // The numbers were free in the new chamber: kept.
+          assert.deepStrictEqual(second.doc.invoices!.map((i) => i.number), first.doc.invoices!.map((i) => i.number))
+
+          const csvDir = at("demo-csv")
+          const csv = json(yield* chamber(["export", "--tenant", demo, "--format", "csv", "--out", csvDir, "--json"]))
+          assert.deepStrictEqual(readdirSync(csvDir).sort(), CSV_COLLECTIONS.map((c) => `${c}.csv`).sort())
+          assert.strictEqual(csv.files.members, join(csvDir, "members.csv"))
+          assert.match(readFileSync(join(csvDir, "members.csv"), "utf8").split("\n")[0]!, /^ref,name,slug,.*,custom_fields,custom_fields\.board_notes,custom_fields\.membership_tier$/)
+          const fromCsv = yield* newChamber("Demo from CSV")
+          const args = CSV_COLLECTIONS.flatMap((c) => [`--${c}`, join(csvDir, `${c}.csv`)])
+          json(yield* chamber(["import", "--tenant", fromCsv, ...args, "--json"]))
+          const third = yield* exported(fromCsv, "demo-from-csv.json")
+          assert.deepStrictEqual(placed(third.doc), placed(first.doc))
+        }), 900_000)
+
+      it.effect("a generated chamber of 2,000 members: the round trip as JSON and as CSV; invoice numbers kept when free, else the next one", () =>
+        Effect.gen(function*() {
+          const source = yield* newChamber("Generated")
+          const input = at("generated-input.json")
+          writeFileSync(input, JSON.stringify(generated()))
+          json(yield* chamber(["import", "--tenant", source, input, "--json"]))
+          const first = yield* exported(source, "generated.json")
+          wellReferenced(first.doc)
+          assert.deepStrictEqual(
+            Object.fromEntries(Object.entries(first.counts).filter(([, n]) => n > 0)),
+            { fields: 3, members: 2_000, contacts: 300, events: 3, registrations: 30, invoices: 40, payments: 8 }
+          )
+          // Kept as given: an empty string, a hidden custom field, a number in custom fields; a fully paid invoice is exported open, with its payment.
+          const m0 = first.doc.members![0]!
+          assert.deepStrictEqual(m0.custom_fields, { tier: "Gold", notes: "hidden" })
+          assert.strictEqual(first.doc.members![11]!.slogan, "")
+          assert.deepStrictEqual(first.doc.members![5]!.custom_fields, { tier: "", rank: 3 })
+          assert.strictEqual(first.doc.invoices![0]!.status, "open")
+
+          const copy = yield* newChamber("Generated Copy")
+          json(yield* chamber(["import", "--tenant", copy, first.out, "--json"]))
+          const second = yield* exported(copy, "generated-copy.json")
+          assert.deepStrictEqual(placed(second.doc), placed(first.doc))
+
+          const csvDir = at("generated-csv")
+          json(yield* chamber(["export", "--tenant", source, "--format", "csv", "--out", csvDir, "--json"]))
+          const fromCsv = yield* newChamber("Generated from CSV")
+          const files = readdirSync(csvDir).map((f) => f.replace(/\.csv$/, ""))
+          json(yield* chamber(["import", "--tenant", fromCsv, ...files.flatMap((c) => [`--${c}`, join(csvDir, `${c}.csv`)]), "--json"]))
+          const third = yield* exported(fromCsv, "generated-from-csv.json")
+          assert.deepStrictEqual(placed(third.doc), placed(first.doc))
+
+          // In the copy every number is taken: an imported invoice asking for one gets the next after the highest kept.
+          const numbers = first.doc.invoices!.flatMap((i) => (typeof i.number === "string" ? [i.number] : []))
+          const highest = Math.max(...numbers.map((n) => Number(n.slice(4))))
+          const more = at("more.json")
+          writeFileSync(more, JSON.stringify({
+            members: [{ ref: "x", name: "Late", status: "active" }],
+            invoices: [
+              { ref: "taken", member_ref: "x", status: "open", number: numbers[0], lines: [{ description: "Dues", unit: "1.00" }] },
+              { ref: "free", member_ref: "x", status: "open", number: "OLD-7", lines: [{ description: "Dues", unit: "1.00" }] }
+            ]
+          }))
+          json(yield* chamber(["import", "--tenant", copy, more, "--json"]))
+          const last = yield* exported(copy, "generated-more.json")
+          assert.deepStrictEqual(last.doc.invoices!.slice(-2).map((i) => i.number), [`INV-${String(highest + 1).padStart(6, "0")}`, "OLD-7"])
+        }), 900_000)
+
+      it.effect("--format csv without --out, an unknown format, an unknown chamber: exit 1 with a plain message", () =>
+        Effect.gen(function*() {
+          const noDir = yield* chamber(["export", "--tenant", "chm_nope", "--format", "csv"])
+          assert.strictEqual(noDir.code, 1)
+          assert.match(noDir.stderr, /--format csv writes a file per collection: give the directory with --out DIR\./)
+          const format = yield* chamber(["export", "--tenant", "chm_nope", "--format", "xml", "--json"])
+          assert.strictEqual(format.code, 1)
+          assert.deepStrictEqual(JSON.parse(format.stderr), { error: '--format is json or csv, not "xml".' })
+          const unknown = yield* chamber(["export", "--tenant", "chm_nope"])
+          assert.strictEqual(unknown.code, 1)
+          assert.strictEqual(unknown.stdout, "")
+          assert.match(unknown.stderr, /chm_nope/)
+        }), 180_000)
+    })
+  })
+}
