@@ -83,6 +83,43 @@ for (const rt of runtimes()) {
           const lines = out.trim().split("\n").map((l) => JSON.parse(l))
           assert.deepStrictEqual(lines.map((e) => [e.type, e.data.attributes.name]), [["member.created", "Cedar"]])
         }), 170_000)
+
+      it.effect("chamber import fires every change's event (ruling 34): one per step, in order, each with the resource as it stood after that step", () =>
+        Effect.gen(function*() {
+          const tenant = json(yield* chamber(["tenant", "create", "--name", "Every Change Chamber", "--json"]))
+          const done = json(yield* chamber(["import", "--tenant", tenant.id, importFile(`every-${rt.name}.json`, {
+            members: [{ ref: "m", name: "Acme", status: "active" }],
+            contacts: [{ first_name: "Ann", last_name: "Lee", member_ref: "m" }],
+            events: [{ ref: "x", title: "Called off", starts_at: "2027-02-10T18:00:00Z", status: "cancelled" }],
+            deals: [{ member_ref: "m", title: "Free consult", status: "approved" }],
+            invoices: [{ ref: "i", member_ref: "m", lines: [{ description: "Dues", unit: "300.00" }], status: "open" }],
+            payments: [{ invoice_ref: "i", method: "check", amount: "300.00" }],
+            sponsorships: [{ member_ref: "m", name: "Gold", status: "active" }],
+            placements: [{ member_ref: "m", ad_headline: "Hi", status: "active" }],
+            bookings: [{ booking_type_name: "Room A", starts_at: "2027-01-01T09:00:00Z", member_ref: "m" }]
+          }), "--json"]))
+          const page = json(yield* chamber(["changes", "--tenant", tenant.id, "--json"]))
+          assert.deepStrictEqual(page.data.map((e: any) => [e.type, e.data.attributes.status ?? null]), [
+            ["member.created", "active"],
+            ["contact.created", null],
+            ["event.created", "published"],
+            ["event.updated", "cancelled"],
+            ["deal.created", "approved"],
+            ["deal.approved", "approved"],
+            ["invoice.created", "draft"],
+            ["invoice.updated", "open"],
+            ["invoice.issued", "open"],
+            ["payment.created", null],
+            ["invoice.updated", "paid"],
+            ["invoice.paid", "paid"],
+            ["sponsorship.created", "active"],
+            ["placement.created", "active"],
+            ["booking.created", "confirmed"]
+          ])
+          assert.deepInclude(page.data.find((e: any) => e.type === "payment.created").data.attributes, { member_id: done.ids.m, amount_cents: 30000 })
+          const some = json(yield* chamber(["changes", "--tenant", tenant.id, "--types", "payment.created,invoice.updated", "--json"]))
+          assert.deepStrictEqual(some.data.map((e: any) => e.type), ["invoice.updated", "payment.created", "invoice.updated"])
+        }), 120_000)
     })
   })
 }

@@ -104,14 +104,30 @@ for (const rt of runtimes()) {
           assert.deepInclude(feeds[2]!.body.data[0].attributes, { booking_type_name: "Room A", member_id: result.ids.m1, contact_id: result.ids.c1 })
 
           const kinds = (yield* (yield* Outbox).list(tenant.id)).map((e) => e.type)
+          // One event per step, in order (ruling 34): the completed event is created, then ended;
+          // the open invoice is a draft, then issued; each payment updates its invoice.
           assert.deepStrictEqual(kinds, [
             "member.created",
             "member.created",
             "contact.created",
+            "event.created",
+            "event.created",
+            "event.updated",
             "event.registration.created",
+            "deal.created",
             "deal.approved",
+            "invoice.created",
+            "invoice.updated",
             "invoice.issued",
-            "invoice.paid"
+            "invoice.created",
+            "payment.created",
+            "invoice.updated",
+            "payment.created",
+            "invoice.updated",
+            "invoice.paid",
+            "sponsorship.created",
+            "placement.created",
+            "booking.created"
           ])
         }))
 

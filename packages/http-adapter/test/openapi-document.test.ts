@@ -425,10 +425,21 @@ layer(serverOn(pgliteRuntime), { timeout: 120_000 })((it) => {
       const doc = yield* served
       assert.strictEqual(doc.openapi, "3.1.0")
       assert.deepStrictEqual(Object.keys(doc.webhooks), [...EventKinds, "ping"])
-      const resources: Record<string, string> = { member: "Member", contact: "Contact", invoice: "Invoice", event: "Registration", deal: "Deal" }
+      const resources: Record<string, string> = {
+        member: "Member",
+        contact: "Contact",
+        invoice: "Invoice",
+        event: "Event",
+        "event.registration": "Registration",
+        payment: "Payment",
+        deal: "Deal",
+        sponsorship: "Sponsorship",
+        placement: "Placement",
+        booking: "Booking"
+      }
       for (const kind of EventKinds) {
         const media = doc.webhooks[kind].post.requestBody.content["application/json"]
-        const resource = resources[kind.split(".")[0]!]!
+        const resource = resources[kind.slice(0, kind.lastIndexOf("."))]!
         assert.deepStrictEqual(media.schema.properties.data, { $ref: `#/components/schemas/${resource}` }, kind)
         assert.deepStrictEqual(media.schema.properties.type.enum, [kind])
         assert.deepStrictEqual(media.schema.required, ["id", "type", "created_at", "data"])

@@ -2,8 +2,8 @@
  * Bookings (docs/api.md "Bookings"), the whole of the resource in core: its scope, the one
  * declaration of a booking's fields (schedule and status only), the storage port, and the
  * service. Read through the API (confirmed, upcoming ones), made by the core library
- * (`Bookings.create`) with the visitor's details, which are stored and never shown; no event
- * fires for them.
+ * (`Bookings.create`) with the visitor's details, which are stored and never shown; each fires
+ * booking.created in its transaction (ruling 34).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -19,6 +19,7 @@ import { InvalidInput } from "../shared/Errors.ts"
 import { randomBase62 } from "../shared/Ids.ts"
 import { decodeInput, requireOwn } from "../shared/Input.ts"
 import { Transactor } from "../shared/Ports.ts"
+import { Outbox } from "../outbox/Outbox.ts"
 import { parseSort, sortColumns, type SortOrder } from "../Sort.ts"
 
 /** bookings:read is opt-in: the `read` shorthand leaves it out (docs/api.md "Authentication and scopes"). */
@@ -95,6 +96,7 @@ export class Bookings extends Context.Service<Bookings, {
     const repo = yield* BookingRepo
     const members = yield* MemberRepo
     const contacts = yield* ContactRepo
+    const outbox = yield* Outbox
     const tx = yield* Transactor
 
     const list = Effect.fn("Bookings.list")(function*(tenantId: number, query: BookingListQuery) {
@@ -122,7 +124,9 @@ export class Bookings extends Context.Service<Bookings, {
           cancelled_at: cancelledAt,
           cancel_token: input.cancel_token ?? randomBase62(32)
         })
-        return yield* repo.insert(tenantId, values)
+        const booking = yield* repo.insert(tenantId, values)
+        yield* outbox.append(tenantId, "booking.created", booking)
+        return booking
       }))
     })
 

@@ -1,6 +1,7 @@
 /**
  * Contact use cases, newsletter subscribers included (docs/api.md "Contacts and subscribers").
- * A new contact and its contact.created event commit in one transaction.
+ * A new contact and its contact.created event commit in one transaction; so do a change of what
+ * a contact shows and its contact.updated, and a re-subscription and its contact.updated (ruling 34).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -10,6 +11,7 @@ import type { InvalidInput } from "../shared/Errors.ts"
 import { requireOwn } from "../shared/Input.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
 import { Outbox } from "../outbox/Outbox.ts"
+import { changesShown } from "../outbox/Shown.ts"
 import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import { type Contact, type ContactCreate, ContactResource, ContactSortColumns, type ContactUpdate } from "./Contact.ts"
@@ -87,7 +89,10 @@ export class Contacts extends Context.Service<Contacts, {
         if (current === undefined) return yield* new ContactNotFound({ id })
         const changes = ContactResource.changes(current, input)
         if (Object.keys(changes).length === 0) return yield* get(tenantId, id)
-        return yield* repo.update(tenantId, id, changes)
+        const before = (yield* repo.find(tenantId, id))!
+        const contact = yield* repo.update(tenantId, id, changes)
+        if (changesShown(before, contact)) yield* outbox.append(tenantId, "contact.updated", contact)
+        return contact
       }))
     })
 
@@ -105,6 +110,8 @@ export class Contacts extends Context.Service<Contacts, {
         }
         if (!existing.subscribed) yield* repo.setSubscribed(tenantId, existing.id, true)
         const contact = yield* get(tenantId, existing.id).pipe(Effect.orDie)
+        // Subscribed again (the 201): an update, though the subscription itself is not shown.
+        if (!existing.subscribed) yield* outbox.append(tenantId, "contact.updated", contact)
         return { contact, outcome: existing.subscribed ? "already" : "resubscribed" } satisfies Subscribed
       }))
     })

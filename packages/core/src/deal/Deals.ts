@@ -1,13 +1,15 @@
 /**
  * Deal use cases (docs/api.md "Deals"): a deal awaits approval unless created approved; becoming
  * approved (at creation, or from pending or rejected) fires deal.approved in the same
- * transaction; its member is the chamber's; it ends after today.
+ * transaction; its member is the chamber's; it ends after today. Creating one fires deal.created,
+ * and each change of what it shows deal.updated, before deal.approved (ruling 34).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Transactor } from "../shared/Ports.ts"
 import { Outbox } from "../outbox/Outbox.ts"
+import { changesShown } from "../outbox/Shown.ts"
 import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import { slugify } from "../member/Member.ts"
@@ -47,6 +49,7 @@ export class Deals extends Context.Service<Deals, {
       const values = DealResource.defaults({ ...input, slug: slugify(input.title, "deal") })
       return yield* tx.withTransaction(Effect.gen(function*() {
         const deal = yield* repo.insert(tenantId, values)
+        yield* outbox.append(tenantId, "deal.created", deal)
         if (deal.attributes.status === "approved") yield* outbox.append(tenantId, "deal.approved", deal)
         return deal
       }))
@@ -63,7 +66,9 @@ export class Deals extends Context.Service<Deals, {
           const deal = yield* repo.find(tenantId, id)
           return deal!
         }
+        const before = (yield* repo.find(tenantId, id))!
         const deal = yield* repo.update(tenantId, id, changes)
+        if (changesShown(before, deal)) yield* outbox.append(tenantId, "deal.updated", deal)
         if (changes.status === "approved") yield* outbox.append(tenantId, "deal.approved", deal)
         return deal
       }))

@@ -1,13 +1,16 @@
 /**
  * Event use cases (docs/api.md "Events"): a new event is a draft unless published; cancelled and
  * completed are set by the service alone and are final; an event ends after it starts; an event
- * type that is not one of ours is the chamber's.
+ * type that is not one of ours is the chamber's. Creating one fires event.created, and each change
+ * of what it shows event.updated, in the write's transaction (ruling 34).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { InvalidInput } from "../shared/Errors.ts"
 import { Transactor } from "../shared/Ports.ts"
+import { Outbox } from "../outbox/Outbox.ts"
+import { changesShown } from "../outbox/Shown.ts"
 import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import { slugify } from "../member/Member.ts"
@@ -36,7 +39,17 @@ export class Events extends Context.Service<Events, {
 }>()("chamber/Events") {
   static readonly layer = Layer.effect(Events, Effect.gen(function*() {
     const repo = yield* EventRepo
+    const outbox = yield* Outbox
     const tx = yield* Transactor
+
+    /** Writes `changes` and fires event.updated when what the event shows changed, in the caller's transaction. */
+    const write = Effect.fnUntraced(function*(tenantId: number, id: number, changes: Partial<EventStored>) {
+      // Read after the caller locked the row: what it showed just before this write.
+      const before = (yield* repo.find(tenantId, id))!
+      const event = yield* repo.update(tenantId, id, changes)
+      if (changesShown(before, event)) yield* outbox.append(tenantId, "event.updated", event)
+      return event
+    })
 
     const list = Effect.fn("Events.list")(function*(tenantId: number, query: EventListQuery) {
       return yield* repo.list(tenantId, parseSort(query.sort, EventSortColumns), query.page ?? 1, query.updated_since)
@@ -51,8 +64,8 @@ export class Events extends Context.Service<Events, {
     const create = Effect.fn("Events.create")(function*(tenantId: number, input: EventCreate) {
       const values = EventResource.defaults({ ...input, slug: slugify(input.title, "event"), event_type: eventType(input.event_type) })
       if (!endsAfterStart(values)) return yield* new EventEndsBeforeStart()
-      // The insert and the read of the row it answers commit together: a create that fails did not happen.
-      return yield* tx.withTransaction(repo.insert(tenantId, values))
+      // The insert, the read of the row it answers and its event commit together: a create that fails did not happen.
+      return yield* tx.withTransaction(Effect.tap(repo.insert(tenantId, values), (event) => outbox.append(tenantId, "event.created", event)))
     })
 
     const update = Effect.fn("Events.update")(function*(tenantId: number, id: number, input: EventUpdate) {
@@ -68,14 +81,14 @@ export class Events extends Context.Service<Events, {
         })
         if (!endsAfterStart({ ...current, ...changes })) return yield* new EventEndsBeforeStart()
         if (Object.keys(changes).length === 0) return yield* get(tenantId, id)
-        return yield* repo.update(tenantId, id, changes)
+        return yield* write(tenantId, id, changes)
       }))
     })
 
     const end = Effect.fn("Events.end")(function*(tenantId: number, id: number, status: "cancelled" | "completed") {
       return yield* tx.withTransaction(Effect.gen(function*() {
         if ((yield* repo.findForUpdate(tenantId, id)) === undefined) return yield* new EventNotFound({ id })
-        return yield* repo.update(tenantId, id, { status })
+        return yield* write(tenantId, id, { status })
       }))
     })
 

@@ -2,7 +2,8 @@
  * Invoice use cases (docs/api.md "Invoices"): a draft is made from lines in dollars, totalled
  * exactly in cents; issuing a draft takes the tenant's next number and sets the due date from its
  * net terms, and fires invoice.issued in the same transaction. Embedders may also void an invoice
- * or mark it uncollectible.
+ * or mark it uncollectible. Every write fires its event in its transaction (ruling 34): a draft
+ * invoice.created, each later change invoice.updated, then the state change the spec names.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -59,6 +60,10 @@ export class Invoices extends Context.Service<Invoices, {
     const locked = (tenantId: number, id: number) =>
       Effect.flatMap(repo.findForUpdate(tenantId, id), (i) => (i === undefined ? Effect.fail(new InvoiceNotFound({ id })) : Effect.succeed(i)))
 
+    /** A status change (always shown) and its invoice.updated, in the caller's transaction. */
+    const updated = (tenantId: number, id: number, changes: Parameters<typeof repo.update>[2]) =>
+      Effect.tap(repo.update(tenantId, id, changes), (invoice) => outbox.append(tenantId, "invoice.updated", invoice))
+
     const list = Effect.fn("Invoices.list")(function*(tenantId: number, query: InvoiceListQuery) {
       return yield* repo.list(tenantId, query.status, parseSort(query.sort, InvoiceSortColumns), query.page ?? 1, query.updated_since)
     })
@@ -84,7 +89,7 @@ export class Invoices extends Context.Service<Invoices, {
         amount_paid_cents: 0,
         balance_cents: total
       })
-      return yield* tx.withTransaction(repo.insert(tenantId, values, lines))
+      return yield* tx.withTransaction(Effect.tap(repo.insert(tenantId, values, lines), (invoice) => outbox.append(tenantId, "invoice.created", invoice)))
     })
     /** `wanted` when no invoice has it (the sequence moved past it when it is one of the sequence's), else the next number. */
     const numberFor = Effect.fnUntraced(function*(tenantId: number, prefix: string, wanted: string | undefined) {
@@ -109,6 +114,7 @@ export class Invoices extends Context.Service<Invoices, {
           issued_at: now.toISOString(),
           due_on: dateAfter(now, tenant.net_terms)
         })
+        yield* outbox.append(tenantId, "invoice.updated", invoice)
         yield* outbox.append(tenantId, "invoice.issued", invoice)
         if (settled) yield* outbox.append(tenantId, "invoice.paid", invoice)
         return invoice
@@ -119,7 +125,7 @@ export class Invoices extends Context.Service<Invoices, {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* locked(tenantId, id)
         if (current.status !== "draft" && current.status !== "open") return yield* new InvoiceNotVoidable({ status: current.status })
-        return yield* repo.update(tenantId, id, { status: "void", voided_at: new Date().toISOString() })
+        return yield* updated(tenantId, id, { status: "void", voided_at: new Date().toISOString() })
       }))
     })
 
@@ -127,7 +133,7 @@ export class Invoices extends Context.Service<Invoices, {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* locked(tenantId, id)
         if (current.status !== "open") return yield* new InvoiceNotOpen({ status: current.status, action: "be marked uncollectible" })
-        return yield* repo.update(tenantId, id, { status: "uncollectible" })
+        return yield* updated(tenantId, id, { status: "uncollectible" })
       }))
     })
 

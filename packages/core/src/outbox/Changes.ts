@@ -26,7 +26,18 @@ export const KIND_SCOPES: Readonly<Record<EventKind, Scope>> = {
   "invoice.issued": "invoices:read",
   "invoice.paid": "invoices:read",
   "event.registration.created": "registrations:read",
-  "deal.approved": "deals:read"
+  "deal.approved": "deals:read",
+  "contact.updated": "contacts:read",
+  "event.created": "events:read",
+  "event.updated": "events:read",
+  "invoice.created": "invoices:read",
+  "invoice.updated": "invoices:read",
+  "payment.created": "payments:read",
+  "deal.created": "deals:read",
+  "deal.updated": "deals:read",
+  "sponsorship.created": "sponsorships:read",
+  "placement.created": "placements:read",
+  "booking.created": "bookings:read"
 }
 
 /** One event exactly as a delivery's body (ruling 20). */

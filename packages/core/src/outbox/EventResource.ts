@@ -12,7 +12,18 @@ export const EventCollections: Readonly<Record<EventKind, string>> = {
   "invoice.issued": "invoices",
   "invoice.paid": "invoices",
   "event.registration.created": "registrations",
-  "deal.approved": "deals"
+  "deal.approved": "deals",
+  "contact.updated": "contacts",
+  "event.created": "events",
+  "event.updated": "events",
+  "invoice.created": "invoices",
+  "invoice.updated": "invoices",
+  "payment.created": "payments",
+  "deal.created": "deals",
+  "deal.updated": "deals",
+  "sponsorship.created": "sponsorships",
+  "placement.created": "placements",
+  "booking.created": "bookings"
 }
 
 /** The resource key of an event of kind `type` whose data is `data` (`members/12`). */

@@ -12,7 +12,19 @@ export const EventKinds = [
   "invoice.issued",
   "invoice.paid",
   "event.registration.created",
-  "deal.approved"
+  "deal.approved",
+  // Ruling 34: every other change of a resource.
+  "contact.updated",
+  "event.created",
+  "event.updated",
+  "invoice.created",
+  "invoice.updated",
+  "payment.created",
+  "deal.created",
+  "deal.updated",
+  "sponsorship.created",
+  "placement.created",
+  "booking.created"
 ] as const
 export type EventKind = (typeof EventKinds)[number]
 

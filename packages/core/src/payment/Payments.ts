@@ -1,7 +1,8 @@
 /**
  * Payment use cases (docs/api.md "Payments", ruling 15): a payment applies in full to one open
  * invoice and never exceeds its balance; the payment that clears the balance makes the invoice
- * paid and fires invoice.paid, all in one transaction. The API records payments without a
+ * paid and fires invoice.paid, all in one transaction. Each payment fires payment.created, then
+ * its invoice's invoice.updated, then invoice.paid when it clears the balance (ruling 34). The API records payments without a
  * gateway; embedders record gateway payments (amounts in cents) through the same rules.
  */
 import * as Context from "effect/Context"
@@ -58,6 +59,8 @@ export class Payments extends Context.Service<Payments, {
           balance_cents: balance,
           ...(balance === 0 ? { status: "paid" as const } : {})
         })
+        yield* outbox.append(tenantId, "payment.created", recorded)
+        yield* outbox.append(tenantId, "invoice.updated", updated)
         if (balance === 0) yield* outbox.append(tenantId, "invoice.paid", updated)
         return recorded
       }))

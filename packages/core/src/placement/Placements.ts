@@ -2,7 +2,8 @@
  * Advertising placements (docs/api.md "Placements"), the whole of the resource in core: the one
  * declaration of a placement's fields and its scope, the storage port, and the service. A
  * placement is a sponsorship row of kind `ad`; read through the API (the live ones with a
- * creative only), made by the core library (`Placements.create`). No event fires for them.
+ * creative only), made by the core library (`Placements.create`), each firing placement.created in
+ * its transaction (ruling 34).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -15,6 +16,7 @@ import { resourceScopes } from "../resource/ResourceScopes.ts"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { decodeInput, requireOwn } from "../shared/Input.ts"
 import { Transactor } from "../shared/Ports.ts"
+import { Outbox } from "../outbox/Outbox.ts"
 import { parseSort, sortColumns, type SortOrder } from "../Sort.ts"
 import { SponsorshipStatuses, utcToday } from "../sponsorship/Sponsorships.ts"
 
@@ -87,6 +89,7 @@ export class Placements extends Context.Service<Placements, {
   static readonly layer = Layer.effect(Placements, Effect.gen(function*() {
     const repo = yield* PlacementRepo
     const members = yield* MemberRepo
+    const outbox = yield* Outbox
     const tx = yield* Transactor
 
     const list = Effect.fn("Placements.list")(function*(tenantId: number, query: PlacementListQuery) {
@@ -97,8 +100,11 @@ export class Placements extends Context.Service<Placements, {
       const input = yield* decodeInput(PlacementCreate, raw)
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       const ad_kind = input.ad_kind ?? (filled(input.ad_image_url) ? "image" : "text")
-      // The insert and the read of the row it answers commit together: a create that fails did not happen.
-      return yield* tx.withTransaction(repo.insert(tenantId, PlacementResource.defaults({ ...input, ad_kind })))
+      // The insert, the read of the row it answers and its event commit together: a create that fails did not happen.
+      return yield* tx.withTransaction(Effect.tap(
+        repo.insert(tenantId, PlacementResource.defaults({ ...input, ad_kind })),
+        (placement) => outbox.append(tenantId, "placement.created", placement)
+      ))
     })
 
     return Placements.of({ list, create })

@@ -2,8 +2,8 @@
  * Sponsorships (docs/api.md "Sponsorships"), the whole of the resource in core: its scope, the
  * one declaration of a sponsorship's fields, the storage port, and the service. Read through the
  * API (the live ones only), made by the core library (`Sponsorships.create`) with their internal
- * fields; no event fires for them. Placements are the sponsorship rows of kind `ad` and have
- * their own declaration (`placement/Placements.ts`).
+ * fields, each firing sponsorship.created in its transaction (ruling 34). Placements are the
+ * sponsorship rows of kind `ad` and have their own declaration (`placement/Placements.ts`).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -17,6 +17,7 @@ import { resourceScopes } from "../resource/ResourceScopes.ts"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { decodeInput, requireOwn } from "../shared/Input.ts"
 import { Transactor } from "../shared/Ports.ts"
+import { Outbox } from "../outbox/Outbox.ts"
 import { parseSort, sortColumns, type SortOrder } from "../Sort.ts"
 
 export const SponsorshipScopes = resourceScopes("sponsorships", ["read"])
@@ -82,6 +83,7 @@ export class Sponsorships extends Context.Service<Sponsorships, {
     const repo = yield* SponsorshipRepo
     const members = yield* MemberRepo
     const events = yield* EventRepo
+    const outbox = yield* Outbox
     const tx = yield* Transactor
 
     const list = Effect.fn("Sponsorships.list")(function*(tenantId: number, query: SponsorshipListQuery) {
@@ -92,8 +94,11 @@ export class Sponsorships extends Context.Service<Sponsorships, {
       const input = yield* decodeInput(SponsorshipCreate, raw)
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       yield* requireOwn("event_id", input.event_id, (id) => events.find(tenantId, id))
-      // The insert and the read of the row it answers commit together: a create that fails did not happen.
-      return yield* tx.withTransaction(repo.insert(tenantId, SponsorshipResource.defaults({ ...input, kind: input.kind ?? "tier" })))
+      // The insert, the read of the row it answers and its event commit together: a create that fails did not happen.
+      return yield* tx.withTransaction(Effect.tap(
+        repo.insert(tenantId, SponsorshipResource.defaults({ ...input, kind: input.kind ?? "tier" })),
+        (sponsorship) => outbox.append(tenantId, "sponsorship.created", sponsorship)
+      ))
     })
 
     return Sponsorships.of({ list, create })

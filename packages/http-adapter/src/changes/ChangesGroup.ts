@@ -76,8 +76,9 @@ export class ChangesGroup extends HttpApiGroup.make("changes")
         "event appears only when no earlier one can still appear. A cursor is the chamber's own: it tells nothing of other " +
         "chambers' activity. `after=head` answers no events and the cursor of the " +
         "newest, to start from now. Each kind is answered only to its resource's read scope (member.* `members:read`, " +
-        "contact.created `contacts:read`, invoice.* `invoices:read`, event.registration.created `registrations:read`, " +
-        "deal.approved `deals:read`); `types` naming a kind the key may not read is a 403 naming its scope. An unknown " +
+        "contact.* `contacts:read`, event.created and event.updated `events:read`, event.registration.created " +
+        "`registrations:read`, invoice.* `invoices:read`, payment.created `payments:read`, deal.* `deals:read`, " +
+        "sponsorship.created `sponsorships:read`, placement.created `placements:read`, booking.created `bookings:read`); `types` naming a kind the key may not read is a 403 naming its scope. An unknown " +
         "kind is a 422 on `types`; a malformed cursor, or one past the newest position the chamber's feed has given " +
         "(a cursor of another database, or saved before a restore), a 422 on `after`. Events are kept 90 days by default: a cursor older " +
         "than the oldest kept is a 410 (resync from the lists, then start again with `after=head`)."

@@ -237,7 +237,18 @@ const RESOURCE_OF: Record<EventKind, string> = {
   "invoice.issued": "Invoice",
   "invoice.paid": "Invoice",
   "event.registration.created": "Registration",
-  "deal.approved": "Deal"
+  "deal.approved": "Deal",
+  "contact.updated": "Contact",
+  "event.created": "Event",
+  "event.updated": "Event",
+  "invoice.created": "Invoice",
+  "invoice.updated": "Invoice",
+  "payment.created": "Payment",
+  "deal.created": "Deal",
+  "deal.updated": "Deal",
+  "sponsorship.created": "Sponsorship",
+  "placement.created": "Placement",
+  "booking.created": "Booking"
 }
 
 const WHAT_FIRES: Record<EventKind, string> = {
@@ -247,7 +258,18 @@ const WHAT_FIRES: Record<EventKind, string> = {
   "invoice.issued": "A draft invoice was issued: it has its number and due date.",
   "invoice.paid": "A payment brought an invoice's balance to 0.",
   "event.registration.created": "Someone registered for an event.",
-  "deal.approved": "A Hot Deal was approved."
+  "deal.approved": "A Hot Deal was approved.",
+  "contact.updated": "A contact was changed (only when what it shows changed), or a subscriber was subscribed again.",
+  "event.created": "An event was created.",
+  "event.updated": "An event was changed (only when what it shows changed): rescheduled, published, cancelled, completed.",
+  "invoice.created": "A draft invoice was created.",
+  "invoice.updated": "An invoice was changed: issued, paid in part or in full, voided or marked uncollectible (before invoice.issued or invoice.paid when those fire).",
+  "payment.created": "A payment was recorded on an invoice (before the invoice's invoice.updated).",
+  "deal.created": "A Hot Deal was created (before deal.approved when created approved).",
+  "deal.updated": "A Hot Deal was changed (only when what it shows changed; before deal.approved).",
+  "sponsorship.created": "A sponsorship was created (by an import or the core library).",
+  "placement.created": "An advertising placement was created (by an import or the core library).",
+  "booking.created": "A booking was created (by an import or the core library)."
 }
 
 /** The headers of every delivery (ruling 20; X-CC-Signature-Previous during a secret rotation's overlap, ruling 31). */
