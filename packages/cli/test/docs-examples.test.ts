@@ -13,7 +13,9 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
-import { join } from "node:path"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { allExamples, DOC_TENANT, type Example, statedPairs } from "./docExamples.ts"
@@ -26,13 +28,16 @@ const MARK = "__docs_example_done_"
 const STATUS = "__docs_example_status_"
 
 /**
- * What the shell knows before an example runs: `curl` tells the status on stderr (so that its
- * output can still be piped), `pnpm chamber` is the CLI. Its stderr is a pipe, as a terminal's
- * output can be opened again: `tee /dev/stderr` cannot open the socket Node hands a child.
+ * What the shell knows before an example runs: `curl` tells the status, and its own errors, on
+ * descriptor 3, a file of the block's (so that its output can still be piped, and an answer an
+ * example shows on stderr is never cut by a status), `pnpm chamber` is the CLI. Its stderr is a
+ * pipe, as a terminal's output can be opened again: `tee /dev/stderr` cannot open the socket
+ * Node hands a child.
  */
 const PRELUDE = `
 exec 2> >(cat >&2)
-curl() { command curl -sS -w '%{stderr}${STATUS}%{http_code}\\n' "$@"; }
+exec 3>>"$CURL_LOG"
+curl() { command curl -sS -w '%{stderr}${STATUS}%{http_code}\\n' "$@" 2>&3; }
 pnpm() { if [ "$1" = chamber ]; then shift; node "$CHAMBER_BIN" "$@"; else command pnpm "$@"; fi; }
 `
 
@@ -40,26 +45,32 @@ interface Ran {
   readonly code: number | null
   readonly stdout: string
   readonly stderr: string
+  /** What its curls said on descriptor 3: a status line each, and their errors. */
+  readonly curl: string
 }
 
 /** One block's commands in one shell, in order; what each printed and how it exited. */
 const runBlock = (examples: ReadonlyArray<Example>, env: Record<string, string>, port: number): ReadonlyArray<Ran> => {
   const local = (command: string) => command.replaceAll("127.0.0.1:3000", `127.0.0.1:${port}`).replaceAll(DOC_TENANT, env.TENANT!)
   const script = examples.map((e, i) =>
-    `${local(e.command)}\n__status=$?; printf '\\n${MARK}%d %d\\n' ${i} $__status >&2; printf '\\n${MARK}%d\\n' ${i}`
+    `${local(e.command)}\n__status=$?; printf '\\n${MARK}%d %d\\n' ${i} $__status >&2; printf '\\n${MARK}%d\\n' ${i}; printf '\\n${MARK}%d\\n' ${i} >&3`
   ).join("\n")
+  const curlLog = join(mkdtempSync(join(tmpdir(), "docs-curl-")), "curl.log")
   const r = spawnSync("bash", ["-c", `${PRELUDE}\n${script}`], {
     cwd: ROOT,
     // PORT: the server's, as a reader who started it on another port sets it (README's `${PORT:-3000}`).
-    env: { ...process.env, ...env, PORT: String(port), CHAMBER_BIN: BIN, NO_COLOR: "1" },
+    env: { ...process.env, ...env, PORT: String(port), CHAMBER_BIN: BIN, NO_COLOR: "1", CURL_LOG: curlLog },
     encoding: "utf8",
     timeout: 120_000
   })
+  const curls = readFileSync(curlLog, "utf8")
+  rmSync(dirname(curlLog), { recursive: true, force: true })
   const cut = (text: string) => text.split(new RegExp(`\\n${MARK}\\d+[^\\n]*\\n`))
   const outs = cut(r.stdout)
   const errs = cut(r.stderr)
+  const curled = cut(curls)
   const codes = [...r.stderr.matchAll(new RegExp(`${MARK}\\d+ (\\d+)`, "g"))].map((m) => Number(m[1]))
-  return examples.map((_, i) => ({ code: codes[i] ?? r.status, stdout: outs[i] ?? "", stderr: errs[i] ?? r.stderr }))
+  return examples.map((_, i) => ({ code: codes[i] ?? r.status, stdout: outs[i] ?? "", stderr: errs[i] ?? r.stderr, curl: curled[i] ?? "" }))
 }
 
 
@@ -77,12 +88,12 @@ const compact = (text: string): string => {
 /** What went wrong with one example, or undefined when it shows what the doc says. */
 const mismatch = (example: Example, ran: Ran): string | undefined => {
   const where = `${example.file}:${example.line}: ${example.command.slice(0, 160)}`
-  if (ran.code !== 0) return `${where}\n  exit ${ran.code}: ${ran.stderr.trim()}${ran.stdout.trim()}`
+  if (ran.code !== 0) return `${where}\n  exit ${ran.code}: ${ran.curl.trim()}${ran.stderr.trim()}${ran.stdout.trim()}`
   // `VAR=$(curl … | tee /dev/stderr | jq …)` keeps an id of the answer and shows the answer on stderr.
   const captured = CAPTURE.test(example.command)
-  let output = captured ? ran.stderr.replace(new RegExp(`${STATUS}\\d+\\n?`, "g"), "") : ran.stdout
+  let output = captured ? ran.stderr : ran.stdout
   if (captured || /^\s*curl\b/.test(example.command)) {
-    const statuses = [...ran.stderr.matchAll(new RegExp(`${STATUS}(\\d+)`, "g"))]
+    const statuses = [...ran.curl.matchAll(new RegExp(`${STATUS}(\\d+)`, "g"))]
     const status = Number(statuses.at(-1)?.[1])
     const wanted = example.shown?.status
     if (wanted === undefined ? status < 200 || status > 299 : status !== wanted) {
