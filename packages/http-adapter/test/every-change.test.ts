@@ -114,6 +114,9 @@ for (const rt of runtimes()) {
           assert.strictEqual(edited.attributes.title, "Owner")
           ok(yield* call("PATCH", `/api/v1/contacts/${contact.id}`, { key, body: { title: "Owner", first_name: "Ann" } }), 200)
           assert.deepStrictEqual(yield* fired, [])
+          // A custom field the chamber does not show is stored, and changes nothing shown.
+          yield* (yield* Contacts).update(t, contact.id, { custom_fields: { internal_score: 7 } }).pipe(Effect.orDie)
+          assert.deepStrictEqual(yield* fired, [])
 
           // Subscribers: new (201) contact.created; subscribed again (201) contact.updated; already (200) none.
           const subscribe = () => call("POST", "/api/v1/subscribers", { key, body: { email: "sub@acme.example" } })
@@ -185,6 +188,11 @@ for (const rt of runtimes()) {
             visitor_name: "Front desk"
           }).pipe(Effect.orDie)
           assert.deepStrictEqual(yield* fired, [["booking.created", yield* listed(key, "/api/v1/bookings", booking.id)]])
+
+          // A derived change (the member's new name, shown in its sponsorship) fires only the member's own event.
+          const renamedMember = ok(yield* call("PATCH", `/api/v1/members/${member.id}`, { key, body: { name: "Acme & Sons" } }), 200).data
+          assert.deepStrictEqual(yield* fired, [["member.updated", renamedMember]])
+          assert.strictEqual((yield* listed(key, "/api/v1/sponsorships", sponsorship.id)).attributes.member_name, "Acme & Sons")
 
           // Every kind fired, each event once to the subscription.
           assert.sameMembers([...new Set(seen.map((e) => e.type))], [...NEW_KINDS])
