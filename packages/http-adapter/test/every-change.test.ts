@@ -102,6 +102,7 @@ for (const rt of runtimes()) {
           const t = tenant.id
           const hook = ok(yield* call("POST", "/api/v1/hooks", { key, body: { url: "https://hooks.example.com/every", events: NEW_KINDS } }), 201)
           assert.sameMembers(hook.events, [...NEW_KINDS])
+          const paymentsOnly = ok(yield* call("POST", "/api/v1/hooks", { key, body: { url: "https://hooks.example.com/payments", events: ["payment.created"] } }), 201)
           const { fired, seen } = yield* feedFromNow(key)
           const member = ok(yield* call("POST", "/api/v1/members", { key, body: { name: "Acme", status: "active" } }), 201).data
           yield* fired
@@ -198,6 +199,9 @@ for (const rt of runtimes()) {
           assert.sameMembers([...new Set(seen.map((e) => e.type))], [...NEW_KINDS])
           assert.sameDeepMembers(yield* deliveriesOf(key, hook.id), seen)
           assert.lengthOf(yield* deliveriesOf(key, hook.id), seen.length)
+          // A subscription of one kind gets that kind alone.
+          assert.sameDeepMembers(yield* deliveriesOf(key, paymentsOnly.id), seen.filter((e) => e.type === "payment.created"))
+          assert.lengthOf(yield* deliveriesOf(key, paymentsOnly.id), 2)
         }))
 
       it.effect("the importer fires the same: one event per step, in order, each with the resource as it stood after it; the last of each resource as its list item shows it", () =>
