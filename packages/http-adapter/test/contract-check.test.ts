@@ -109,7 +109,18 @@ describe("the contract", () => {
     const exceptions: Record<string, ReadonlyArray<string> | null | string> = {
       "get /api/v1/me": null,
       "post /api/v1/subscribers": "contacts:write",
-      "get /api/v1/changes": ["members:read", "contacts:read", "invoices:read", "registrations:read", "deals:read"]
+      "get /api/v1/changes": [
+        "members:read",
+        "contacts:read",
+        "invoices:read",
+        "registrations:read",
+        "deals:read",
+        "events:read",
+        "payments:read",
+        "sponsorships:read",
+        "placements:read",
+        "bookings:read"
+      ]
     }
     const resources = new Set(ALL_SCOPES.map((s) => s.split(":")[0]!))
     const ruled = (method: string, path: string): string => {

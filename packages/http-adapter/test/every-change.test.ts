@@ -102,6 +102,7 @@ for (const rt of runtimes()) {
           const t = tenant.id
           const hook = ok(yield* call("POST", "/api/v1/hooks", { key, body: { url: "https://hooks.example.com/every", events: NEW_KINDS } }), 201)
           assert.sameMembers(hook.events, [...NEW_KINDS])
+          const paymentsOnly = ok(yield* call("POST", "/api/v1/hooks", { key, body: { url: "https://hooks.example.com/payments", events: ["payment.created"] } }), 201)
           const { fired, seen } = yield* feedFromNow(key)
           const member = ok(yield* call("POST", "/api/v1/members", { key, body: { name: "Acme", status: "active" } }), 201).data
           yield* fired
@@ -113,6 +114,9 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(yield* fired, [["contact.updated", yield* listed(key, "/api/v1/contacts", contact.id)]])
           assert.strictEqual(edited.attributes.title, "Owner")
           ok(yield* call("PATCH", `/api/v1/contacts/${contact.id}`, { key, body: { title: "Owner", first_name: "Ann" } }), 200)
+          assert.deepStrictEqual(yield* fired, [])
+          // A custom field the chamber does not show is stored, and changes nothing shown.
+          yield* (yield* Contacts).update(t, contact.id, { custom_fields: { internal_score: 7 } }).pipe(Effect.orDie)
           assert.deepStrictEqual(yield* fired, [])
 
           // Subscribers: new (201) contact.created; subscribed again (201) contact.updated; already (200) none.
@@ -186,10 +190,18 @@ for (const rt of runtimes()) {
           }).pipe(Effect.orDie)
           assert.deepStrictEqual(yield* fired, [["booking.created", yield* listed(key, "/api/v1/bookings", booking.id)]])
 
+          // A derived change (the member's new name, shown in its sponsorship) fires only the member's own event.
+          const renamedMember = ok(yield* call("PATCH", `/api/v1/members/${member.id}`, { key, body: { name: "Acme & Sons" } }), 200).data
+          assert.deepStrictEqual(yield* fired, [["member.updated", renamedMember]])
+          assert.strictEqual((yield* listed(key, "/api/v1/sponsorships", sponsorship.id)).attributes.member_name, "Acme & Sons")
+
           // Every kind fired, each event once to the subscription.
           assert.sameMembers([...new Set(seen.map((e) => e.type))], [...NEW_KINDS])
           assert.sameDeepMembers(yield* deliveriesOf(key, hook.id), seen)
           assert.lengthOf(yield* deliveriesOf(key, hook.id), seen.length)
+          // A subscription of one kind gets that kind alone.
+          assert.sameDeepMembers(yield* deliveriesOf(key, paymentsOnly.id), seen.filter((e) => e.type === "payment.created"))
+          assert.lengthOf(yield* deliveriesOf(key, paymentsOnly.id), 2)
         }))
 
       it.effect("the importer fires the same: one event per step, in order, each with the resource as it stood after it; the last of each resource as its list item shows it", () =>

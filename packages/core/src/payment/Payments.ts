@@ -2,8 +2,9 @@
  * Payment use cases (docs/api.md "Payments", ruling 15): a payment applies in full to one open
  * invoice and never exceeds its balance; the payment that clears the balance makes the invoice
  * paid and fires invoice.paid, all in one transaction. Each payment fires payment.created, then
- * its invoice's invoice.updated, then invoice.paid when it clears the balance (ruling 34). The API records payments without a
- * gateway; embedders record gateway payments (amounts in cents) through the same rules.
+ * its invoice's invoice.updated, then invoice.paid when it clears the balance (ruling 34). The
+ * API records payments without a gateway; embedders record gateway payments (amounts in cents)
+ * through the same rules.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

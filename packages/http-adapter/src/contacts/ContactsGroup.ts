@@ -44,7 +44,7 @@ export class ContactsGroup extends HttpApiGroup.make("contacts")
       summary: "Search contacts",
       description: `By \`email\` (required; exact, case-insensitive). ${sortDoc}`
     })),
-    updateEndpoint("/api/v1/contacts/:contact", "contact", ContactUpdate, ContactResponse, { access: "contacts:write", summary: "Update a contact", description: "Only the fields sent change." }),
+    updateEndpoint("/api/v1/contacts/:contact", "contact", ContactUpdate, ContactResponse, { access: "contacts:write", summary: "Update a contact", description: "Only the fields sent change. Fires `contact.updated` when what the contact shows changed." }),
     HttpApiEndpoint.post("subscribe", "/api/v1/subscribers", {
       payload: SubscriberCreate,
       success: [ContactResponse, ContactResponse.pipe(HttpApiSchema.status(201))],
@@ -54,7 +54,7 @@ export class ContactsGroup extends HttpApiGroup.make("contacts")
       summary: "Subscribe an address to the newsletter",
       description:
         "Idempotent on `email`, case-insensitively: 201 with a new contact (firing `contact.created`) or when an " +
-        "unsubscribed contact is subscribed again; 200 when the contact is already subscribed. Names are applied only " +
+        "unsubscribed contact is subscribed again (firing `contact.updated`); 200 when the contact is already subscribed (firing nothing). Names are applied only " +
         "to a new contact, never over stored ones."
     }))
   )

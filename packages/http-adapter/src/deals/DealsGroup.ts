@@ -12,7 +12,8 @@ export const DealList = DealResource.List
 
 const rules =
   "`member_id` must be one of the chamber's members; `ends_at` must be after today; `cta_url` starts with http:// or https://. " +
-  "Becoming approved (created approved, or moved from pending or rejected) fires `deal.approved`."
+  "A new deal fires `deal.created`, a change of what it shows `deal.updated`; becoming approved (created approved, or moved " +
+  "from pending or rejected) fires `deal.approved` after it."
 
 export class DealsGroup extends HttpApiGroup.make("deals")
   .add(

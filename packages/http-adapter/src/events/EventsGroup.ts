@@ -28,14 +28,15 @@ export class EventsGroup extends HttpApiGroup.make("events")
       summary: "Create an event",
       description:
         "`title` and `starts_at` are required; `ends_at` must be after `starts_at`. `status` is draft (the default) or " +
-        "published; `is_public` defaults to false; an `event_type` that is not chamber, member or community is chamber."
+        "published; `is_public` defaults to false; an `event_type` that is not chamber, member or community is chamber. " +
+        "Fires `event.created`."
     }),
     updateEndpoint("/:event", "event", EventUpdate, EventResponse, {
       access: "events:write",
       summary: "Update an event",
       description:
         "Only the fields sent change. A cancelled or completed event keeps its status whatever is sent; its other fields may " +
-        "still change. `starts_at` and `event_type` cannot be null."
+        "still change. `starts_at` and `event_type` cannot be null. Fires `event.updated` when what the event shows changed."
     }),
     HttpApiEndpoint.get("registrations", "/:event/registrations", {
       params: { event: RowId },

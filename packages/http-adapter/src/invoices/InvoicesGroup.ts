@@ -64,7 +64,8 @@ export class InvoicesGroup extends HttpApiGroup.make("invoices")
       description:
         "A draft from `lines` (1 to 500), each a `description`, a `unit` price in dollars as a string (`\"450.00\"`, never cents) " +
         "and a `quantity` (default 1). Totals are computed exactly in cents, at most 90071992547409.91 (2^53 - 1 cents; a " +
-        "larger total is a 422 on `lines`); the currency is the chamber's. A draft has no number and no due date."
+        "larger total is a 422 on `lines`); the currency is the chamber's. A draft has no number and no due date. " +
+        "Fires `invoice.created`."
     }),
     HttpApiEndpoint.post("issue", "/:invoice/issue", {
       params: { invoice: RowId },
@@ -75,7 +76,7 @@ export class InvoicesGroup extends HttpApiGroup.make("invoices")
       summary: "Issue a draft invoice",
       description:
         "Assigns the chamber's next invoice number (`INV-000001`) and a due date (today + the chamber's net terms), makes it " +
-        "open and fires `invoice.issued`. An invoice that is not a draft answers 422 `{message}` (no `errors`)."
+        "open and fires `invoice.updated` then `invoice.issued`. An invoice that is not a draft answers 422 `{message}` (no `errors`)."
     }))
   )
   .middleware(Authentication)

@@ -28,8 +28,8 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
       description:
         "The payment applies in full to this invoice; `amount` is in dollars as a string (`\"225.00\"`, never cents), greater " +
         "than zero. Answers 422 `{message}` (no `errors`) when the invoice is not open, when `method` is refund, or when the " +
-        "amount is more than the balance (the message states the balance). The payment that clears the balance makes the " +
-        "invoice paid and fires `invoice.paid`."
+        "amount is more than the balance (the message states the balance). Fires `payment.created`, then the invoice's " +
+        "`invoice.updated`; the payment that clears the balance makes the invoice paid and fires `invoice.paid` after them."
     })),
     listEndpoint("/api/v1/payments", PaymentList, {
       access: "payments:read",
