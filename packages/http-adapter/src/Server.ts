@@ -23,7 +23,7 @@ import { checkContract } from "./server/ContractCheck.ts"
 import { compressingDocs } from "./server/DocsCompression.ts"
 import { HEALTH_PATHS, HealthRoutes } from "./server/Health.ts"
 import { jsonErrors, MaxBodySizeLive } from "./server/JsonErrors.ts"
-import { IdempotencyPruning } from "./server/Idempotency.ts"
+import { idempotentLive, IdempotencyPruning } from "./server/Idempotency.ts"
 import { lazyDocs } from "./server/LazyDocs.ts"
 import { makeLimiterBeforeRouting } from "./server/RateLimiting.ts"
 import { withRequestLog } from "./server/RequestLog.ts"
@@ -55,7 +55,7 @@ const handlersOf = <S extends (typeof Groups)[number]>(entry: S): HandlersOf<S> 
 
 /** Every group's handlers with the middleware they consume: one per group of `Groups`. */
 export const HandlersLive = Layer.mergeAll(...(Groups.map(handlersOf) as [HandlersOf<(typeof Groups)[number]>])).pipe(
-  Layer.provide([AuthenticationLive, ValidationErrorsLive])
+  Layer.provide([AuthenticationLive, idempotentLive(Api), ValidationErrorsLive])
 )
 
 /**
