@@ -19,7 +19,7 @@ import type { DatabaseFailures } from "@chamber/core"
 import { statusMessages } from "../shared/HttpErrors.ts"
 import type { LimiterBeforeRouting } from "./RateLimiting.ts"
 import { lacksHost } from "./RawRequest.ts"
-import { canonicalPath, type IndexedRoute, type RouteIndex } from "./RouteIndex.ts"
+import { canonicalPath, type RouteIndex } from "./RouteIndex.ts"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -72,10 +72,11 @@ export const jsonErrors = (
   /** What `beforeRouting` answers for a request answered before any endpoint, or 503 while the key cannot be looked up. */
   const counted = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
     Effect.catchCause(beforeRouting(request, response), unexplained)
-  const wrongMethod = (route: IndexedRoute) => errorResponse(405, { allow: route.allow })
+  /** The 405 of a contract's path with another method (`allow` is its methods). */
+  const wrongMethod = (allow: string) => errorResponse(405, { allow })
   const notFoundOrWrongMethod = (request: HttpServerRequest.HttpServerRequest) => {
     const route = routes(request.url)
-    return route !== undefined && !route.methods.has(request.method) ? wrongMethod(route) : errorResponse(404)
+    return route?.allow !== undefined && !route.methods.has(request.method) ? wrongMethod(route.allow) : errorResponse(404)
   }
   const afterApp = (request: HttpServerRequest.HttpServerRequest) => (response: HttpServerResponse.HttpServerResponse) => {
     if (response.status === 401) return HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
@@ -88,7 +89,7 @@ export const jsonErrors = (
     if (canonicalPath(request.url) === undefined) return counted(request, errorResponse(404))
     // A known path with another method is a 405 even where a path id would match (PATCH /members/search).
     const route = routes(request.url)
-    if (route !== undefined && !route.methods.has(request.method)) return counted(request, wrongMethod(route))
+    if (route?.allow !== undefined && !route.methods.has(request.method)) return counted(request, wrongMethod(route.allow))
     if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return counted(request, errorResponse(413, { connection: "close" }))
     const after = afterApp(request)
     const recovered = (cause: Cause.Cause<E>) => {

@@ -26,8 +26,8 @@ export const canonicalPath = (url: string): string | undefined => {
 export interface IndexedRoute {
   readonly template: string
   readonly methods: ReadonlySet<string>
-  /** The `Allow` header of a 405 on it. */
-  readonly allow: string
+  /** The `Allow` header of a 405 on it; undefined for a path beside the contract, whose other methods are 404s. */
+  readonly allow: string | undefined
 }
 
 /**
@@ -58,7 +58,8 @@ export const makeRouteIndex = <Id extends string, Groups extends HttpApiGroup.Co
   const tree = FindMyWay.make<IndexedRoute>(ROUTER_CONFIG)
   for (const [template, served] of methods) {
     if (served.has("GET")) served.add("HEAD")
-    tree.on("GET", template as FindMyWay.PathInput, { template, methods: served, allow: [...served].join(", ") })
+    const allow = others.includes(template) ? undefined : [...served].join(", ")
+    tree.on("GET", template as FindMyWay.PathInput, { template, methods: served, allow })
   }
   return (url) => {
     const path = canonicalPath(url)
