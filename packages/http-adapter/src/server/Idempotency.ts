@@ -264,15 +264,18 @@ export const idempotentLive = <Id extends string, Groups extends HttpApiGroup.Co
   Layer.effect(Idempotent, Effect.gen(function*() {
     const idempotency = yield* makeIdempotency
     const kept = keptFailuresOf(api as unknown as HttpApi.HttpApi<string, HttpApiGroup.Constraint>)
-    return (httpEffect, { endpoint }) =>
-      Effect.withFiber((fiber) =>
+    // Called once per endpoint, when the routes are built; the effect it returns runs per request.
+    return (httpEffect, { endpoint }) => {
+      const keptFailure = kept.get(endpointKey(endpoint)) ?? keptNone
+      return Effect.withFiber((fiber) =>
         idempotency.run(
           Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest),
           fiber.getRef(PendingClaim),
           httpEffect,
-          kept.get(endpointKey(endpoint)) ?? keptNone
+          keptFailure
         )
       )
+    }
   }))
 
 /** Prunes the keys older than the retention, at start and every 10 minutes, in batches until none are left. */
