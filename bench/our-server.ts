@@ -36,7 +36,7 @@ const Logging = accessLog === undefined
   ? Layer.succeed(References.MinimumLogLevel)("Warn")
   : Logger.layer([linesLogger("json", lineWriter(((fd) => (chunk: string) => void writeSync(fd, chunk))(openSync(accessLog, "a"))))])
 
-const { telemetry, readers } = observability(observabilityFromEnv(), "127.0.0.1", () => Effect.void)
+const { telemetry, readers } = observability(observabilityFromEnv(), () => Effect.void)
 
 const App = Layer.mergeAll(HttpLive.pipe(Layer.provide(telemetry)), readers).pipe(
   Layer.provideMerge(NodeServerLive({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" })),

@@ -21,14 +21,15 @@ import { Api, Groups } from "./Api.ts"
 import { AuthenticationLive } from "./server/AuthenticationLive.ts"
 import { checkContract } from "./server/ContractCheck.ts"
 import { compressingDocs } from "./server/DocsCompression.ts"
-import { HealthRoutes } from "./server/Health.ts"
+import { HEALTH_PATHS, HealthRoutes } from "./server/Health.ts"
 import { jsonErrors, MaxBodySizeLive } from "./server/JsonErrors.ts"
-import { IdempotencyPruning } from "./server/Idempotency.ts"
+import { idempotentLive, IdempotencyPruning } from "./server/Idempotency.ts"
 import { lazyDocs } from "./server/LazyDocs.ts"
 import { makeLimiterBeforeRouting } from "./server/RateLimiting.ts"
 import { withRequestLog } from "./server/RequestLog.ts"
 import { makeRequestMetrics, RequestMetricsOn } from "./server/RequestMetrics.ts"
 import { untracedWithoutItsSpan } from "./server/RequestSampling.ts"
+import { makeRouteIndex, ROUTER_CONFIG } from "./server/RouteIndex.ts"
 import { ValidationErrorsLive } from "./server/ValidationErrorsLive.ts"
 import type { Served } from "./shared/Served.ts"
 
@@ -54,7 +55,7 @@ const handlersOf = <S extends (typeof Groups)[number]>(entry: S): HandlersOf<S> 
 
 /** Every group's handlers with the middleware they consume: one per group of `Groups`. */
 export const HandlersLive = Layer.mergeAll(...(Groups.map(handlersOf) as [HandlersOf<(typeof Groups)[number]>])).pipe(
-  Layer.provide([AuthenticationLive, ValidationErrorsLive])
+  Layer.provide([AuthenticationLive, idempotentLive(Api), ValidationErrorsLive])
 )
 
 /**
@@ -64,12 +65,14 @@ export const HandlersLive = Layer.mergeAll(...(Groups.map(handlersOf) as [Handle
 const aroundEveryRequest = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
   HttpRouter.middleware(
     Effect.gen(function*() {
-      const errors = jsonErrors(api, yield* makeLimiterBeforeRouting, yield* DatabaseFailures)
+      // One index of the routes for the 405s, the 404s and the metrics' route labels.
+      const routes = makeRouteIndex(api, [DOCS_PATH, OPENAPI_PATH, ...HEALTH_PATHS])
+      const errors = jsonErrors(routes, yield* makeLimiterBeforeRouting, yield* DatabaseFailures)
       const docs = compressingDocs([DOCS_PATH, OPENAPI_PATH])
       // Failures are all answered inside; the error type says "passes the rest on" (none are left).
       type Handled = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
       // Measured with the access log's clock, only while metrics or traces are exported (server/RequestMetrics.ts).
-      const measured = (yield* RequestMetricsOn) ? makeRequestMetrics(api) : undefined
+      const measured = (yield* RequestMetricsOn) ? makeRequestMetrics(routes) : undefined
       // With a tracer, a request is traced whole or not at all (server/RequestSampling.ts).
       const sampled = (yield* References.TracerEnabled) ? untracedWithoutItsSpan : identity
       return (app: Handled): Handled => sampled(withRequestLog((request) => docs(request, errors(request, app)), measured))
@@ -118,5 +121,5 @@ const spansOnlyForATracer = Layer.unwrap(Effect.map(Effect.service(Tracer.Tracer
 export const HttpLive = HttpRouter.serve(ApiRoutes, {
   disableLogger: true,
   disableListenLog: true,
-  routerConfig: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }
+  routerConfig: ROUTER_CONFIG
 }).pipe(Layer.provide([spansOnlyForATracer, MaxBodySizeLive]))

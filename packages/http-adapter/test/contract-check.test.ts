@@ -32,7 +32,7 @@ import {
   ValidationError
 } from "../src/index.ts"
 import { ValidationErrors } from "../src/shared/ValidationErrors.ts"
-import { jsonErrors } from "../src/server/JsonErrors.ts"
+import { makeRouteIndex } from "../src/server/RouteIndex.ts"
 import { ValidationErrorsLive } from "../src/server/ValidationErrorsLive.ts"
 import { probeKeyLive, serveProbe } from "./probe.ts"
 
@@ -91,14 +91,24 @@ describe("the contract", () => {
       ))
   })
 
-  it("a path with a literal segment of all digits stops the server at start (its 404s and 405s are told apart by the path's shape)", () => {
+  it("the route index names the route the router would: a literal segment wins over a path id, whatever the method", () => {
     const YearApi = HttpApi.make("year").add(
-      HttpApiGroup.make("probe").add(HttpApiEndpoint.get("report", "/probe/2024/report", { success: Schema.String }))
+      HttpApiGroup.make("probe").add(
+        HttpApiEndpoint.get("report", "/probe/2024/report", { success: Schema.String }),
+        HttpApiEndpoint.delete("remove", "/probe/:year/report", { params: { year: Schema.String }, success: Schema.String })
+      )
     )
-    const beforeRouting = (_request: unknown, response: unknown) => Effect.succeed(response)
-    const failures = { unavailable: () => undefined }
-    assert.throws(() => jsonErrors(YearApi, beforeRouting as never, failures), /^GET \/probe\/2024\/report: a literal segment of all digits/)
-    assert.doesNotThrow(() => jsonErrors(ProbeApi, beforeRouting as never, failures))
+    const routes = makeRouteIndex(YearApi, ["/healthz"])
+    const found = (url: string) => {
+      const route = routes(url)
+      return route === undefined ? undefined : [route.template, route.allow]
+    }
+    assert.deepStrictEqual(found("/probe/2024/report?x=1"), ["/probe/2024/report", "GET, HEAD"])
+    assert.deepStrictEqual(found("/probe/2025/report"), ["/probe/:year/report", "DELETE"])
+    assert.deepStrictEqual(found("/healthz"), ["/healthz", undefined])
+    for (const unknown of ["/probe/2024/report/", "/probe//report", "/probe/2024/", "/Probe/2024/report", "/probe/%32/report", "/nowhere"]) {
+      assert.isUndefined(found(unknown), unknown)
+    }
   })
 
   it("the OpenAPI document states each operation's documented scope (docs/api.md) and only its real errors", () => {

@@ -2,7 +2,7 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { BookingResource, BookingSortColumns } from "@chamber/core"
-import { Authentication } from "../shared/Access.ts"
+import { Authentication, Idempotent } from "../shared/Access.ts"
 import { listEndpoint } from "../shared/Endpoints.ts"
 
 export const BookingList = BookingResource.List
@@ -20,6 +20,6 @@ export class BookingsGroup extends HttpApiGroup.make("bookings")
         "the default. `booking_type_name` is the booking type's current name."
     })
   )
-  .middleware(Authentication)
+  .middleware(Idempotent).middleware(Authentication)
   .prefix("/api/v1/bookings")
   .annotateMerge(OpenApi.annotations({ description: "Bookings (read only): the chamber's upcoming booking schedule." })) {}

@@ -5,7 +5,7 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { CURSOR_PATTERN, EventKinds, KIND_SCOPES } from "@chamber/core"
-import { Authentication } from "../shared/Access.ts"
+import { Authentication, Idempotent } from "../shared/Access.ts"
 import { Forbidden, Gone, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
 
@@ -84,5 +84,5 @@ export class ChangesGroup extends HttpApiGroup.make("changes")
         "than the oldest kept is a 410 (resync from the lists, then start again with `after=head`)."
     }))
   )
-  .middleware(Authentication)
+  .middleware(Idempotent).middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ description: "The change feed: every event of the chamber, in commit order." })) {}

@@ -5,7 +5,7 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Contact, ContactCreate, ContactResource, ContactSortColumns, ContactUpdate, Field } from "@chamber/core"
-import { Authentication } from "../shared/Access.ts"
+import { Authentication, Idempotent } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 import { ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
@@ -58,5 +58,5 @@ export class ContactsGroup extends HttpApiGroup.make("contacts")
         "to a new contact, never over stored ones."
     }))
   )
-  .middleware(Authentication)
+  .middleware(Idempotent).middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ description: "The chamber's contacts and newsletter subscribers." })) {}

@@ -3,7 +3,7 @@ import * as Schema from "effect/Schema"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Deal, DealCreate, DealResource, DealSortColumns, DealUpdate } from "@chamber/core"
-import { Authentication } from "../shared/Access.ts"
+import { Authentication, Idempotent } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 import { single } from "../shared/Responses.ts"
 
@@ -34,6 +34,6 @@ export class DealsGroup extends HttpApiGroup.make("deals")
       description: `Only the fields sent change. ${rules}`
     })
   )
-  .middleware(Authentication)
+  .middleware(Idempotent).middleware(Authentication)
   .prefix("/api/v1/deals")
   .annotateMerge(OpenApi.annotations({ description: "Hot Deals: members' offers, approved by the chamber." })) {}

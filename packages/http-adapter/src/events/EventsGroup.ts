@@ -4,7 +4,7 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Event, EventCreate, EventResource, EventSortColumns, EventUpdate, RegistrationResource, RegistrationSortColumns } from "@chamber/core"
-import { Authentication } from "../shared/Access.ts"
+import { Authentication, Idempotent } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
@@ -50,6 +50,6 @@ export class EventsGroup extends HttpApiGroup.make("events")
       description: "100 a page, by registration time (registrations without one last), then id. `sort`: updated_at or -updated_at; anything else means the default."
     }))
   )
-  .middleware(Authentication)
+  .middleware(Idempotent).middleware(Authentication)
   .prefix("/api/v1/events")
   .annotateMerge(OpenApi.annotations({ description: "The chamber's events." })) {}

@@ -19,7 +19,7 @@ import {
   RotatedSecret,
   RotateSecret
 } from "@chamber/core"
-import { Authentication } from "../shared/Access.ts"
+import { Authentication, Idempotent } from "../shared/Access.ts"
 import { NotFoundError, ServiceUnavailable, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
 import { PageQuery, RowId } from "../shared/Params.ts"
@@ -150,6 +150,6 @@ export class HooksGroup extends HttpApiGroup.make("hooks")
       description: "Deletes the subscription and its pending deliveries: how an automation unsubscribes itself. `{deleted: true}`."
     }))
   )
-  .middleware(Authentication)
+  .middleware(Idempotent).middleware(Authentication)
   .prefix("/api/v1/hooks")
   .annotateMerge(OpenApi.annotations({ description: "Webhook subscriptions: signed deliveries of the chamber's events to https URLs." })) {}

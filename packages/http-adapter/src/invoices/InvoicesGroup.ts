@@ -4,7 +4,7 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Field, Invoice, InvoiceCreate, InvoiceResource, InvoiceSortColumns, InvoiceStatuses } from "@chamber/core"
-import { Authentication } from "../shared/Access.ts"
+import { Authentication, Idempotent } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint } from "../shared/Endpoints.ts"
 import { BusinessRuleError, NotFoundError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
@@ -79,6 +79,6 @@ export class InvoicesGroup extends HttpApiGroup.make("invoices")
         "open and fires `invoice.updated` then `invoice.issued`. An invoice that is not a draft answers 422 `{message}` (no `errors`)."
     }))
   )
-  .middleware(Authentication)
+  .middleware(Idempotent).middleware(Authentication)
   .prefix("/api/v1/invoices")
   .annotateMerge(OpenApi.annotations({ description: "Invoices to members: drafts, issued with a number and a due date." })) {}

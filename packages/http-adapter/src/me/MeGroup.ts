@@ -4,7 +4,7 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { ALL_SCOPES } from "@chamber/core"
-import { AnyValidKey, Authentication } from "../shared/Access.ts"
+import { AnyValidKey, Authentication, Idempotent } from "../shared/Access.ts"
 import { operation } from "../shared/Operation.ts"
 
 export const ConnectionInfo = Schema.Struct({
@@ -37,5 +37,5 @@ export class MeGroup extends HttpApiGroup.make("me")
       description: "Which chamber the key belongs to, the key's name, prefix and exact scopes, and whether it can write."
     }))
   )
-  .middleware(Authentication)
+  .middleware(Idempotent).middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ description: "The connection check." })) {}

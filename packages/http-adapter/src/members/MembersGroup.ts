@@ -4,7 +4,7 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Field, Member, MemberCreate, MemberResource, MemberSortColumns, MemberStatuses, MemberUpdate } from "@chamber/core"
-import { Authentication } from "../shared/Access.ts"
+import { Authentication, Idempotent } from "../shared/Access.ts"
 import { createEndpoint, listEndpoint, updateEndpoint } from "../shared/Endpoints.ts"
 import { NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
@@ -54,6 +54,6 @@ export class MembersGroup extends HttpApiGroup.make("members")
       description: "Only the fields sent change. Fires `member.updated` when something actually changed."
     })
   )
-  .middleware(Authentication)
+  .middleware(Idempotent).middleware(Authentication)
   .prefix("/api/v1/members")
   .annotateMerge(OpenApi.annotations({ description: "The chamber's member businesses." })) {}

@@ -5,7 +5,7 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Payment, PaymentCreate, PaymentResource, PaymentSortColumns } from "@chamber/core"
-import { Authentication } from "../shared/Access.ts"
+import { Authentication, Idempotent } from "../shared/Access.ts"
 import { listEndpoint } from "../shared/Endpoints.ts"
 import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
 import { operation } from "../shared/Operation.ts"
@@ -40,5 +40,5 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
         "last); anything else means the default."
     })
   )
-  .middleware(Authentication)
+  .middleware(Idempotent).middleware(Authentication)
   .annotateMerge(OpenApi.annotations({ description: "Payments received against invoices." })) {}

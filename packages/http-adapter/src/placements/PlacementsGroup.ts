@@ -2,7 +2,7 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { PlacementResource, PlacementSortColumns } from "@chamber/core"
-import { Authentication } from "../shared/Access.ts"
+import { Authentication, Idempotent } from "../shared/Access.ts"
 import { listEndpoint } from "../shared/Endpoints.ts"
 
 export const PlacementList = PlacementResource.List
@@ -21,6 +21,6 @@ export class PlacementsGroup extends HttpApiGroup.make("placements")
         "last); anything else means the default."
     })
   )
-  .middleware(Authentication)
+  .middleware(Idempotent).middleware(Authentication)
   .prefix("/api/v1/placements")
   .annotateMerge(OpenApi.annotations({ description: "Advertising placements (read only): the chamber's live ads." })) {}

@@ -5,8 +5,8 @@
  * closed). A JSON body that is not UTF-8 is refused here too, once the key may send it. A valid
  * key's request is counted against its rate limits (server/RateLimiting.ts) before its scope is checked.
  * A POST or PATCH with a well-formed Idempotency-Key claims it in the statement that finds the
- * key, and lets go of the claim when the rate limits or the scope refuse it; it then runs under
- * it (server/Idempotency.ts).
+ * key, and lets go of the claim when the rate limits or the scope refuse it; the `Idempotent`
+ * middleware inside this one then runs the request under it (server/Idempotency.ts).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -16,7 +16,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { ApiKeyRepo, type KeyContext } from "@chamber/core"
 import { Authentication, CurrentKey, missingScope, RequiredAccess } from "../shared/Access.ts"
 import { Forbidden, Unauthenticated } from "../shared/HttpErrors.ts"
-import { makeIdempotency, type Pending } from "./Idempotency.ts"
+import { makeIdempotency, type Pending, PendingClaim } from "./Idempotency.ts"
 import { authorizationHeaders } from "./RawRequest.ts"
 import { makeLimiter } from "./RateLimiting.ts"
 import { RequestFacts } from "./RequestLog.ts"
@@ -61,7 +61,10 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
               return missing === undefined ? Effect.void : Effect.fail(Forbidden.lacking(missing))
             })
           )
-          const run = Effect.andThen(allowed, () => idempotency.run(request, pending, Effect.provideService(httpEffect, CurrentKey, key)))
+          const run = Effect.andThen(
+            allowed,
+            () => Effect.provideService(Effect.provideService(httpEffect, CurrentKey, key), PendingClaim, pending)
+          )
           return touchDue(key) ? Effect.andThen(touch(key), run) : run
         }
         type Authorized = ReturnType<typeof authorized>

@@ -8,13 +8,16 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { Readiness } from "@chamber/core"
 
+/** The paths of the health checks, both served with GET (server/RouteIndex.ts). */
+export const HEALTH_PATHS = ["/healthz", "/readyz"] as const
+
 export const HealthRoutes = Layer.mergeAll(
-  HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" })),
+  HttpRouter.add("GET", HEALTH_PATHS[0], HttpServerResponse.jsonUnsafe({ status: "ok" })),
   HttpRouter.use(Effect.fnUntraced(function*(router) {
     const readiness = yield* Readiness
     yield* router.add(
       "GET",
-      "/readyz",
+      HEALTH_PATHS[1],
       Effect.map(readiness.check, (ready) =>
         ready
           ? HttpServerResponse.jsonUnsafe({ status: "ready" })

@@ -1,6 +1,6 @@
 /**
  * Idempotency-Key on every POST and PATCH of /api/v1 (ruling 28, docs/api.md "Retrying
- * safely"), applied by the bearer middleware. The key is claimed by the statement that finds
+ * safely"): claimed by the bearer middleware, applied by the `Idempotent` middleware inside it. The key is claimed by the statement that finds
  * the request's API key, committed at once and apart from the change, so that a request with
  * the same key on any instance sees at once that it is running (409, without waiting on the
  * first's transaction), at no extra round trip to the database; a request its rate limits or
@@ -14,8 +14,12 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as Schema from "effect/Schema"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { createHash, randomUUID } from "node:crypto"
 import {
   type Claim,
@@ -29,7 +33,8 @@ import {
   Transactor,
   WebhookSecrets
 } from "@chamber/core"
-import { BusinessRuleError, NotFoundError, ValidationError } from "../shared/HttpErrors.ts"
+import { Idempotent } from "../shared/Access.ts"
+import { ValidationError } from "../shared/HttpErrors.ts"
 import { requireUtf8Body } from "./RawRequest.ts"
 
 /** How long a kept answer is replayed, CHAMBER_IDEMPOTENCY_RETENTION (default 72 hours), in milliseconds. */
@@ -84,24 +89,36 @@ const unreadableAnswer = () =>
     message: "The answer kept for this Idempotency-Key holds a webhook secret this server cannot decrypt (CHAMBER_SECRET_KEY, docs/webhooks.md \"Secrets\")."
   }, { "retry-after": "60" })
 
-/** The framework hands the bearer middleware the endpoint's failures wrapped in an object with this key. */
-const HANDLER_ERROR = "~effect/http-api/HttpApiBuilder/HandlerError"
+/** The statuses of the declared failures that are kept: a missing row (404), a business rule or the core's own 422 (a taken slug). */
+const KEPT_STATUSES = [404, 422]
 
-const unwrapped = (error: unknown): unknown =>
-  typeof error === "object" && error !== null && HANDLER_ERROR in error && "error" in error ? error.error : error
+/** What a failure is kept as: the declared error it is, at a kept status, and its encoded body. */
+type KeptFailure = (failure: unknown) => { readonly status: number; readonly body: Uint8Array } | undefined
 
 /**
- * The answer a handler's failure is kept as: a missing row (404), a business rule or the core's
- * own 422 (a taken slug). Decoding failures reach here as the framework's schema errors (they
- * become the validation 422 outside the bearer middleware), so that 422 is never kept.
+ * The failures of each endpoint of `api` that are kept: the errors it declares at a kept status
+ * (`HttpApi.reflect`), each encoded as its schema encodes it. Decoding failures reach the
+ * middleware as the framework's schema errors, none of them declared (they become the validation
+ * 422 outside it), so that 422 is never kept.
  */
-const keptFailure = (failure: unknown): { readonly status: number; readonly body: Uint8Array } | undefined => {
-  const error = unwrapped(failure)
-  if (error instanceof NotFoundError) return { status: 404, body: encoder.encode(JSON.stringify({ message: error.message })) }
-  if (error instanceof BusinessRuleError) return { status: 422, body: encoder.encode(JSON.stringify({ message: error.message })) }
-  if (error instanceof ValidationError) return { status: 422, body: encoder.encode(JSON.stringify({ message: error.message, errors: error.errors })) }
-  return undefined
+const keptFailuresOf = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>): ReadonlyMap<string, KeptFailure> => {
+  const byEndpoint = new Map<string, KeptFailure>()
+  HttpApi.reflect(api, {
+    onGroup() {},
+    onEndpoint({ endpoint, errors }) {
+      const declared = KEPT_STATUSES.flatMap((status) =>
+        (errors.get(status) ?? []).map((schema) => ({ status, is: Schema.is(schema), encode: Schema.encodeUnknownSync(schema as Schema.Codec<unknown, unknown>) }))
+      )
+      byEndpoint.set(endpointKey(endpoint), (failure) => {
+        const found = declared.find((d) => d.is(failure))
+        return found === undefined ? undefined : { status: found.status, body: encoder.encode(JSON.stringify(found.encode(failure))) }
+      })
+    }
+  })
+  return byEndpoint
 }
+
+const endpointKey = (endpoint: HttpApiEndpoint.Top) => `${endpoint.method} ${endpoint.path}`
 
 /** A successful answer's status and exact bytes, or undefined when it is not one to keep. */
 const keptSuccess = (response: HttpServerResponse.HttpServerResponse) => {
@@ -138,7 +155,8 @@ export interface Idempotency {
   readonly run: <E, R>(
     request: HttpServerRequest.HttpServerRequest,
     pending: Pending | undefined,
-    handle: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    handle: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+    keptFailure: KeptFailure
   ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E | ValidationError, R>
 }
 
@@ -164,7 +182,8 @@ export const makeIdempotency: Effect.Effect<Idempotency, never, IdempotencyRepo 
   const first = <E, R>(
     request: HttpServerRequest.HttpServerRequest,
     pending: Pending,
-    handle: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    handle: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+    keptFailure: KeptFailure
   ) => {
     const { scope, owner } = pending
     let kept = false
@@ -211,7 +230,7 @@ export const makeIdempotency: Effect.Effect<Idempotency, never, IdempotencyRepo 
       })
     },
     admit: (pending, checks) => pending?.found._tag === "Claimed" ? Effect.onError(checks, () => release(pending)) : checks,
-    run: (request, pending, handle) => {
+    run: (request, pending, handle, keptFailure) => {
       const value = request.headers["idempotency-key"]
       if (value === undefined || !writes(request.method)) return Effect.andThen(requireUtf8Body(request), handle)
       if (pending === undefined) {
@@ -226,10 +245,38 @@ export const makeIdempotency: Effect.Effect<Idempotency, never, IdempotencyRepo 
           return body === undefined ? unreadableAnswer() : answerOf({ status: found.answer.status, body }, true)
         })
       }
-      return first(request, pending, handle)
+      return first(request, pending, handle, keptFailure)
     }
   }
 })
+
+/** The bearer middleware's claim of the request's Idempotency-Key, for `idempotentLive` inside it. */
+export const PendingClaim = Context.Reference<Pending | undefined>("chamber/http/PendingClaim", { defaultValue: () => undefined })
+
+const keptNone: KeptFailure = () => undefined
+
+/**
+ * The `Idempotent` middleware of `api`'s endpoints: inside the bearer middleware, it runs the
+ * handler under the key that middleware claimed (`PendingClaim`), keeping the failures each
+ * endpoint declares at a kept status.
+ */
+export const idempotentLive = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
+  Layer.effect(Idempotent, Effect.gen(function*() {
+    const idempotency = yield* makeIdempotency
+    const kept = keptFailuresOf(api as unknown as HttpApi.HttpApi<string, HttpApiGroup.Constraint>)
+    // Called once per endpoint, when the routes are built; the effect it returns runs per request.
+    return (httpEffect, { endpoint }) => {
+      const keptFailure = kept.get(endpointKey(endpoint)) ?? keptNone
+      return Effect.withFiber((fiber) =>
+        idempotency.run(
+          Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest),
+          fiber.getRef(PendingClaim),
+          httpEffect,
+          keptFailure
+        )
+      )
+    }
+  }))
 
 /** Prunes the keys older than the retention, at start and every 10 minutes, in batches until none are left. */
 export const IdempotencyPruning = Layer.effectDiscard(Effect.gen(function*() {

@@ -1,6 +1,6 @@
 /**
  * Every error JSON (docs/api.md "Errors"), whatever part of the stack answered: an unknown path
- * 404, a wrong method 405 (with Allow), a body over 1 MiB 413, another content type 415; and the
+ * 404, a wrong method 405 (with Allow), both told by the route index (server/RouteIndex.ts), a body over 1 MiB 413, another content type 415; and the
  * 1 MiB limit itself. Only canonical paths reach the router: it would decode `%` escapes and cut
  * a segment at `;`, so a path with either, or any character an API path never has, is a 404
  * (docs/api.md "Hostile and odd requests"). A 401 names its scheme (`WWW-Authenticate: Bearer`).
@@ -15,12 +15,11 @@ import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpServerError from "effect/http/HttpServerError"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as HttpApi from "effect/http-api/HttpApi"
-import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import type { DatabaseFailures } from "@chamber/core"
 import { statusMessages } from "../shared/HttpErrors.ts"
 import type { LimiterBeforeRouting } from "./RateLimiting.ts"
 import { lacksHost } from "./RawRequest.ts"
+import { canonicalPath, type RouteIndex } from "./RouteIndex.ts"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -35,30 +34,6 @@ const outageResponse = () => errorResponse(503, { "retry-after": String(RETRY_AF
 const isJson = (response: HttpServerResponse.HttpServerResponse) =>
   (response.headers["content-type"] ?? ("contentType" in response.body ? response.body.contentType ?? "" : "")).includes("json")
 
-const DIGITS = /^\d+$/
-
-/**
- * Method and path pattern of every endpoint of `api`, to tell a 405 from a 404. No literal
- * segment of a path may be all digits (refused at start): an all-digit segment of a request
- * then matches a path id and nothing else, whatever its digits (`shapeOf`).
- */
-const routesOf = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
-  const routes: Array<{ readonly method: string; readonly pattern: RegExp; readonly literals: number }> = []
-  HttpApi.reflect(api, {
-    onGroup() {},
-    onEndpoint({ endpoint }) {
-      const pattern = endpoint.path.replace(/:[A-Za-z_]+/g, "[^/]+")
-      const literals = endpoint.path.split("/").filter((s) => s !== "" && !s.startsWith(":"))
-      if (literals.some((s) => DIGITS.test(s))) throw new Error(`${endpoint.method} ${endpoint.path}: a literal segment of all digits would defeat server/JsonErrors.ts's shapes`)
-      routes.push({ method: endpoint.method, pattern: new RegExp(`^${pattern}$`), literals: literals.length })
-    }
-  })
-  return routes
-}
-
-/** A path with each all-digit segment (a row id) as `0`: paths of one shape have the same endpoints. */
-const shapeOf = (path: string) => path.replace(/\/\d+(?=\/|$)/g, "/0")
-
 /** The 1 MiB limit tripped while the body was read (a chunked body has no content-length to check first). */
 const tooLarge = (error: unknown) =>
   error instanceof HttpServerError.HttpServerError && error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
@@ -70,28 +45,15 @@ const unreadable = (error: unknown) =>
 const routeNotFound = (error: unknown) =>
   error instanceof HttpServerError.HttpServerError && error.reason._tag === "RouteNotFound"
 
-/** How many shapes of paths have their methods kept (each a short string and a small array). */
-const KNOWN_PATHS = 4096
-
-/** The characters of a canonical path: an API path is ASCII letters, digits and `/._~-`. */
-const NOT_CANONICAL = /[^A-Za-z0-9/._~-]/
-
-/** The path of a request URL, as sent. */
-const pathOf = (url: string) => {
-  const end = url.indexOf("?")
-  return end === -1 ? url : url.slice(0, end)
-}
-
 /**
  * Wraps the router's app: answers every failure itself, so nothing is left unhandled. What is
  * answered before any endpoint is reached passes through `beforeRouting` (server/RateLimiting.ts).
  */
-export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(
-  api: HttpApi.HttpApi<Id, Groups>,
+export const jsonErrors = (
+  routes: RouteIndex,
   beforeRouting: LimiterBeforeRouting,
   failures: DatabaseFailures["Service"]
 ) => {
-  const routes = routesOf(api)
   /** The outage among the cause's failures and defects, if any. */
   const outageOf = (cause: Cause.Cause<unknown>) => {
     for (const reason of cause.reasons) {
@@ -110,33 +72,11 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
   /** What `beforeRouting` answers for a request answered before any endpoint, or 503 while the key cannot be looked up. */
   const counted = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
     Effect.catchCause(beforeRouting(request, response), unexplained)
-  /**
-   * The methods of the endpoints `path` names; as the router does, a literal segment wins over a
-   * path id. HEAD is one wherever GET is: the router serves it with the GET route, and Node sends
-   * the answer without its body (RFC 9110, section 9.3.2).
-   */
-  const methodsOfUncached = (path: string): ReadonlyArray<string> => {
-    const matching = routes.filter((r) => r.pattern.test(path))
-    const best = Math.max(...matching.map((r) => r.literals))
-    const methods = matching.filter((r) => r.literals === best).map((r) => r.method)
-    return methods.includes("GET") ? [...methods, "HEAD"] : methods
-  }
-  // Every request asks: the answers for recent shapes of paths are kept (a bounded number of
-  // them), so a path with a row id not seen before (each new invoice's) does not scan the routes.
-  const known = new Map<string, ReadonlyArray<string>>()
-  const methodsOf = (path: string) => {
-    const shape = shapeOf(path)
-    let methods = known.get(shape)
-    if (methods === undefined) {
-      if (known.size >= KNOWN_PATHS) known.clear()
-      known.set(shape, methods = methodsOfUncached(shape))
-    }
-    return methods
-  }
-  const wrongMethod = (methods: ReadonlyArray<string>) => errorResponse(405, { allow: [...new Set(methods)].join(", ") })
+  /** The 405 of a contract's path with another method (`allow` is its methods). */
+  const wrongMethod = (allow: string) => errorResponse(405, { allow })
   const notFoundOrWrongMethod = (request: HttpServerRequest.HttpServerRequest) => {
-    const methods = methodsOf(pathOf(request.url))
-    return methods.length > 0 && !methods.includes(request.method) ? wrongMethod(methods) : errorResponse(404)
+    const route = routes(request.url)
+    return route?.allow !== undefined && !route.methods.has(request.method) ? wrongMethod(route.allow) : errorResponse(404)
   }
   const afterApp = (request: HttpServerRequest.HttpServerRequest) => (response: HttpServerResponse.HttpServerResponse) => {
     if (response.status === 401) return HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
@@ -146,11 +86,10 @@ export const jsonErrors = <Id extends string, Groups extends HttpApiGroup.Constr
   }
   return <E, R>(request: HttpServerRequest.HttpServerRequest, app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => {
     if (lacksHost(request)) return beforeRouting(request, errorResponse(400, { connection: "close" }))
-    const path = pathOf(request.url)
-    if (NOT_CANONICAL.test(path)) return counted(request, errorResponse(404))
+    if (canonicalPath(request.url) === undefined) return counted(request, errorResponse(404))
     // A known path with another method is a 405 even where a path id would match (PATCH /members/search).
-    const methods = methodsOf(path)
-    if (methods.length > 0 && !methods.includes(request.method)) return counted(request, wrongMethod(methods))
+    const route = routes(request.url)
+    if (route?.allow !== undefined && !route.methods.has(request.method)) return counted(request, wrongMethod(route.allow))
     if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) return counted(request, errorResponse(413, { connection: "close" }))
     const after = afterApp(request)
     const recovered = (cause: Cause.Cause<E>) => {

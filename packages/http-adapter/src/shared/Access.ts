@@ -74,3 +74,13 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
     requiredForClient: true
   }
 ) {}
+
+/**
+ * Every POST and PATCH of /api/v1 with an Idempotency-Key runs under it (ruling 28, docs/api.md
+ * "Retrying safely"): declared before `Authentication` in each group, so it runs inside it (which
+ * claims the key) and sees the handler's failures as the endpoint declares them. The
+ * implementation is server/Idempotency.ts; a malformed key is the validation 422.
+ */
+export class Idempotent extends HttpApiMiddleware.Service<Idempotent>()("chamber/http/Idempotent", {
+  error: ValidationError
+}) {}

@@ -2,7 +2,7 @@
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { SponsorshipResource, SponsorshipSortColumns } from "@chamber/core"
-import { Authentication } from "../shared/Access.ts"
+import { Authentication, Idempotent } from "../shared/Access.ts"
 import { listEndpoint } from "../shared/Endpoints.ts"
 
 export const SponsorshipList = SponsorshipResource.List
@@ -20,6 +20,6 @@ export class SponsorshipsGroup extends HttpApiGroup.make("sponsorships")
         "first, those without a start last); anything else means the default. `member_name` is the member's current name."
     })
   )
-  .middleware(Authentication)
+  .middleware(Idempotent).middleware(Authentication)
   .prefix("/api/v1/sponsorships")
   .annotateMerge(OpenApi.annotations({ description: "Sponsorships (read only): the chamber's live sponsors." })) {}
