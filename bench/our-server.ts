@@ -22,7 +22,7 @@ import { NoRateLimits, SavedRateLimitStore } from "../packages/core/src/index.ts
 import { pipelineFromEnv, StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { HttpLive, NodeServerLive, RateLimitPerMinute } from "../packages/http-adapter/src/index.ts"
 import { HookPingsLive } from "../packages/webhook-relay/src/index.ts"
-import { lineWriter, linesLogger } from "../packages/cli/src/LogLines.ts"
+import { linesLogger } from "../packages/cli/src/LogLines.ts"
 import { observability, observabilityFromEnv } from "../packages/cli/src/observability/Observability.ts"
 import { importFromPackage, LISTENING, POOL_SIZE } from "./shared.ts"
 
@@ -34,7 +34,7 @@ if (url === undefined || url === "") throw new Error("our-server: DATABASE_URL i
 const accessLog = process.env.BENCH_ACCESS_LOG || undefined
 const Logging = accessLog === undefined
   ? Layer.succeed(References.MinimumLogLevel)("Warn")
-  : Logger.layer([linesLogger("json", lineWriter(((fd) => (chunk: string) => void writeSync(fd, chunk))(openSync(accessLog, "a"))))])
+  : Logger.layer([linesLogger("json", ((fd) => (line: string) => void writeSync(fd, line + "\n"))(openSync(accessLog, "a")))])
 
 const { telemetry, readers } = observability(observabilityFromEnv(), () => Effect.void)
 

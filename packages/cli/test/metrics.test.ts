@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, METHODS, type Server } from "node:h
 import { readFileSync } from "node:fs"
 import { type AddressInfo, connect } from "node:net"
 import { fileURLToPath } from "node:url"
+import protobuf from "protobufjs"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { BIN, chamber, Env, envLayer, freePort, json, post, serving } from "./harness.ts"
 import { chamberWithKey as hookChamber, receiverWithTrust } from "./hookFixtures.ts"
@@ -122,7 +123,7 @@ const startCollector = () =>
     })
   })
 
-/** A chamber with a key, and `chamber serve --no-relay` exporting (OTLP/HTTP, JSON) to a collector of the test's, with `env`. */
+/** A chamber with a key, and `chamber serve --no-relay` exporting (OTLP/HTTP, JSON unless `env` says otherwise) to a collector of the test's, with `env`. */
 const exporting = (env: Record<string, string>) =>
   Effect.gen(function*() {
     const collector = yield* Effect.acquireRelease(Effect.promise(startCollector), (c) => Effect.promise(c.close))
@@ -138,9 +139,71 @@ const attr = (attributes: ReadonlyArray<{ key: string; value: any }>, key: strin
   return found === undefined ? undefined : found.stringValue ?? found.intValue ?? found.doubleValue ?? found.boolValue
 }
 
+/**
+ * OTLP's trace and metrics messages as opentelemetry-proto defines them (opentelemetry/proto/
+ * trace/v1, metrics/v1, common/v1, resource/v1), the fields these tests read; protobufjs skips
+ * the others.
+ */
+const OTLP_TRACE_PROTO = `
+syntax = "proto3";
+package otlp;
+message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
+message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
+message Resource { repeated KeyValue attributes = 1; }
+message ScopeSpans { repeated Span spans = 2; }
+message Span {
+  bytes trace_id = 1;
+  bytes span_id = 2;
+  bytes parent_span_id = 4;
+  string name = 5;
+  repeated KeyValue attributes = 9;
+  repeated Event events = 11;
+  Status status = 15;
+}
+message Event { string name = 2; repeated KeyValue attributes = 3; }
+message Status { string message = 2; int32 code = 3; }
+message KeyValue { string key = 1; AnyValue value = 2; }
+message AnyValue {
+  oneof value {
+    string string_value = 1;
+    bool bool_value = 2;
+    int64 int_value = 3;
+    double double_value = 4;
+    ArrayValue array_value = 5;
+    bytes bytes_value = 7;
+  }
+}
+message ArrayValue { repeated AnyValue values = 1; }
+message ExportMetricsServiceRequest { repeated ResourceMetrics resource_metrics = 1; }
+message ResourceMetrics { Resource resource = 1; repeated ScopeMetrics scope_metrics = 2; }
+message ScopeMetrics { repeated Metric metrics = 2; }
+message Metric { string name = 1; string description = 2; }
+`
+const otlpProto = protobuf.parse(OTLP_TRACE_PROTO).root
+const ExportTraceServiceRequest = otlpProto.lookupType("otlp.ExportTraceServiceRequest")
+const ExportMetricsServiceRequest = otlpProto.lookupType("otlp.ExportMetricsServiceRequest")
+
+/** An export's body as OTLP/JSON has it, whichever protocol sent it: protobuf decoded, ids as hex. */
+const exportOf = (g: Collected): any => {
+  if (g.contentType !== "application/x-protobuf") return JSON.parse(g.body.toString("utf8"))
+  const type = g.path === "/v1/traces" ? ExportTraceServiceRequest : ExportMetricsServiceRequest
+  const object = type.toObject(type.decode(g.body), { longs: String, bytes: String, arrays: true })
+  // Ids are hex in OTLP/JSON; protobufjs gives bytes as base64.
+  for (const rs of object.resourceSpans ?? []) {
+    for (const ss of rs.scopeSpans ?? []) {
+      for (const span of ss.spans ?? []) {
+        for (const id of ["traceId", "spanId", "parentSpanId"]) {
+          if (span[id] !== undefined) span[id] = Buffer.from(span[id], "base64").toString("hex")
+        }
+      }
+    }
+  }
+  return object
+}
+
 const spansOf = (got: ReadonlyArray<Collected>) =>
   got.filter((g) => g.path === "/v1/traces").flatMap((g) => {
-    const data = JSON.parse(g.body.toString("utf8"))
+    const data = exportOf(g)
     return data.resourceSpans.flatMap((rs: any) =>
       rs.scopeSpans.flatMap((ss: any) => ss.spans.map((span: OtlpSpan) => ({ span, resource: rs.resource.attributes })))
     ) as Array<{ span: OtlpSpan; resource: Array<{ key: string; value: any }> }>
@@ -350,9 +413,10 @@ for (const rt of runtimes()) {
           }
         }), 300_000)
 
-      it.effect("OTLP/HTTP: a request's span with its service and SQL spans and the request id, metrics, the service name and resource attributes; the API keeps answering once the collector is gone", () =>
+      it.effect("OTLP/HTTP protobuf: a request's span with its service and SQL spans and the request id, metrics, the service name and resource attributes; the API keeps answering once the collector is gone", () =>
         Effect.gen(function*() {
           const { collector, key, server } = yield* exporting({
+            OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
             OTEL_SERVICE_NAME: "chamber-under-test",
             OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=test,service.namespace=chambers",
             OTEL_BSP_SCHEDULE_DELAY: "200",
@@ -367,6 +431,7 @@ for (const rt of runtimes()) {
             return root !== undefined && all.some((s) => s.span.traceId === root.span.traceId && s.span.name === "Members.list")
           }, "the request's spans reach the collector")
           const root = spans.find((s) => attr(s.span.attributes, "request_id") === requestId)!
+          assert.isTrue(collector.got.filter((g) => g.path === "/v1/traces").every((g) => g.contentType === "application/x-protobuf"), "spans sent as protobuf")
           assert.strictEqual(attr(root.resource, "service.name"), "chamber-under-test")
           assert.strictEqual(attr(root.resource, "deployment.environment"), "test")
           assert.strictEqual(attr(root.resource, "service.namespace"), "chambers")
@@ -386,7 +451,7 @@ for (const rt of runtimes()) {
           assert.isTrue(sql.some((s) => /members/.test(String(attr(s.attributes, "db.query.text")))))
 
           const metrics = yield* eventually(
-            Effect.sync(() => collector.got.filter((g) => g.path === "/v1/metrics").map((g) => JSON.parse(g.body.toString("utf8")))),
+            Effect.sync(() => collector.got.filter((g) => g.path === "/v1/metrics").map(exportOf)),
             (all) => all.some((m) => JSON.stringify(m).includes("http_server_request_duration_seconds")),
             "the metrics reach the collector"
           )
@@ -532,6 +597,14 @@ for (const rt of runtimes()) {
           yield* Effect.promise(() => server.waitFor(new RegExp(`Metrics on http://0\\.0\\.0\\.0:${metricsPort}/metrics`)))
           // Bound to every address as asked: reachable on another loopback address than 127.0.0.1.
           assert.strictEqual((yield* Effect.promise(() => fetch(`http://127.0.0.2:${metricsPort}/metrics`))).status, 200)
+          // /metrics alone, for GET and HEAD; one render answers the scrapes of the second after it.
+          const other = yield* Effect.promise(() => fetch(`http://127.0.0.1:${metricsPort}/other`))
+          assert.strictEqual(other.status, 404)
+          const posted = yield* Effect.promise(() => fetch(`http://127.0.0.1:${metricsPort}/metrics`, { method: "POST" }))
+          assert.deepStrictEqual([posted.status, posted.headers.get("allow")], [405, "GET, HEAD"])
+          assert.strictEqual((yield* Effect.promise(() => fetch(`http://127.0.0.1:${metricsPort}/metrics`, { method: "HEAD" }))).status, 200)
+          const renders = yield* Effect.promise(() => Promise.all([0, 1].map(() => fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text()))))
+          assert.strictEqual(renders[0], renders[1], "scrapes within a second share one render")
 
           // The routes and their methods, from the contract; the paths served beside it.
           const openapi = (yield* Effect.promise(() => fetch(`http://127.0.0.1:${server.port}/api/v1/openapi.json`).then((r) => r.json()))) as {

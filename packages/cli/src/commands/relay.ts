@@ -16,7 +16,7 @@ import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
 import { parseDuration } from "../Durations.ts"
 import { dim, fail, printError } from "../Output.ts"
 import { causeError } from "../Run.ts"
-import { linesLogger, stdoutLines } from "../LogLines.ts"
+import { linesLogger, printLine } from "../LogLines.ts"
 import { observability, observabilityFromEnv } from "../observability/Observability.ts"
 import { storedSecretsChecked } from "../StoredSecrets.ts"
 
@@ -37,7 +37,7 @@ export const relay = (opts: { readonly json?: boolean }) => {
   // What it tells the operator and its log lines (through `chamber serve`'s logger, which redacts
   // keys and secrets, docs/cli.md "Logs") share stdout, in order.
   const say = (text: string, fields: Record<string, unknown>) =>
-    Effect.sync(() => stdoutLines().line(json ? JSON.stringify({ message: text, ...fields }) : dim(text)))
+    Effect.sync(() => printLine(json ? JSON.stringify({ message: text, ...fields }) : dim(text)))
   // Metrics and traces (docs/operations.md "Metrics and traces"), on CHAMBER_METRICS_HOST.
   const { telemetry, readers } = observability(observed, (url) => say(`Metrics on ${url}`, { metrics: url }))
   const app = Layer.mergeAll(

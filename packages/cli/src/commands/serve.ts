@@ -21,7 +21,7 @@ import { deliverySettingsFromEnv, HookPingsLive, RelayLive } from "@chamber/webh
 import { knownChamber, seedDemo } from "../demo/Demo.ts"
 import { demoProgress } from "../demo/progress.ts"
 import { parseDuration } from "../Durations.ts"
-import { linesLogger, stdoutLines } from "../LogLines.ts"
+import { linesLogger, printLine } from "../LogLines.ts"
 import { storedSecretsChecked } from "../StoredSecrets.ts"
 import { describeStore, rateLimitsLayer, rateLimitSettingsFromEnv } from "../RateLimits.ts"
 import { inert } from "../Inert.ts"
@@ -91,7 +91,7 @@ export const serve = (opts: ServeOptions) => {
   const tell = (text: string, message: string, fields: Record<string, unknown> = {}) =>
     format === "json"
       ? Effect.logInfo(message).pipe(Effect.annotateLogs(fields), Effect.provide(logs))
-      : Effect.sync(() => stdoutLines().line(text))
+      : Effect.sync(() => printLine(text))
 
   const announce = Effect.gen(function*() {
     const api = `${HttpServer.formatAddress((yield* HttpServer.HttpServer).address)}/api/v1`

@@ -3,6 +3,7 @@
  * "Traces", ruling 33): CHAMBER_METRICS_PORT serves Prometheus text, OTEL_EXPORTER_OTLP_ENDPOINT
  * exports spans and metrics. With neither set, nothing is measured and nothing runs.
  */
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
@@ -10,8 +11,41 @@ import { RequestMetricsOn } from "@chamber/http-adapter"
 import { WebhookAdmin, WebhookAdminSql } from "@chamber/webhook-relay"
 import { readBacklog } from "./BacklogMetrics.ts"
 import { metricsListener } from "./MetricsListener.ts"
-import { type OtlpSettings, otlpSettingsFromEnv } from "./OtlpSettings.ts"
 import { makeProcessMetrics } from "./ProcessMetrics.ts"
+
+/**
+ * What `chamber serve` and `chamber relay` read of the OTEL_* variables themselves: whether an
+ * endpoint is set at all, and the two variables Effect's exporters leave to the application. The
+ * rest (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_HEADERS, the intervals,
+ * batch sizes, timeouts and compression) Effect's OtlpTracer and OtlpMetrics read.
+ */
+export interface OtlpSettings {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT, as set: the collector named in the warning when it does not answer. */
+  readonly endpoint: string
+  /** OTEL_EXPORTER_OTLP_PROTOCOL. */
+  readonly protocol: "http/protobuf" | "http/json"
+  /** OTEL_TRACES_SAMPLER_ARG: the share of requests (root spans) traced, from 0 to 1; their children follow them. */
+  readonly ratio: number
+}
+
+export class ObservabilityConfigError extends Error {}
+
+/** The settings, or undefined when OTEL_EXPORTER_OTLP_ENDPOINT is unset or empty; throws an error naming a bad variable. */
+const otlpFromEnv = (env: Readonly<Record<string, string | undefined>>): OtlpSettings | undefined => {
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
+  if (endpoint === undefined || endpoint === "") return undefined
+  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) {
+    throw new ObservabilityConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT must be an http or https URL, not "${endpoint}".`)
+  }
+  const protocol = env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || "http/protobuf"
+  if (protocol !== "http/protobuf" && protocol !== "http/json") {
+    throw new ObservabilityConfigError(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, not "${protocol}".`)
+  }
+  const ratioText = env.OTEL_TRACES_SAMPLER_ARG?.trim()
+  const ratio = ratioText === undefined || ratioText === "" ? 1 : Number(ratioText)
+  if (!(ratio >= 0 && ratio <= 1)) throw new ObservabilityConfigError(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, not "${ratioText}".`)
+  return { endpoint, protocol, ratio }
+}
 
 export interface ObservabilitySettings {
   /** CHAMBER_METRICS_PORT; undefined: no metrics listener. */
@@ -20,6 +54,9 @@ export interface ObservabilitySettings {
   readonly metricsHost: string
   readonly otlp: OtlpSettings | undefined
 }
+
+/** OtlpMetrics's interval between exports when OTEL_METRIC_EXPORT_INTERVAL is unset. */
+const METRIC_EXPORT_INTERVAL_MS = 10_000
 
 /** Where the metrics listener binds unless CHAMBER_METRICS_HOST says otherwise: this machine only. */
 export const DEFAULT_METRICS_HOST = "127.0.0.1"
@@ -30,10 +67,10 @@ export const observabilityFromEnv = (env: Readonly<Record<string, string | undef
   let metricsPort: number | undefined
   if (text !== undefined && text !== "") {
     metricsPort = Number(text)
-    if (!/^\d{1,5}$/.test(text) || metricsPort > 65535) throw new Error(`CHAMBER_METRICS_PORT must be a whole number from 0 to 65535, not "${text}".`)
+    if (!/^\d{1,5}$/.test(text) || metricsPort > 65535) throw new ObservabilityConfigError(`CHAMBER_METRICS_PORT must be a whole number from 0 to 65535, not "${text}".`)
   }
   const metricsHost = env.CHAMBER_METRICS_HOST?.trim() || DEFAULT_METRICS_HOST
-  return { metricsPort, metricsHost, otlp: otlpSettingsFromEnv(env) }
+  return { metricsPort, metricsHost, otlp: otlpFromEnv(env) }
 }
 
 export const observing = (settings: ObservabilitySettings) => settings.metricsPort !== undefined || settings.otlp !== undefined
@@ -54,10 +91,14 @@ export const observability = (
     const process = yield* Effect.acquireRelease(Effect.sync(makeProcessMetrics), (p) => Effect.sync(p.stop))
     const read = Effect.andThen(Effect.sync(process.read), readBacklog(admin))
     const listener = settings.metricsPort === undefined ? Layer.empty : metricsListener({ host: settings.metricsHost, port: settings.metricsPort, read, onListening })
-    // OTLP exports what the gauges hold at each interval: they are read on the same beat.
+    // OTLP exports what the gauges hold at each interval (OTEL_METRIC_EXPORT_INTERVAL, as
+    // Effect's OtlpMetrics reads it): they are read on the same beat.
     const reading = settings.otlp === undefined
       ? Layer.empty
-      : Layer.effectDiscard(Effect.forkScoped(Effect.repeat(read, Schedule.spaced(settings.otlp.metricsIntervalMs))))
+      : Layer.effectDiscard(Effect.gen(function*() {
+        const interval = yield* Config.Int("OTEL_METRIC_EXPORT_INTERVAL").pipe(Config.withDefault(METRIC_EXPORT_INTERVAL_MS), Effect.orDie)
+        yield* Effect.forkScoped(Effect.repeat(read, Schedule.spaced(interval)))
+      }))
     return Layer.mergeAll(listener, reading)
   })).pipe(Layer.provide(WebhookAdminSql))
   // The exporters' modules are loaded only when they are used.

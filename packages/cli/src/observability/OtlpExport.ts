@@ -1,44 +1,41 @@
 /**
  * OTEL_EXPORTER_OTLP_ENDPOINT (docs/operations.md "Traces"): spans (one per request, per core
- * service call and per SQL statement, linked) and the metrics, over OTLP/HTTP with Effect's own
- * exporters. Honours OTEL_SERVICE_NAME (default `chamber`), OTEL_RESOURCE_ATTRIBUTES,
- * OTEL_TRACES_SAMPLER_ARG (the ratio of requests traced, default 1), OTEL_EXPORTER_OTLP_PROTOCOL
- * (`http/protobuf`, the default, or `http/json`), OTEL_EXPORTER_OTLP_HEADERS,
- * OTEL_METRIC_EXPORT_INTERVAL and OTEL_BSP_SCHEDULE_DELAY (milliseconds). Unset: nothing runs.
+ * service call and per SQL statement, linked) and the metrics, over OTLP/HTTP through Effect's
+ * own exporters (`OtlpTracer` and `OtlpMetrics`, configured from the `OTEL_*` variables they
+ * read) and its serialization, protobuf or JSON. What they leave to the application is here:
+ * both signals on when the endpoint is set (Effect's layers also wait for
+ * OTEL_TRACES_EXPORTER/OTEL_METRICS_EXPORTER to say `otlp`), the service name `chamber` unless
+ * one is given, OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_TRACES_SAMPLER_ARG, the redaction of every
+ * span, and a collector that does not answer told once.
  *
- * A collector that does not answer never holds up a request: spans wait in a batch of at most
- * OTEL_BSP_MAX_EXPORT_BATCH_SIZE, sent in the background with a deadline; after a send fails its
- * batch is dropped and the exporter drops what comes for a minute, then tries again. The first
- * failure is logged as a warning, and the collector answering again at info. No span leaves with
- * a key or a secret in it (SpanRedaction.ts).
+ * A collector that does not answer never holds up a request: spans wait in a batch, sent in the
+ * background with a deadline; after a send fails its batch is dropped and the exporter drops
+ * what comes for a minute, then tries again. The first failure is logged as a warning, and the
+ * collector answering again at info. No span leaves with a key or a secret in it (SpanRedaction.ts).
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as Duration from "effect/Duration"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Tracer from "effect/Tracer"
 import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
 import * as HttpClient from "effect/http/HttpClient"
-import * as HttpBody from "effect/http/HttpBody"
 import * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpMiddleware from "effect/http/HttpMiddleware"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import * as UrlParams from "effect/http/UrlParams"
-import * as OtlpExporter from "effect/observability/OtlpExporter"
 import * as OtlpMetrics from "effect/observability/OtlpMetrics"
 import * as OtlpSerialization from "effect/observability/OtlpSerialization"
 import * as OtlpTracer from "effect/observability/OtlpTracer"
-import type { OtlpSettings } from "./OtlpSettings.ts"
-import { encodeTraces } from "./OtlpTraceEncoding.ts"
+import type { OtlpSettings } from "./Observability.ts"
 import { redactTraces } from "./SpanRedaction.ts"
 
 /** How long one send to the collector may take before it counts as failed. */
 const SEND_TIMEOUT_MS = 10_000
 
 /**
- * The HTTP client of the exporters: Node's http over kept-alive connections (fetch's web streams
- * cost an export about as much CPU as encoding its spans); each send within its deadline; the
- * collector's first failure warned of, its recovery told.
+ * The HTTP client of the exporters: Node's http over kept-alive connections; each send within
+ * its deadline; the collector's first failure warned of, its recovery told.
  */
 const collectorClient = (endpoint: string) =>
   Layer.effect(HttpClient.HttpClient, Effect.gen(function*() {
@@ -74,29 +71,30 @@ const collectorClient = (endpoint: string) =>
   })).pipe(Layer.provide(NodeHttpClient.layerNodeHttpOptions({ keepAlive: true })))
 
 /**
- * OTLP/HTTP protobuf: spans written by OtlpTraceEncoding.ts (one pass, one buffer: the batches of
- * every traced request), metrics by Effect's encoder (one export an interval).
+ * Effect's serialization for the protocol, spans encoded with the access log's redaction
+ * applied (SpanRedaction.ts): what the server and the services recorded is redacted once, as it
+ * leaves, whatever set it (attributes, events, status, the resource).
  */
-const protobuf = Layer.effect(
-  OtlpSerialization.OtlpSerialization,
-  Effect.map(Effect.service(OtlpSerialization.OtlpSerialization), (effects) => ({
-    ...effects,
-    traces: (data) => HttpBody.uint8Array(encodeTraces(data), "application/x-protobuf")
-  }))
-).pipe(Layer.provide(OtlpSerialization.layerProtobuf))
-
-/**
- * Whichever the protocol, spans are encoded with the access log's redaction applied
- * (SpanRedaction.ts): what the server and the services recorded is redacted once, as it leaves.
- */
-const redacting = (serialization: Layer.Layer<OtlpSerialization.OtlpSerialization>) =>
+const redactingSerialization = (protocol: OtlpSettings["protocol"]) =>
   Layer.effect(
     OtlpSerialization.OtlpSerialization,
     Effect.map(Effect.service(OtlpSerialization.OtlpSerialization), (effects) => ({
       ...effects,
       traces: (data) => effects.traces(redactTraces(data))
     }))
-  ).pipe(Layer.provide(serialization))
+  ).pipe(Layer.provide(protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf))
+
+/**
+ * What the OTEL_* variables mean when they are unset, beneath the environment: the endpoint
+ * alone exports traces and metrics, and the service is `chamber` unless OTEL_SERVICE_NAME or
+ * OTEL_RESOURCE_ATTRIBUTES names it.
+ */
+const defaults = (env: Readonly<Record<string, string | undefined>>) =>
+  ConfigProvider.layerAdd(ConfigProvider.fromUnknown({
+    OTEL_TRACES_EXPORTER: "otlp",
+    OTEL_METRICS_EXPORTER: "otlp",
+    ...(/(?:^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? "") ? {} : { OTEL_SERVICE_NAME: "chamber" })
+  }))
 
 /**
  * A parent-based ratio sampler. Root spans other than a request's are kept at `ratio`; a span's
@@ -129,29 +127,14 @@ const requestSampling = (ratio: number) => {
 }
 
 /** The tracer and the metrics exporter, sending to the collector for as long as the layer lives. */
-export const otlpExport = (settings: OtlpSettings) => {
-  const resource = { serviceName: settings.serviceName }
-  const common = { resource, headers: settings.headers, shutdownTimeout: Duration.seconds(3) }
-  const tracer = Layer.effect(
-    Tracer.Tracer,
-    Effect.map(
-      OtlpTracer.make({
-        ...common,
-        url: `${settings.endpoint}/v1/traces`,
-        exportInterval: Duration.millis(settings.tracesIntervalMs),
-        maxBatchSize: settings.maxBatchSize
-      }),
-      (t) => sampling(t, settings.ratio)
-    )
-  ).pipe(Layer.provide(OtlpExporter.layerFlusher))
-  const metrics = OtlpMetrics.layer({ ...common, url: `${settings.endpoint}/v1/metrics`, exportInterval: Duration.millis(settings.metricsIntervalMs) })
+export const otlpExport = (settings: OtlpSettings, env: Readonly<Record<string, string | undefined>> = process.env) => {
+  const tracer = Layer.effect(Tracer.Tracer, Effect.map(Effect.service(Tracer.Tracer), (t) => sampling(t, settings.ratio))).pipe(
+    Layer.provide(OtlpTracer.layerFromConfig())
+  )
   // URLs are recorded as sent, then redacted as they leave by the access log's rule (which
   // covers Effect's own list of names), so a span's `url.*` shows `[redacted]` where the log does.
   const urlsAsSent = Layer.succeed(UrlParams.CurrentRedactedNames)([])
-  return Layer.mergeAll(tracer, metrics, requestSampling(settings.ratio), urlsAsSent).pipe(
-    Layer.provide([
-      collectorClient(settings.endpoint),
-      redacting(settings.protocol === "http/json" ? OtlpSerialization.layerJson : protobuf)
-    ])
+  return Layer.mergeAll(tracer, OtlpMetrics.layerFromConfig(), requestSampling(settings.ratio), urlsAsSent).pipe(
+    Layer.provide([collectorClient(settings.endpoint), redactingSerialization(settings.protocol), defaults(env)])
   )
 }
