@@ -47,6 +47,9 @@ export const inertValue = <A>(value: A): A => {
   return value
 }
 
-/** JSON.stringify's text with DEL and C1 characters written as `\u` escapes: the same JSON value, inert in a terminal. */
-export const jsonText = (value: unknown, space?: number): string =>
-  String(JSON.stringify(value, null, space)).replace(JSON_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+/** JSON text (whose C0 controls JSON.stringify already escaped) with DEL and C1 written as `\u` escapes: the same JSON value, inert in a terminal. */
+export const inertJson = (json: string): string =>
+  json.replace(JSON_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/** JSON.stringify's text made inert ({@link inertJson}). */
+export const jsonText = (value: unknown, space?: number): string => inertJson(String(JSON.stringify(value, null, space)))

@@ -83,6 +83,23 @@ describe("chamber serve's log lines", () => {
       }
     }))
 
+  it.effect("text from outside is inert in a terminal: no ESC, BEL, DEL or C1 reaches a line; a JSON line still decodes to what was logged", () =>
+    Effect.gen(function*() {
+      // A receiver's answer carrying OSC 52 (clipboard), OSC 8 (a disguised link), a one-character CSI and DEL.
+      const hostile = "\u001b]52;c;ZWNobyBwd25lZA==\u0007 \u001b]8;;https://evil.test\u001b\\click\u001b]8;;\u001b\\ \u009b2J \u007f"
+      const program = Effect.logWarning(`receiver said: ${hostile}`).pipe(Effect.annotateLogs({ excerpt: hostile }))
+      for (const format of ["json", "text"] as const) {
+        const { written } = yield* linesOf(program, format)
+        assert.strictEqual(written.length, 1)
+        assert.notMatch(written[0]!, /[\u0000-\u001f\u007f-\u009f]/, format)
+        if (format === "json") {
+          const line = JSON.parse(written[0]!)
+          assert.strictEqual(line.message, `receiver said: ${hostile}`)
+          assert.strictEqual(line.annotations.excerpt, hostile)
+        }
+      }
+    }))
+
   it("writes lines and notices to stdout in the order they were made, every one of them when the process exits at once", () => {
     const module = fileURLToPath(new URL("../src/LogLines.ts", import.meta.url))
     const script = `import * as Effect from "effect/Effect"
