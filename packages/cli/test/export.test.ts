@@ -4,11 +4,12 @@
  * generated one of 2,000 members, as JSON and as CSV files; invoices keep their numbers where they
  * are free; options that do not go together and an unknown chamber exit 1.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
+import { exportProgress } from "../src/ExportProgress.ts"
 import { chamber, envLayer, json } from "./harness.ts"
 import { suiteDir } from "./tempDirs.ts"
 
@@ -95,6 +96,43 @@ const generated = (): Doc => {
     payments
   }
 }
+
+describe("export progress", () => {
+  const recorder = () => {
+    let text = ""
+    return { stream: { write: (s: string) => (text += s) }, written: () => text }
+  }
+  it("on a terminal: one line redrawn at most every 100 ms, with the rate once a second has passed, ended at the last record", () => {
+    const out = recorder()
+    let now = 1_000_000
+    const progress = exportProgress(out.stream, true, () => now)
+    progress.tell({ done: 0, total: 3_000, collection: "fields" })
+    now += 50
+    progress.tell({ done: 1_000, total: 3_000, collection: "members" })
+    now += 1_950
+    progress.tell({ done: 2_000, total: 3_000, collection: "members" })
+    now += 1_000
+    progress.tell({ done: 3_000, total: 3_000, collection: "contacts" })
+    assert.deepStrictEqual(out.written().split("\r").filter((f) => f !== ""), [
+      `Exporting [${"-".repeat(30)}] 0/3,000  fields\x1b[K`,
+      `Exporting [${"#".repeat(20)}${"-".repeat(10)}] 2,000/3,000  members, 1,000 a second, about 1 s left\x1b[K`,
+      `Exporting [${"#".repeat(30)}] 3,000/3,000  contacts, 1,000 a second, done in 3 s\x1b[K\n`
+    ])
+  })
+  it("elsewhere: a line every 5 s, none at the end", () => {
+    const out = recorder()
+    let now = 0
+    const progress = exportProgress(out.stream, false, () => now)
+    progress.tell({ done: 0, total: 10_000, collection: "fields" })
+    now += 5_000
+    progress.tell({ done: 5_000, total: 10_000, collection: "members" })
+    now += 1_000
+    progress.tell({ done: 6_000, total: 10_000, collection: "members" })
+    now += 4_000
+    progress.tell({ done: 10_000, total: 10_000, collection: "contacts" })
+    assert.strictEqual(out.written(), "Exporting: 5,000 of 10,000 records (members), 1,000 a second, about 5 s left\n")
+  })
+})
 
 const CSV_COLLECTIONS = ["fields", "members", "contacts", "events", "registrations", "deals", "invoices", "payments", "sponsorships", "placements", "bookings"]
 
