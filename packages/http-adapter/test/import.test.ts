@@ -59,6 +59,7 @@ for (const rt of runtimes()) {
           const seen: Array<string> = []
           const result = yield* (yield* Importer).run(tenant.public_id, document(), { progress: (e) => seen.push(`${e.phase} ${e.done}/${e.total}`) })
           assert.deepStrictEqual(result.counts, {
+            fields: 0,
             members: 2,
             contacts: 1,
             events: 2,
