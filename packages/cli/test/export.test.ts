@@ -139,7 +139,7 @@ const CSV_COLLECTIONS = ["fields", "members", "contacts", "events", "registratio
 for (const rt of runtimes()) {
   describe(`chamber export on ${rt.name}`, () => {
     const at = (name: string) => join(dir, `${rt.name}-${name}`)
-    layer(envLayer(rt), { timeout: 900_000 })((it) => {
+    layer(envLayer(rt), { timeout: 1_200_000 })((it) => {
       /** Exports the chamber to a file and reads it. */
       const exported = (tenant: string, name: string) =>
         Effect.gen(function*() {
@@ -185,7 +185,7 @@ for (const rt of runtimes()) {
           json(yield* chamber(["import", "--tenant", fromCsv, ...args, "--json"]))
           const third = yield* exported(fromCsv, "demo-from-csv.json")
           assert.deepStrictEqual(placed(third.doc), placed(first.doc))
-        }), 900_000)
+        }), 1_200_000)
 
       it.effect("a generated chamber of 2,000 members: the round trip as JSON and as CSV; invoice numbers kept when free, else the next one", () =>
         Effect.gen(function*() {
@@ -233,7 +233,7 @@ for (const rt of runtimes()) {
           json(yield* chamber(["import", "--tenant", copy, more, "--json"]))
           const last = yield* exported(copy, "generated-more.json")
           assert.deepStrictEqual(last.doc.invoices!.slice(-2).map((i) => i.number), [`INV-${String(highest + 1).padStart(6, "0")}`, "OLD-7"])
-        }), 900_000)
+        }), 1_200_000)
 
       it.effect("--format csv without --out, an unknown format, an unknown chamber: exit 1 with a plain message", () =>
         Effect.gen(function*() {
