@@ -235,7 +235,7 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(last.doc.invoices!.slice(-2).map((i) => i.number), [`INV-${String(highest + 1).padStart(6, "0")}`, "OLD-7"])
         }), 1_200_000)
 
-      it.effect("--format csv without --out, an unknown format, an unknown chamber: exit 1 with a plain message", () =>
+      it.effect("--format csv without --out, an unknown format, an unknown chamber: exit 1 with a plain message; the import checks custom field definitions", () =>
         Effect.gen(function*() {
           const noDir = yield* chamber(["export", "--tenant", "chm_nope", "--format", "csv"])
           assert.strictEqual(noDir.code, 1)
@@ -247,6 +247,21 @@ for (const rt of runtimes()) {
           assert.strictEqual(unknown.code, 1)
           assert.strictEqual(unknown.stdout, "")
           assert.match(unknown.stderr, /chm_nope/)
+
+          // The import checks custom field definitions as `field add` does; a key the chamber has is refused while writing.
+          const tenant = yield* newChamber("Fields")
+          const bad = at("bad-fields.json")
+          writeFileSync(bad, JSON.stringify({ fields: [{ resource: "deal", key: "Tier", label: "" }, { resource: "member", key: "tier", label: "Tier" }] }))
+          const refused = yield* chamber(["import", "--tenant", tenant, bad, "--json"])
+          assert.strictEqual(refused.code, 1)
+          assert.deepStrictEqual(JSON.parse(refused.stderr).problems.map((p: { field: string }) => p.field), ["resource", "key", "label"])
+          const twice = at("twice-fields.json")
+          writeFileSync(twice, JSON.stringify({ fields: [{ resource: "member", key: "tier", label: "Tier" }, { resource: "member", key: "tier", label: "Tier again" }] }))
+          const taken = yield* chamber(["import", "--tenant", tenant, twice, "--json"])
+          assert.strictEqual(taken.code, 1)
+          assert.deepStrictEqual(JSON.parse(taken.stderr).problems, [
+            { collection: "fields", index: 1, ref: null, field: "key", message: "The member field tier already exists." }
+          ])
         }), 180_000)
     })
   })
