@@ -4,11 +4,12 @@
  * generated one of 2,000 members, as JSON and as CSV files; invoices keep their numbers where they
  * are free; options that do not go together and an unknown chamber exit 1.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
+import { exportProgress } from "../src/ExportProgress.ts"
 import { chamber, envLayer, json } from "./harness.ts"
 import { suiteDir } from "./tempDirs.ts"
 
@@ -96,12 +97,49 @@ const generated = (): Doc => {
   }
 }
 
+describe("export progress", () => {
+  const recorder = () => {
+    let text = ""
+    return { stream: { write: (s: string) => (text += s) }, written: () => text }
+  }
+  it("on a terminal: one line redrawn at most every 100 ms, with the rate once a second has passed, ended at the last record", () => {
+    const out = recorder()
+    let now = 1_000_000
+    const progress = exportProgress(out.stream, true, () => now)
+    progress.tell({ done: 0, total: 3_000, collection: "fields" })
+    now += 50
+    progress.tell({ done: 1_000, total: 3_000, collection: "members" })
+    now += 1_950
+    progress.tell({ done: 2_000, total: 3_000, collection: "members" })
+    now += 1_000
+    progress.tell({ done: 3_000, total: 3_000, collection: "contacts" })
+    assert.deepStrictEqual(out.written().split("\r").filter((f) => f !== ""), [
+      `Exporting [${"-".repeat(30)}] 0/3,000  fields\x1b[K`,
+      `Exporting [${"#".repeat(20)}${"-".repeat(10)}] 2,000/3,000  members, 1,000 a second, about 1 s left\x1b[K`,
+      `Exporting [${"#".repeat(30)}] 3,000/3,000  contacts, 1,000 a second, done in 3 s\x1b[K\n`
+    ])
+  })
+  it("elsewhere: a line every 5 s, none at the end", () => {
+    const out = recorder()
+    let now = 0
+    const progress = exportProgress(out.stream, false, () => now)
+    progress.tell({ done: 0, total: 10_000, collection: "fields" })
+    now += 5_000
+    progress.tell({ done: 5_000, total: 10_000, collection: "members" })
+    now += 1_000
+    progress.tell({ done: 6_000, total: 10_000, collection: "members" })
+    now += 4_000
+    progress.tell({ done: 10_000, total: 10_000, collection: "contacts" })
+    assert.strictEqual(out.written(), "Exporting: 5,000 of 10,000 records (members), 1,000 a second, about 5 s left\n")
+  })
+})
+
 const CSV_COLLECTIONS = ["fields", "members", "contacts", "events", "registrations", "deals", "invoices", "payments", "sponsorships", "placements", "bookings"]
 
 for (const rt of runtimes()) {
   describe(`chamber export on ${rt.name}`, () => {
     const at = (name: string) => join(dir, `${rt.name}-${name}`)
-    layer(envLayer(rt), { timeout: 900_000 })((it) => {
+    layer(envLayer(rt), { timeout: 1_200_000 })((it) => {
       /** Exports the chamber to a file and reads it. */
       const exported = (tenant: string, name: string) =>
         Effect.gen(function*() {
@@ -147,7 +185,7 @@ for (const rt of runtimes()) {
           json(yield* chamber(["import", "--tenant", fromCsv, ...args, "--json"]))
           const third = yield* exported(fromCsv, "demo-from-csv.json")
           assert.deepStrictEqual(placed(third.doc), placed(first.doc))
-        }), 900_000)
+        }), 1_200_000)
 
       it.effect("a generated chamber of 2,000 members: the round trip as JSON and as CSV; invoice numbers kept when free, else the next one", () =>
         Effect.gen(function*() {
@@ -195,9 +233,9 @@ for (const rt of runtimes()) {
           json(yield* chamber(["import", "--tenant", copy, more, "--json"]))
           const last = yield* exported(copy, "generated-more.json")
           assert.deepStrictEqual(last.doc.invoices!.slice(-2).map((i) => i.number), [`INV-${String(highest + 1).padStart(6, "0")}`, "OLD-7"])
-        }), 900_000)
+        }), 1_200_000)
 
-      it.effect("--format csv without --out, an unknown format, an unknown chamber: exit 1 with a plain message", () =>
+      it.effect("--format csv without --out, an unknown format, an unknown chamber: exit 1 with a plain message; the import checks custom field definitions", () =>
         Effect.gen(function*() {
           const noDir = yield* chamber(["export", "--tenant", "chm_nope", "--format", "csv"])
           assert.strictEqual(noDir.code, 1)
@@ -209,6 +247,21 @@ for (const rt of runtimes()) {
           assert.strictEqual(unknown.code, 1)
           assert.strictEqual(unknown.stdout, "")
           assert.match(unknown.stderr, /chm_nope/)
+
+          // The import checks custom field definitions as `field add` does; a key the chamber has is refused while writing.
+          const tenant = yield* newChamber("Fields")
+          const bad = at("bad-fields.json")
+          writeFileSync(bad, JSON.stringify({ fields: [{ resource: "deal", key: "Tier", label: "" }, { resource: "member", key: "tier", label: "Tier" }] }))
+          const refused = yield* chamber(["import", "--tenant", tenant, bad, "--json"])
+          assert.strictEqual(refused.code, 1)
+          assert.deepStrictEqual(JSON.parse(refused.stderr).problems.map((p: { field: string }) => p.field), ["resource", "key", "label"])
+          const twice = at("twice-fields.json")
+          writeFileSync(twice, JSON.stringify({ fields: [{ resource: "member", key: "tier", label: "Tier" }, { resource: "member", key: "tier", label: "Tier again" }] }))
+          const taken = yield* chamber(["import", "--tenant", tenant, twice, "--json"])
+          assert.strictEqual(taken.code, 1)
+          assert.deepStrictEqual(JSON.parse(taken.stderr).problems, [
+            { collection: "fields", index: 1, ref: null, field: "key", message: "The member field tier already exists." }
+          ])
         }), 180_000)
     })
   })

@@ -327,7 +327,7 @@ describe("the chamber command introduces itself", () => {
 
   it("every command's help ends with an example; usage errors stay JSON with --json", async () => {
     const commands = [[], ["serve"], ["migrate"], ["demo"], ["tenant"], ["tenant", "create"], ["tenant", "list"], ["user"],
-      ["user", "add"], ["user", "list"], ["key"], ["key", "mint"], ["key", "list"], ["key", "revoke"], ["field"], ["field", "add"], ["secrets"], ["secrets", "rekey"]]
+      ["user", "add"], ["user", "list"], ["export"], ["key"], ["key", "mint"], ["key", "list"], ["key", "revoke"], ["field"], ["field", "add"], ["secrets"], ["secrets", "rekey"]]
     for (const command of commands) {
       const help = await run([...command, "--help"])
       assert.strictEqual(help.code, 0, command.join(" "))
