@@ -69,11 +69,17 @@ for (const rt of runtimes()) {
           const follower = spawn(process.execPath, [BIN, "changes", "--tenant", tenant.id, "--after", "head", "--follow", "--json"], {
             env: { ...process.env, REDIS_URL: "", ...env, NO_COLOR: "1" }
           })
-          let out = ""
+          let [out, err] = ["", ""]
           follower.stdout.on("data", (d) => (out += d))
-          follower.stderr.on("data", (d) => (out += d))
+          follower.stderr.on("data", (d) => (err += d))
           const exited = new Promise<void>((resolve) => follower.on("close", () => resolve()))
-          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 3_000)))
+          // It says when it follows: from then on every commit is printed.
+          yield* Effect.promise(async () => {
+            for (let waited = 0; waited < 30_000 && !err.includes("Following") && follower.exitCode === null; waited += 20) {
+              await new Promise((r) => setTimeout(r, 20))
+            }
+          })
+          assert.match(err, /Following the change feed \(Ctrl-C to stop\)/, out)
           json(yield* chamber(["import", "--tenant", tenant.id, importFile(`later-${rt.name}.json`, { members: [{ name: "Cedar", status: "active" }] }), "--json"]))
           yield* Effect.promise(async () => {
             for (let waited = 0; waited < 30_000 && !out.includes("Cedar"); waited += 50) await new Promise((r) => setTimeout(r, 50))
