@@ -181,7 +181,6 @@ const timeCases = async (base: string, chambers: readonly [Chamber, Chamber], li
   return out
 }
 
-
 const runOn = async (label: string, config: DatabaseConfig, serverEnv: Record<string, string>, ctx: SectionContext) => {
   const { log, elapsed } = ctx
   log(`\nlarge tenants on ${label}: seeding chambers of ${SMALL} and ${BIG} members`)
