@@ -1,23 +1,9 @@
 /**
- * The bench's raw baseline: plain node:http + `pg`, no framework, doing the work of ours for the
- * endpoints `pnpm bench` measures, with the same statements in the same transactions (run.ts
- * checks that through sql-trace.ts before it measures anything):
- *
- * - every request: an X-Request-Id (a well-formed incoming one kept, else a new UUID), canonical
- *   paths only, a body over 1 MiB refused by its Content-Length, one Authorization header at most;
- * - the key: its shape, SHA-256, the lookup joined with its tenant, last_used_at touched at most
- *   once a minute off the request path, the scope;
- * - GET /api/v1/members?page=1 (the kept count beside the page's columns and visible custom
- *   fields, by name, 100 a page), GET /api/v1/me, GET /api/v1/members/{id};
- * - POST /api/v1/members: the body checked field by field, the slug made unique with -2, -3...
- *   (the taken ones read first), insert, read back, the member.created outbox row, one transaction;
- * - the invoice flow: POST /api/v1/invoices (lines totalled in cents, the member checked, the
- *   tenant read, invoice and lines in one transaction), POST .../{id}/issue (invoice locked,
- *   tenant read, next number, update, read back, invoice.issued), POST .../{id}/payments (invoice
- *   locked and checked, payment inserted and read back, invoice updated and read back, invoice.paid).
- *
- * Pool of BENCH_POOL_SIZE connections, as ours; statements prepared (named), BEGIN and COMMIT
- * included, as the product's driver prepares them. Prints `BENCH_LISTENING <port>`.
+ * The bench's raw baseline (bench/README.md "What it does"): plain node:http + `pg`, no framework,
+ * doing our server's work for the endpoints `pnpm bench` measures by hand (request id, canonical
+ * paths, body size, one Authorization header, the key's hash and scope, each body field), with the
+ * product's statements, prepared, in the same transactions (run.ts checks that through
+ * sql-trace.ts first). Pool of BENCH_POOL_SIZE connections. Prints `BENCH_LISTENING <port>`.
  */
 import { createHash, getRandomValues, randomBytes, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -36,7 +22,6 @@ const KEY_SHAPE = /^cck_[0-9A-Za-z]{40}$/
 const MAX_CENTS = Number.MAX_SAFE_INTEGER
 const MAX_BODY = 1024 * 1024
 
-// ---------------------------------------------------------------------------------------------
 // The product's statements, written out.
 
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
@@ -186,7 +171,6 @@ const outbox = (db: Queryable, tenantId: number, type: string, data: unknown) =>
 
 const tenantRow = async (db: Queryable, tenantId: number) => (await run(db, "tenant", TENANT_SQL, [tenantId]))[0]
 
-// ---------------------------------------------------------------------------------------------
 // Errors, and bodies checked by hand.
 
 class HttpError extends Error {
@@ -274,7 +258,6 @@ const dollarsOf = (value: unknown, field: string, min: number): number => {
   return Number(cents)
 }
 
-// ---------------------------------------------------------------------------------------------
 // Rows as the API shows them.
 
 // A literal, as a hand-written server builds it: a page of such objects serializes fastest.
@@ -319,7 +302,6 @@ const INVOICE_ATTRIBUTES = [
 const toInvoice = (r: any) => resource(r, INVOICE_ATTRIBUTES)
 const toPayment = (r: any) => resource(r, ["member_id", "method", "gateway", "amount_cents", "received_on", "reference"])
 
-// ---------------------------------------------------------------------------------------------
 // Auth.
 
 interface Key {
@@ -356,7 +338,6 @@ const authenticate = async (req: IncomingMessage): Promise<Key | undefined> => {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
 // Endpoints.
 
 const membersPage = async (key: Key, query: URLSearchParams) => {
@@ -526,7 +507,6 @@ const recordPayment = async (key: Key, id: number, body: Body) => {
   })
 }
 
-// ---------------------------------------------------------------------------------------------
 // Routing.
 
 const ROW_ID = /^[1-9][0-9]{0,15}$/

@@ -1,22 +1,15 @@
 /**
- * `pnpm bench`'s embedded database section (BENCH_ONLY=embedded): `chamber serve` on PGlite as an
- * operator runs it (`node packages/cli/src/bin.ts serve`, a child process of its own), beside
- * `chamber serve` on PostgreSQL.
- *
- * 1. cold start: `serve --demo-if-empty` on an empty data directory, from the spawn to the first
- *    200 of GET /api/v1/me with the key it prints; BENCH_EMBEDDED_STARTS runs, the median against
- *    the bar (<= 5 s); then its RSS after BENCH_EMBEDDED_IDLE seconds idle;
- * 2. a restart on that data: until it listens, its idle RSS, then its RSS under a little load
- *    (BENCH_EMBEDDED_CONNECTIONS connections for BENCH_EMBEDDED_LOAD seconds, members page and /me);
- * 3. `serve` on PostgreSQL (the bench's database): its idle RSS against the bar (<= 160 MB).
+ * `pnpm bench`'s embedded database section (BENCH_ONLY=embedded, bench/README.md "Embedded
+ * database"): `chamber serve` on PGlite as an operator runs it: cold start to the first 200 on an
+ * empty data directory (bar <= 5 s), idle RSS, a restart and its RSS under a little load; and
+ * `serve` on PostgreSQL, its idle RSS (bar <= 160 MB).
  */
 import autocannon from "autocannon"
 import { mkdtempSync, rmSync } from "node:fs"
-import { cpus, loadavg, tmpdir } from "node:os"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { collectLines, newOutput, procStatus, spawnNode, stopChild } from "./processes.ts"
-import { CHAMBER_NODE_FLAGS, f, percentile, type SectionContext, sleep } from "./shared.ts"
+import { chamberArgs, f, machine, percentile, type SectionContext, sleep, verdict } from "./shared.ts"
 
 const STARTS = Math.max(1, Number(process.env.BENCH_EMBEDDED_STARTS ?? 3))
 const IDLE_SECONDS = Number(process.env.BENCH_EMBEDDED_IDLE ?? 5)
@@ -24,15 +17,15 @@ const LOAD_SECONDS = Number(process.env.BENCH_EMBEDDED_LOAD ?? 10)
 const LOAD_CONNECTIONS = Number(process.env.BENCH_EMBEDDED_CONNECTIONS ?? 4)
 const BAR = { coldStartMs: 5_000, postgresIdleRssMb: 160 }
 
-const BIN = fileURLToPath(new URL("../packages/cli/src/bin.ts", import.meta.url))
-
-/** One `chamber serve` child: where it listens, and the demo key it printed, if any. */
+/**
+ * One `chamber serve` child: where it listens, and the demo key it printed, if any (its text
+ * output: a log line never carries a key).
+ */
 const serve = (args: ReadonlyArray<string>, env: Record<string, string>) => {
   const started = performance.now()
-  const child = spawnNode([...CHAMBER_NODE_FLAGS, BIN, "serve", "--port", "0", ...args], {
+  const child = spawnNode(chamberArgs("serve", "--port", "0", ...args), {
     ...process.env,
     REDIS_URL: "",
-    LOG_FORMAT: "json",
     LOG_LEVEL: "info",
     NO_COLOR: "1",
     CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
@@ -44,23 +37,18 @@ const serve = (args: ReadonlyArray<string>, env: Record<string, string>) => {
   let listeningMs = NaN
   collectLines(child.stderr!, output, (line) => line.startsWith("Creating the demo chamber"))
   collectLines(child.stdout!, output, (line) => {
-    let entry: { message: string; annotations?: Record<string, unknown> }
-    try {
-      entry = JSON.parse(line)
-    } catch {
-      return false
-    }
-    if (entry.message.startsWith("Chamber Data API on")) {
-      base = String(entry.annotations?.docs).replace(/\/docs$/, "")
+    const listening = /^Chamber Data API on (http:\/\/\S+)\/api\/v1/.exec(line)
+    if (listening !== null) {
+      base = listening[1]
       listeningMs = performance.now() - started
     }
-    if (entry.message === "Demo chamber created") key = String(entry.annotations?.key)
+    key ??= /^API key \(shown once, keep it\): (cck_\w+)/.exec(line)?.[1]
     return true
   })
   const until = async <A>(what: string, value: () => A | undefined): Promise<A> => {
-    for (const deadline = performance.now() + 120_000; value() === undefined; await sleep(5)) {
+    for (const deadline = performance.now() + 300_000; value() === undefined; await sleep(5)) {
       if (child.exitCode !== null) throw new Error(`chamber serve exited (${child.exitCode}): ${output.first.slice(0, 4).join(" | ")}`)
-      if (performance.now() > deadline) throw new Error(`chamber serve: no ${what} within 120 s`)
+      if (performance.now() > deadline) throw new Error(`chamber serve: no ${what} within 300 s`)
     }
     return value()!
   }
@@ -149,7 +137,7 @@ export const benchEmbedded = async (ctx: SectionContext): Promise<void> => {
       await onPostgres.stop()
     }
 
-    log(`\n${cpus().length} CPUs, load average ${loadavg().map((l) => f(l)).join(" ")}; RSS = VmRSS, idle = after ${IDLE_SECONDS} s without requests (the relay runs in the process)`)
+    log(`\n${machine()}; RSS = VmRSS, idle = after ${IDLE_SECONDS} s without requests (the relay runs in the process)`)
     log(`  embedded, cold start (demo chamber made): first 200 after ${f(coldMs, 0)} ms (median of ${STARTS}), idle ${f(percentile(starts.map((s) => s.rss))(50), 0)} MB`)
     log(`  embedded, restarted on that data: listening after ${f(restart.listeningMs, 0)} ms, idle ${f(restart.rss, 0)} MB`)
     log(
@@ -158,8 +146,8 @@ export const benchEmbedded = async (ctx: SectionContext): Promise<void> => {
     )
     log(`  PostgreSQL: listening after ${f(postgres.listeningMs, 0)} ms, idle ${f(postgres.rss, 0)} MB`)
     log("")
-    log(`${coldMs <= BAR.coldStartMs ? "PASS" : "FAIL"}: cold start to the first 200 on an empty embedded database ${f(coldMs, 0)} ms (bar <= ${BAR.coldStartMs} ms)`)
-    log(`${postgres.rss <= BAR.postgresIdleRssMb ? "PASS" : "FAIL"}: idle RSS of \`chamber serve\` on PostgreSQL ${f(postgres.rss, 0)} MB (bar <= ${BAR.postgresIdleRssMb} MB)`)
+    verdict(log, coldMs <= BAR.coldStartMs, `cold start to the first 200 on an empty embedded database ${f(coldMs, 0)} ms (bar <= ${BAR.coldStartMs} ms)`)
+    verdict(log, postgres.rss <= BAR.postgresIdleRssMb, `idle RSS of \`chamber serve\` on PostgreSQL ${f(postgres.rss, 0)} MB (bar <= ${BAR.postgresIdleRssMb} MB)`)
   } finally {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
   }

@@ -1,36 +1,19 @@
 /**
- * `BENCH_ONLY=fair pnpm bench`: does one chamber's receivers that never answer cost another
- * chamber anything (docs/webhooks.md "Delivery")? Two `chamber relay` processes with the defaults
- * (128 sends each, a chamber's share 25%, 10 s attempts), retries after 5 s each so that the run is
- * short. Chamber A: BENCH_FAIR_HOOKS subscriptions (40) over BENCH_FAIR_RECEIVERS HTTPS receivers
- * (10) that accept TLS, read the request and never answer, and a burst of BENCH_FAIR_EVENTS events
- * (1,000) in one transaction: one delivery per event and subscription. Chamber B: one subscription
- * to another receiver, one event a transaction each second throughout. After BENCH_FAIR_HANG
- * seconds (30) A's receivers start answering, the requests they held included.
- *
- * Measured: B's commit-to-receipt (receipt - the moment its COMMIT returned, on this process's
- * clock) while A's receivers hang and while A's backlog drains; how long A's deliveries take to
- * all succeed once its receivers answer. Bars: B's p99 <= 1 s in both phases, every one of A's
- * deliveries succeeded (none failed) and each of B's received once.
+ * `BENCH_ONLY=fair pnpm bench` (bench/README.md "Fair delivery"): chamber A's receivers hold every
+ * request unanswered for BENCH_FAIR_HANG s under a burst, then answer; chamber B sends one event a
+ * second throughout. Bars: B's commit-to-receipt p99 <= 1 s while A's receivers hang and while
+ * A's backlog drains; every one of A's deliveries succeeded, each of B's received once.
  */
-import { writeFileSync } from "node:fs"
-import { createServer, type Server } from "node:https"
-import type { ServerResponse } from "node:http"
-import type { AddressInfo, Socket } from "node:net"
-import { cpus, loadavg, tmpdir } from "node:os"
-import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import type { ChildProcess } from "node:child_process"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import pg from "pg"
 import { AllowPrivateDestinations, Hooks, Tenants } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
-import { testCertificate } from "../packages/webhook-relay/test/receiver.ts"
-import { type ChildProcess } from "node:child_process"
-import { type Output, startNode, stopChild } from "./processes.ts"
+import { type Output, stopChild } from "./processes.ts"
 import { startBenchReceiver } from "./relay-receiver.ts"
-import { commitEvents, type PlannedEvent } from "./relay-work.ts"
-import { CHAMBER_NODE_FLAGS, f, percentile, type SectionContext, sleep } from "./shared.ts"
+import { commitEvents, type PlannedEvent, relayEnv, startOurRelay } from "./relay-work.ts"
+import { f, machine, notePrinted, percentile, type SectionContext, sleep, verdict } from "./shared.ts"
 
 const HOOKS = Number(process.env.BENCH_FAIR_HOOKS ?? 40)
 const RECEIVERS = Math.max(1, Number(process.env.BENCH_FAIR_RECEIVERS ?? 10))
@@ -40,48 +23,6 @@ const TIMEOUT_SECONDS = Number(process.env.BENCH_FAIR_TIMEOUT ?? 300)
 const PROCESSES = 2
 const BAR = { p99Ms: 1_000 }
 const SECRET_KEY = "fair bench secret key"
-
-/** An HTTPS receiver that holds every request unanswered until told to answer; then answers them all 200, and every later one. */
-const startHangingReceiver = async () => {
-  const { key, cert } = await testCertificate()
-  const held: Array<ServerResponse> = []
-  const sockets = new Set<Socket>()
-  let answering = false
-  let requests = 0
-  let answered = 0
-  const answer = (res: ServerResponse) => {
-    answered++
-    res.writeHead(200, { "content-type": "text/plain" }).end("ok")
-  }
-  const server: Server = createServer({ key, cert }, (req, res) => {
-    req.resume()
-    req.on("end", () => {
-      requests++
-      if (answering) answer(res)
-      else held.push(res)
-    })
-  })
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket)
-    socket.on("close", () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve))
-  return {
-    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    ca: cert,
-    requests: () => requests,
-    answered: () => answered,
-    answer: () => {
-      answering = true
-      for (const res of held.splice(0)) if (!res.destroyed) answer(res)
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        for (const socket of sockets) socket.destroy()
-      })
-  }
-}
 
 const memberEvent = (id: number, fanout: number): PlannedEvent => ({
   type: "member.created",
@@ -95,14 +36,12 @@ export const benchFair = async (ctx: SectionContext): Promise<void> => {
   const runtime = ManagedRuntime.make(StorageLive({ _tag: "Postgres", url: ctx.dbUrl, maxConnections: 10 }))
   const db = new pg.Client({ connectionString: ctx.dbUrl })
   const steady = await startBenchReceiver()
-  const hanging = await Promise.all(Array.from({ length: RECEIVERS }, () => startHangingReceiver()))
+  const hanging = await Promise.all(Array.from({ length: RECEIVERS }, () => startBenchReceiver(true)))
   const relays: Array<ChildProcess> = []
   const outputs: Array<Output> = []
   try {
     await runtime.runPromise(Effect.void)
     await db.connect()
-    const caFile = join(tmpdir(), `fair-bench-${process.pid}-ca.pem`)
-    writeFileSync(caFile, steady.ca)
     const { a, b } = await runtime.runPromise(Effect.gen(function*() {
       const tenants = yield* Tenants
       const hooks = yield* Hooks
@@ -118,18 +57,9 @@ export const benchFair = async (ctx: SectionContext): Promise<void> => {
         `chamber B: one event a second; A's receivers answer after ${HANG_SECONDS} s`
     )
 
-    const env = {
-      ...process.env,
-      DATABASE_URL: ctx.dbUrl,
-      CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true",
-      CHAMBER_WEBHOOK_RETRY_DELAYS: "5s,5s,5s",
-      NODE_EXTRA_CA_CERTS: caFile,
-      NODE_ENV: "production",
-      NO_COLOR: "1"
-    }
-    const bin = fileURLToPath(new URL("../packages/cli/src/bin.ts", import.meta.url))
+    const env = relayEnv(ctx.dbUrl, steady.ca, { CHAMBER_WEBHOOK_RETRY_DELAYS: "5s,5s,5s" })
     for (let i = 0; i < PROCESSES; i++) {
-      const { child, output } = await startNode("our relay", [...CHAMBER_NODE_FLAGS, bin, "relay", "--json"], env, /Webhook relay running/)
+      const { child, output } = await startOurRelay(env)
       relays.push(child)
       outputs.push(output)
     }
@@ -160,7 +90,7 @@ export const benchFair = async (ctx: SectionContext): Promise<void> => {
     await runtime.runPromise(commitEvents(a, Array.from({ length: EVENTS }, (_, i) => memberEvent(10_000 + i, HOOKS))))
     log(`[${ctx.elapsed()}] fair: A's burst committed in ${f((performance.now() - burstAt) / 1000)} s`)
     await sleep(Math.max(0, HANG_SECONDS * 1000 - (performance.now() - burstAt)))
-    const hangRequests = hanging.reduce((k, r) => k + r.requests(), 0)
+    const hangRequests = hanging.reduce((k, r) => k + r.receipts.length, 0)
     phase = "drain"
     const answerAt = performance.now()
     for (const r of hanging) r.answer()
@@ -204,17 +134,18 @@ export const benchFair = async (ctx: SectionContext): Promise<void> => {
     const twice = [...seen.values()].filter((k) => k > 1).length
     if (twice > 0) problems.push(`${twice} of B's deliveries received more than once`)
 
-    log(`\nfair delivery, ${cpus().length} CPUs shared by the bench, the relays and PostgreSQL; load average ${loadavg().map((x) => f(x)).join(" ")}`)
+    log(`\nfair delivery, ${machine()} (shared by the bench, the relays and PostgreSQL)`)
     log(`  B while A's receivers hang (${hang.length} events): commit-to-receipt p50 ${f(ph(50))} ms, p99 ${f(ph(99))} ms, max ${f(ph(100))} ms`)
     log(`  B while A's backlog drains (${drain.length} events): commit-to-receipt p50 ${f(pd(50))} ms, p99 ${f(pd(99))} ms, max ${f(pd(100))} ms`)
     log(`  A: ${hangRequests} requests reached its receivers while they hung; ${succeeded} of ${EVENTS * HOOKS} deliveries succeeded ${f(drainSeconds)} s after they began answering`)
     const p99 = Math.max(ph(99), pd(99))
-    log(
-      `${p99 <= BAR.p99Ms && problems.length === 0 ? "PASS" : "FAIL"}: B's commit-to-receipt p99 ${f(p99)} ms throughout (bar <= ${BAR.p99Ms} ms); ` +
+    verdict(
+      log,
+      p99 <= BAR.p99Ms && problems.length === 0,
+      `B's commit-to-receipt p99 ${f(p99)} ms throughout (bar <= ${BAR.p99Ms} ms); ` +
         (problems.length === 0 ? `A's ${succeeded} deliveries all succeeded once its receivers answered` : `PROBLEMS: ${problems.join("; ")}`)
     )
-    const lines = outputs.flatMap((o) => o.first)
-    if (lines.length > 0) log(`\nnote: the relays printed, e.g.:\n${lines.slice(0, 4).map((line) => `  | ${line.slice(0, 160)}`).join("\n")}`)
+    notePrinted(log, "the relays", outputs.flatMap((o) => o.first))
   } finally {
     await Promise.all(relays.map((r) => stopChild(r)))
     await Promise.all([steady.close(), ...hanging.map((r) => r.close())])

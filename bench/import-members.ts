@@ -7,14 +7,12 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { CHAMBER_NODE_FLAGS } from "./shared.ts"
+import { chamberArgs } from "./shared.ts"
 
 const count = Number(process.argv[2] ?? 10_000)
-const bin = fileURLToPath(new URL("../packages/cli/src/bin.ts", import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), "chamber-import-bench-"))
 const env = { ...process.env, CHAMBER_DATA_DIR: join(dir, "data"), DATABASE_URL: "", NO_COLOR: "1" }
-const chamber = (...args: Array<string>) => execFileSync(process.execPath, [...CHAMBER_NODE_FLAGS, bin, ...args], { env, encoding: "utf8" })
+const chamber = (...args: Array<string>) => execFileSync(process.execPath, chamberArgs(...args), { env, encoding: "utf8" })
 
 try {
   const tenant = JSON.parse(chamber("tenant", "create", "--name", "Import Bench", "--json")) as { id: string }

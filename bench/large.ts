@@ -1,26 +1,20 @@
 /**
- * `BENCH_ONLY=large pnpm bench`: does a members list answer as
- * fast at 100,000 members as at 1,000? On PostgreSQL (the bench database) and on embedded PGlite
- * (a temporary data directory), two chambers are made through the core services, one of
- * BENCH_LARGE_SMALL members and one of BENCH_LARGE_BIG, their members inserted by SQL in batches
- * (the bench generator's varied members, so names repeat as a directory's do). Then `chamber
- * serve` (the product as shipped, its own embedded path included) answers, one request at a time,
- * alternating the two chambers: page 1, a page near the end (last_page - 1), name searches (a
- * typical word, a term matching a handful), a page in the middle and other orders. Each case prints p50 for both sizes and the ratio, PASS when it is at most
- * 2x (a verdict for page 1, a page near the end and two searches; the others are shown).
+ * `BENCH_ONLY=large pnpm bench` (bench/README.md "Large tenants"): a chamber of BENCH_LARGE_BIG
+ * members against one of BENCH_LARGE_SMALL (members inserted by SQL in batches), on PostgreSQL and
+ * on embedded PGlite, `chamber serve` answering one request at a time, the chambers alternately.
+ * Each case prints both p50s and the ratio; the promised ones have a verdict (<= 2x).
  */
 import { mkdtempSync, rmSync } from "node:fs"
-import { cpus, loadavg, tmpdir } from "node:os"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Keys, slugify, Tenants } from "../packages/core/src/index.ts"
+import { slugify } from "../packages/core/src/index.ts"
 import { type DatabaseConfig, StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { startNode, stopChild } from "./processes.ts"
-import { memberInputs } from "./seed-data.ts"
-import { CHAMBER_NODE_FLAGS, f, percentile, type SectionContext } from "./shared.ts"
+import { memberInputs, seedChamber } from "./seed-data.ts"
+import { chamberArgs, f, machine, percentile, type SectionContext, verdict } from "./shared.ts"
 
 const SMALL = Number(process.env.BENCH_LARGE_SMALL ?? 1_000)
 const BIG = Number(process.env.BENCH_LARGE_BIG ?? 100_000)
@@ -32,8 +26,6 @@ const WARMUP_ROUNDS = 3
 const DATABASES = (process.env.BENCH_LARGE_DATABASES ?? "postgres,pglite").split(",").map((s) => s.trim())
 const BAR = 2
 const BATCH = 5_000
-
-const bin = fileURLToPath(new URL("../packages/cli/src/bin.ts", import.meta.url))
 
 interface Chamber {
   readonly size: number
@@ -75,7 +67,6 @@ const cases = (handful: string): ReadonlyArray<Case> => [
   { name: "status=active, last_page - 1", promised: false, path: "members?status=active", at: "end" }
 ]
 
-// ---------------------------------------------------------------------------------------------
 // Seeding: chambers and keys through the services, members by SQL in batches.
 
 const insertMembers = (tenantId: number, count: number) =>
@@ -106,25 +97,17 @@ const insertMembers = (tenantId: number, count: number) =>
 
 const makeChamber = (size: number) =>
   Effect.gen(function*() {
-    const tenants = yield* Tenants
-    const keys = yield* Keys
-    const tenant = yield* tenants.create({ name: `Large bench chamber of ${size}`, website: "https://large.example" })
-    yield* tenants.addUser(tenant.id, "admin@large.example", "chamber_admin")
-    yield* tenants.addField(tenant.id, { resource: "member", key: "membership_level", label: "Membership level", api_visible: true })
-    yield* tenants.addField(tenant.id, { resource: "member", key: "board_member", label: "Board member", api_visible: true })
-    yield* tenants.addField(tenant.id, { resource: "member", key: "internal_notes", label: "Internal notes", api_visible: false })
-    const names = yield* insertMembers(tenant.id, size)
-    const key = yield* keys.mint({ tenant: tenant.id, asEmail: "admin@large.example", name: "Large bench", scopes: "read", dailyLimit: 2_000_000_000 })
-    return { chamber: { size, tenantId: tenant.id, key: key.key } satisfies Chamber, names }
+    const { tenantId, keys } = yield* seedChamber({ name: `Large bench chamber of ${size}`, fields: true, members: 0, keys: { read: ["Large bench", "read"] } })
+    const names = yield* insertMembers(tenantId, size)
+    return { chamber: { size, tenantId, key: keys.read } satisfies Chamber, names }
   })
 
-// ---------------------------------------------------------------------------------------------
 // The server and the timing.
 
 /** `chamber serve` on a free port, no relay, logging warnings only, rate limits far away. */
 const serve = async (env: Record<string, string>) => {
   const { REDIS_URL: _redis, ...rest } = process.env
-  const { child, match } = await startNode("chamber serve", [...CHAMBER_NODE_FLAGS, bin, "serve", "--port", "0", "--no-relay"], {
+  const { child, match } = await startNode("chamber serve", chamberArgs("serve", "--port", "0", "--no-relay"), {
     ...rest,
     ...env,
     LOG_LEVEL: "warn",
@@ -198,8 +181,6 @@ const timeCases = async (base: string, chambers: readonly [Chamber, Chamber], li
   return out
 }
 
-// ---------------------------------------------------------------------------------------------
-
 const runOn = async (label: string, config: DatabaseConfig, serverEnv: Record<string, string>, ctx: SectionContext) => {
   const { log, elapsed } = ctx
   log(`\nlarge tenants on ${label}: seeding chambers of ${SMALL} and ${BIG} members`)
@@ -220,7 +201,7 @@ const runOn = async (label: string, config: DatabaseConfig, serverEnv: Record<st
   const server = await serve(serverEnv)
   let timed: ReadonlyArray<Timed>
   try {
-    log(`[${elapsed()}] chamber serve on ${server.base}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`)
+    log(`[${elapsed()}] chamber serve on ${server.base}; ${machine()}`)
     log(`  ${"case".padEnd(44)}${`${SMALL} ms`.padStart(9)}${`${BIG} ms`.padStart(10)}${"ratio".padStart(8)}`)
     timed = await timeCases(server.base, [seeded.small, seeded.big], list, log)
   } finally {
@@ -231,7 +212,7 @@ const runOn = async (label: string, config: DatabaseConfig, serverEnv: Record<st
 
 export const benchLarge = async (ctx: SectionContext): Promise<void> => {
   const { log } = ctx
-  log(`\n=== large tenants: ${SMALL} and ${BIG} members, p50 of sequential requests over HTTP (bar: ${BIG} within ${BAR}x of ${SMALL}), ${cpus().length} CPUs ===`)
+  log(`\n=== large tenants: ${SMALL} and ${BIG} members, p50 of sequential requests over HTTP (bar: ${BIG} within ${BAR}x of ${SMALL}), ${machine()} ===`)
   const results: Array<readonly [string, ReadonlyArray<Timed>]> = []
   if (DATABASES.includes("postgres")) {
     results.push(["PostgreSQL", await runOn("PostgreSQL", { _tag: "Postgres", url: ctx.dbUrl, maxConnections: 4 }, { DATABASE_URL: ctx.dbUrl }, ctx)])
@@ -249,7 +230,7 @@ export const benchLarge = async (ctx: SectionContext): Promise<void> => {
   for (const [label, timed] of results) {
     for (const t of timed.filter((t) => t.promised)) {
       const ratio = t.big.p50 / t.small.p50
-      log(`${ratio <= BAR ? "PASS" : "FAIL"}: ${label}, ${t.name}: ${f(t.big.p50)} ms at ${BIG} against ${f(t.small.p50)} ms at ${SMALL} = ${f(ratio, 2)}x (bar <= ${BAR}x)`)
+      verdict(log, ratio <= BAR, `${label}, ${t.name}: ${f(t.big.p50)} ms at ${BIG} against ${f(t.small.p50)} ms at ${SMALL} = ${f(ratio, 2)}x (bar <= ${BAR}x)`)
     }
   }
 }

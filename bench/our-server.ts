@@ -1,16 +1,9 @@
 /**
- * Our server for the bench: the product's HttpLive over StorageLive (PostgreSQL at DATABASE_URL,
- * pool of BENCH_POOL_SIZE, DATABASE_PIPELINE statements a connection) on a free port of 127.0.0.1.
- * Prints `BENCH_LISTENING <port>`.
- *
- * BENCH_ACCESS_LOG=<file>: the access log on, one JSON line a request appended to the file by
- * `chamber serve`'s own logger, written as Node writes a standard output redirected to a file
- * (synchronously, by the main thread); otherwise logging below warn is off.
- * BENCH_RATE_LIMITS=off: no rate limiter; otherwise the in-process one, as `chamber serve`
- * without REDIS_URL. The bench raises the limit far above its load: the limiter runs in full,
- * admitting everything.
- * CHAMBER_METRICS_PORT and OTEL_EXPORTER_OTLP_ENDPOINT (with the other OTEL_* variables): metrics
- * and traces as `chamber serve` has them (docs/operations.md "Metrics").
+ * Our server for the bench (bench/README.md "Servers"): HttpLive over StorageLive on DATABASE_URL
+ * with a pool of BENCH_POOL_SIZE, on a free port of 127.0.0.1; prints `BENCH_LISTENING <port>`.
+ * BENCH_ACCESS_LOG=<file>: the access log, one JSON line a request appended by `chamber serve`'s
+ * own logger (else logging below warn off). BENCH_RATE_LIMITS=off: no rate limiter (else the
+ * in-process one). CHAMBER_METRICS_PORT, OTEL_*: metrics and traces as `chamber serve` has them.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

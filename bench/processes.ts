@@ -1,10 +1,10 @@
 /**
- * The bench's child processes: every one started is registered so that cleanup stops it whatever
- * happens; a child is stopped with SIGTERM, then SIGKILL after 5 s. Also what /proc says of a
- * child: its CPU time and its resident memory.
+ * The bench's child processes, each registered so that cleanup stops it (SIGTERM, SIGKILL after
+ * 5 s) whatever happens; what /proc says of one: its CPU time and resident memory.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
+import { CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
 
 export const children: Array<ChildProcess> = []
 
@@ -36,6 +36,27 @@ export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS
       reject(new Error(`${name} exited early (code ${code}, signal ${signal})\n${output.first.join("\n")}`))
     })
   })
+
+export interface Server {
+  readonly name: string
+  readonly child: ChildProcess
+  readonly base: string
+  /** What the server printed, summarised at the end. */
+  readonly output: Output
+}
+
+/** A bench server (`our-server.ts`, `baseline-server.ts`) on DATABASE_URL once it prints its port; its rate limit far above any load. */
+export const startServer = async (name: string, file: string, databaseUrl: string, env: Record<string, string> = {}): Promise<Server> => {
+  const { child, match, output } = await startNode(name, [...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), file], {
+    ...process.env,
+    ...env,
+    DATABASE_URL: databaseUrl,
+    BENCH_POOL_SIZE: String(POOL_SIZE),
+    CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
+    NODE_ENV: "production"
+  }, new RegExp(`^${LISTENING} (\\d+)`))
+  return { name, child, base: `http://127.0.0.1:${match[1]}`, output }
+}
 
 export const stopChild = (child: ChildProcess) =>
   new Promise<void>((resolve) => {

@@ -1,10 +1,10 @@
 /**
- * The relay bench's webhook receiver: HTTPS on 127.0.0.1 with a self-signed certificate made at
- * start (the relay tests' certificate maker), answering every POST 200 "ok" once its body has
- * arrived. It keeps each request and the moment its body ended on the bench process's clock
- * (`performance.now()`), so that commit-to-receipt is measured on one clock.
+ * The relay bench's webhook receiver: HTTPS on 127.0.0.1 with the relay tests' self-signed
+ * certificate, answering each POST 200 once its body has arrived, or with `hold` only once told to
+ * (`answer()`, the requests held included). It keeps each request and the moment its body ended on
+ * this process's clock, so that commit-to-receipt is measured on one clock.
  */
-import type { IncomingHttpHeaders } from "node:http"
+import type { IncomingHttpHeaders, ServerResponse } from "node:http"
 import { createServer } from "node:https"
 import type { AddressInfo, Socket } from "node:net"
 import { testCertificate } from "../packages/webhook-relay/test/receiver.ts"
@@ -20,9 +20,15 @@ export interface Receipt {
   readonly at: number
 }
 
-export const startBenchReceiver = async () => {
+export const startBenchReceiver = async (hold = false) => {
   const { key, cert } = await testCertificate()
   const receipts: Array<Receipt> = []
+  const held: Array<ServerResponse> = []
+  let answered = 0
+  const ok = (res: ServerResponse) => {
+    answered++
+    res.writeHead(200, { "content-type": "text/plain" }).end("ok")
+  }
   const waiters = new Set<() => void>()
   const sockets = new Set<Socket>()
   const server = createServer({ key, cert }, (req, res) => {
@@ -30,7 +36,8 @@ export const startBenchReceiver = async () => {
     req.on("data", (chunk: Buffer) => chunks.push(chunk))
     req.on("end", () => {
       receipts.push({ event: String(req.headers["x-cc-delivery"]), path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks), at: performance.now() })
-      res.writeHead(200, { "content-type": "text/plain" }).end("ok")
+      if (hold) held.push(res)
+      else ok(res)
       for (const wake of [...waiters]) wake()
     })
   })
@@ -61,6 +68,12 @@ export const startBenchReceiver = async () => {
         check()
       }),
     clear: () => void (receipts.length = 0),
+    answered: () => answered,
+    /** From now on every request is answered, the held ones at once. */
+    answer: () => {
+      hold = false
+      for (const res of held.splice(0)) if (!res.destroyed) ok(res)
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve())

@@ -5,10 +5,25 @@
  * (`Outbox.append` in a transaction: the event, one delivery per active subscription listing its
  * kind, and the NOTIFY, in one statement). Deterministic, so every round gets the same work.
  */
+import { writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import type pg from "pg"
 import { AllowPrivateDestinations, type EventKind, Hooks, Outbox, Tenants, Transactor } from "../packages/core/src/index.ts"
+import { startNode } from "./processes.ts"
 import { memberInputs } from "./seed-data.ts"
+import { chamberArgs } from "./shared.ts"
+
+/** The environment of the bench's relays: the bench database, its receiver on loopback and trusted (`ca`, PEM). */
+export const relayEnv = (dbUrl: string, ca: string, extra: Record<string, string> = {}) => {
+  const caFile = join(tmpdir(), `relay-bench-${process.pid}-ca.pem`)
+  writeFileSync(caFile, ca)
+  return { ...process.env, DATABASE_URL: dbUrl, CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true", NODE_EXTRA_CA_CERTS: caFile, NODE_ENV: "production", NO_COLOR: "1", ...extra }
+}
+
+/** `chamber relay --json` as shipped, once it says it runs. */
+export const startOurRelay = (env: NodeJS.ProcessEnv) => startNode("our relay", chamberArgs("relay", "--json"), env, /Webhook relay running/)
 
 export interface Subscription {
   readonly id: number

@@ -1,20 +1,9 @@
 /**
- * `pnpm bench`'s webhook relay section (BENCH_ONLY=relay): two `chamber relay` processes against
- * two processes of a minimal loop (relay-baseline.ts), in rounds taken in turn on the same work,
- * delivering to one HTTPS receiver in the bench process (relay-receiver.ts).
- *
- * A round: the delivery tables back to the seeded history and settled, the two processes started,
- * a warm-up burst; then (a) throughput: BENCH_RELAY_EVENTS deliveries committed in one transaction
- * and drained, deliveries/s = their count / (last receipt - COMMIT); (b) commit-to-receipt: one
- * event a transaction at BENCH_RELAY_RATE deliveries/s for BENCH_RELAY_SECONDS, each delivery's
- * receipt - the moment its COMMIT returned, on this process's clock. Then every delivery is
- * checked: received once, both signatures valid, none left pending, and ours recorded one attempt
- * each. Bars: >= 2,000 deliveries/s and p50 <= 50 ms; >= 0.9x the baseline's throughput and
- * p99 <= 1.3x its p99.
+ * `pnpm bench`'s webhook relay section (BENCH_ONLY=relay, bench/README.md "Webhook relay"): two
+ * `chamber relay` processes against two of the minimal loop (relay-baseline.ts), rounds taken in
+ * turn on the same work: a burst's deliveries/s, then commit-to-receipt at a steady rate; every
+ * delivery checked (received once, signatures valid, none pending, ours in order, one attempt each).
  */
-import { writeFileSync } from "node:fs"
-import { cpus, loadavg, tmpdir } from "node:os"
-import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type pg from "pg"
@@ -22,8 +11,8 @@ import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { verify, verifyStandard } from "../packages/webhook-relay/src/index.ts"
 import { cpuSeconds, type Output, postgresCpuSeconds, procStatus, startNode, stopChild } from "./processes.ts"
 import { startBenchReceiver } from "./relay-receiver.ts"
-import { commitEvents, meanFanout, type PlannedEvent, planEvents, seedHistory, setupChamber } from "./relay-work.ts"
-import { CHAMBER_NODE_FLAGS, f, percentile, type SectionContext, sleep } from "./shared.ts"
+import { commitEvents, meanFanout, type PlannedEvent, planEvents, relayEnv, seedHistory, setupChamber, startOurRelay } from "./relay-work.ts"
+import { f, machine, notePrinted, percentile, type SectionContext, sleep, verdict } from "./shared.ts"
 
 const DELIVERIES = Number(process.env.BENCH_RELAY_EVENTS ?? 20_000)
 const HOOKS = Number(process.env.BENCH_RELAY_HOOKS ?? 40)
@@ -64,8 +53,7 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
   const runtime = ManagedRuntime.make(StorageLive({ _tag: "Postgres", url: ctx.dbUrl, maxConnections: 10 }))
   const receiver = await startBenchReceiver()
   try {
-    const caFile = join(tmpdir(), `relay-bench-${process.pid}-ca.pem`)
-    writeFileSync(caFile, receiver.ca)
+    const env = relayEnv(ctx.dbUrl, receiver.ca)
     const { tenantId, subscriptions } = await runtime.runPromise(setupChamber(HOOKS, receiver.url))
     const pathOf = new Map(subscriptions.map((s) => [s.id, s.path]))
     const secretOf = new Map(subscriptions.map((s) => [s.path, s.secret]))
@@ -83,11 +71,9 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
 
     const outputs: Record<Name, Array<Output>> = { ours: [], baseline: [] }
     const start = async (name: Name) => {
-      const bin = fileURLToPath(new URL(name === "ours" ? "../packages/cli/src/bin.ts" : "./relay-baseline.ts", import.meta.url))
-      const env = { ...process.env, DATABASE_URL: ctx.dbUrl, CHAMBER_WEBHOOK_ALLOW_PRIVATE: "true", NODE_EXTRA_CA_CERTS: caFile, NODE_ENV: "production", NO_COLOR: "1" }
       const { child, output } = name === "ours"
-        ? await startNode("our relay", [...CHAMBER_NODE_FLAGS, bin, "relay", "--json"], env, /Webhook relay running/)
-        : await startNode("the baseline relay", [bin], env, /^BENCH_RELAY_READY$/)
+        ? await startOurRelay(env)
+        : await startNode("the baseline relay", [fileURLToPath(new URL("./relay-baseline.ts", import.meta.url))], env, /^BENCH_RELAY_READY$/)
       outputs[name].push(output)
       return child
     }
@@ -248,7 +234,7 @@ const report = (log: (line: string) => void, rounds: ReadonlyArray<Round>, outpu
     }
   }
   const [ours, baseline] = [measure("ours"), measure("baseline")]
-  log(`\nwebhook relay, ${cpus().length} CPUs shared by the bench, the relays and PostgreSQL; load average ${loadavg().map((n) => f(n)).join(" ")}`)
+  log(`\nwebhook relay, ${machine()} (shared by the bench, the relays and PostgreSQL)`)
   log("deliveries/s: the bursts; p50/p99: commit-to-receipt of the steady phase; CPU: the relay processes' user+sys a delivery of the bursts; PG: PostgreSQL's")
   const cells = (values: ReadonlyArray<string>) => `  ${values[0]!.padEnd(10)}${values.slice(1).map((v) => v.padStart(13)).join("")}`
   log(cells(["relay", "deliveries/s", "p50 ms", "p99 ms", "CPU ms/deliv", "PG ms/deliv", "peak RSS MB"]))
@@ -257,18 +243,17 @@ const report = (log: (line: string) => void, rounds: ReadonlyArray<Round>, outpu
   }
   log(`  ours/baseline: throughput ${f(ours.rate / baseline.rate, 2)}x, p50 ${f(ours.p50 / baseline.p50, 2)}x, p99 ${f(ours.p99 / baseline.p99, 2)}x, CPU ${f(ours.cpuMs / baseline.cpuMs, 2)}x, PG ${f(ours.databaseMs / baseline.databaseMs, 2)}x`)
   const clean = ours.problems.length === 0 && baseline.problems.length === 0
-  log(
-    `${ours.rate >= BAR.deliveriesPerSecond && ours.p50 <= BAR.p50Ms && clean ? "PASS" : "FAIL"}: relay ${f(ours.rate, 0)} deliveries/s ` +
-      `(bar >= ${BAR.deliveriesPerSecond}/s), commit-to-receipt p50 ${f(ours.p50)} ms (bar <= ${BAR.p50Ms} ms)` +
+  verdict(
+    log,
+    ours.rate >= BAR.deliveriesPerSecond && ours.p50 <= BAR.p50Ms && clean,
+    `relay ${f(ours.rate, 0)} deliveries/s (bar >= ${BAR.deliveriesPerSecond}/s), commit-to-receipt p50 ${f(ours.p50)} ms (bar <= ${BAR.p50Ms} ms)` +
       (clean ? "; every delivery received once, signatures valid, none left pending" : " -- a round had problems (above): the run does not count")
   )
   const [throughput, p99] = [ours.rate / baseline.rate, ours.p99 / baseline.p99]
-  log(
-    `${throughput >= BAR.againstBaseline && p99 <= BAR.p99AgainstBaseline && clean ? "PASS" : "FAIL"}: ordered delivery against the baseline: ` +
-      `throughput ${f(throughput, 2)}x (bar >= ${BAR.againstBaseline}x), p99 ${f(p99, 2)}x (bar <= ${BAR.p99AgainstBaseline}x)`
+  verdict(
+    log,
+    throughput >= BAR.againstBaseline && p99 <= BAR.p99AgainstBaseline && clean,
+    `ordered delivery against the baseline: throughput ${f(throughput, 2)}x (bar >= ${BAR.againstBaseline}x), p99 ${f(p99, 2)}x (bar <= ${BAR.p99AgainstBaseline}x)`
   )
-  for (const name of ["ours", "baseline"] as const) {
-    const lines = outputs[name].flatMap((o) => o.first)
-    if (lines.length > 0) log(`\nnote: the ${name} relays printed, e.g.:\n${lines.slice(0, 4).map((line) => `  | ${line.slice(0, 160)}`).join("\n")}`)
-  }
+  for (const name of ["ours", "baseline"] as const) notePrinted(log, `the ${name} relays`, outputs[name].flatMap((o) => o.first))
 }

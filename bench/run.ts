@@ -1,38 +1,21 @@
 /**
- * `pnpm bench` (bench/README.md): our HTTP server against a raw node:http + pg baseline on
- * PostgreSQL, then our webhook relay against a minimal loop (relay.ts) and the change feed against
- * the members page (changes.ts); large chambers (large.ts)
- * the embedded database (embedded.ts) and fair delivery across chambers (fair.ts) when named in BENCH_ONLY.
- *
- * A fresh database `chamber_bench_<random>` on DATABASE_URL's server, dropped at the end. One
- * chamber seeded through the core services. Both servers first answer each measured request once
- * through a tracing PostgreSQL proxy (sql-trace.ts): the bench stops unless they answer alike, run
- * the same statements in the same transactions and write the same outbox rows. Then each server
- * runs as a child process (its CPU and RSS its own), and each endpoint gets a warm-up per server
- * and BENCH_DURATION seconds per server cut into BENCH_ROUNDS rounds run in turn, so that every
- * server sees the same machine; a write endpoint's rounds each start on a settled database.
- *
- * Verdicts: the members page against the baseline (throughput >= 0.9x, p99 <= 1.2x, peak RSS <=
- * 1.5x); the access log's and the in-process rate limiter's cost on it (<= 5% each, against ours
- * without them); /me, a single member, POST /members and the invoice flow as ratios; POST /members
- * with an Idempotency-Key against ours without (<= 10%) and a replay against the create; with
- * BENCH_BEFORE=<checkout>, that checkout's server measured in the same rounds, and each endpoint's
- * throughput within 10% of it. Exit code 1 only when the bench itself broke.
+ * `pnpm bench` (bench/README.md): on a fresh database, our HTTP server against the raw baseline,
+ * both first checked to do the same work (answers, statements, outbox rows), then measured in
+ * rounds taken in turn; then the sections BENCH_ONLY names (relay, changes, large, embedded,
+ * fair). Exit code 1 only when the bench itself broke.
  */
-import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { cpus, loadavg } from "node:os"
+import { cpus } from "node:os"
 import { isDeepStrictEqual } from "node:util"
 import { fileURLToPath } from "node:url"
 import { join, resolve } from "node:path"
-import autocannon from "autocannon"
 import * as Effect from "effect/Effect"
 import pg from "pg"
-import { Keys, Members, Tenants } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
-import { children, cpuSeconds, type Output, procStatus, startNode, stopChild } from "./processes.ts"
-import { accessLogFile, CHAMBER_NODE_FLAGS, f, LISTENING, percentile, POOL_SIZE } from "./shared.ts"
-import { invoiceBodies, memberBodies, memberInputs, paymentBodies } from "./seed-data.ts"
+import { getLoad, inTurn, type Load, type Measured, printRows, Tally, fire, type World } from "./load.ts"
+import { children, type Server, startServer, stopChild } from "./processes.ts"
+import { accessLogFile, CONNECTIONS, DURATION, f, machine, notePrinted, POOL_SIZE, ROUNDS, verdict, WARMUP } from "./shared.ts"
+import { invoiceBodies, memberBodies, paymentBodies, seedChamber } from "./seed-data.ts"
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
 import { benchRelay } from "./relay.ts"
 import { benchLarge } from "./large.ts"
@@ -43,10 +26,6 @@ import { benchFair } from "./fair.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
-const DURATION = Number(process.env.BENCH_DURATION ?? 10)
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2))
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
 const BEFORE = process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : undefined
 const BAR = { throughput: 0.9, p99: 1.2, peakRss: 1.5, accessLog: 0.05, limiter: 0.05, before: 0.9, metrics: 0.05, otlp: 0.15, idempotencyKey: 0.1 }
@@ -55,10 +34,9 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 const log = (line: string) => console.log(line)
 const started = Date.now()
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
+const progress = (line: string) => log(`[${elapsed()}] ${line}`)
 
-// ---------------------------------------------------------------------------------------------
 // The database: a fresh one, dropped at the end whatever happens.
-
 const dbName = `chamber_bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`
 const dbUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${dbName}` }).toString()
 
@@ -95,55 +73,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   })
 }
 
-/** One chamber: custom fields (two shown, one hidden), BENCH_MEMBERS members, a read key and a write key. */
-const seed = Effect.gen(function*() {
-  const tenants = yield* Tenants
-  const keys = yield* Keys
-  const members = yield* Members
-  const tenant = yield* tenants.create({ name: "Greater Riverside Chamber of Commerce", website: "https://riverside-chamber.example" })
-  yield* tenants.addUser(tenant.id, "admin@riverside-chamber.example", "chamber_admin")
-  yield* tenants.addField(tenant.id, { resource: "member", key: "membership_level", label: "Membership level", api_visible: true })
-  yield* tenants.addField(tenant.id, { resource: "member", key: "board_member", label: "Board member", api_visible: true })
-  yield* tenants.addField(tenant.id, { resource: "member", key: "internal_notes", label: "Internal notes", api_visible: false })
-  yield* Effect.forEach(memberInputs(MEMBERS), (input) => members.create(tenant.id, input), { concurrency: 8, discard: true })
-  const mint = (name: string, scopes: string) =>
-    keys.mint({ tenant: tenant.id, asEmail: "admin@riverside-chamber.example", name, scopes, dailyLimit: 2_000_000_000 })
-  const read = yield* mint("Website directory", "read")
-  const write = yield* mint("Back office", "members:write,invoices:write,payments:write")
-  return { read: read.key, write: write.key }
-}).pipe(Effect.orDie)
-
-// ---------------------------------------------------------------------------------------------
-// Servers as children.
-
-interface Server {
-  readonly name: string
-  readonly child: ChildProcess
-  readonly base: string
-  /** What the server printed, summarised at the end. */
-  readonly output: Output
-}
-
-const startServer = async (name: string, file: string, env: Record<string, string> = {}, databaseUrl = dbUrl): Promise<Server> => {
-  const { child, match, output } = await startNode(name, [...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), file], {
-    ...process.env,
-    ...env,
-    DATABASE_URL: databaseUrl,
-    BENCH_POOL_SIZE: String(POOL_SIZE),
-    // Far above the spec's 120 a minute: the limiter runs in full but never shapes the measurement.
-    CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
-    NODE_ENV: "production"
-  }, new RegExp(`^${LISTENING} (\\d+)`))
-  return { name, child, base: `http://127.0.0.1:${match[1]}`, output }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Both servers do the same work: answers, statements and outbox rows compared.
-
-interface World {
-  readonly keys: { readonly read: string; readonly write: string }
-  readonly memberIds: ReadonlyArray<number>
-}
 
 interface Answer {
   readonly status: number
@@ -156,13 +86,21 @@ interface Answer {
 
 type Call = (method: "GET" | "POST", path: string, key: string, body?: unknown) => Promise<Answer>
 
+interface Endpoint extends Load {
+  /** The calls compared between the servers, made on one of them. */
+  readonly probe: (world: World, call: Call) => Promise<ReadonlyArray<Answer>>
+  /** Keys whose values differ between the servers by design. */
+  readonly differs: ReadonlyArray<string>
+}
+
 class Disagreement extends Error {}
 
 /**
- * Off the request path, whenever they like: the once-a-minute last_used_at touch, and the pruning
- * of expired Idempotency-Keys, which every server runs at start and every 10 minutes.
+ * Off the request path, whenever a server likes: the once-a-minute last_used_at touch, the pruning
+ * of expired Idempotency-Keys, the in-process rate limiter's save each second.
  */
-const offPath = (text: string) => text.startsWith("UPDATE api_keys SET last_used_at") || text.startsWith("DELETE FROM idempotency_keys")
+const offPath = (text: string) =>
+  text.startsWith("UPDATE api_keys SET last_used_at") || text.startsWith("DELETE FROM idempotency_keys") || text.includes("rate_limit_windows")
 
 let lastEvent = 0
 const caller = (server: Server): Call => async (method, path, key, body) => {
@@ -217,48 +155,35 @@ const compare = (label: string, ours: Answer, baseline: Answer, differs: Readonl
 
 const statements = (answer: Answer) => answer.sql.reduce((n, u) => n + (u.tx ? u.statements.length : 1), 0)
 
-// ---------------------------------------------------------------------------------------------
 // Endpoints.
-
-interface Endpoint {
-  readonly id: string
-  readonly name: string
-  readonly key: keyof World["keys"]
-  /** The steps of one measured unit: one request, or a flow's requests one after the other on a connection. */
-  readonly steps: ReadonlyArray<string>
-  /** autocannon's `requests`: the sequence each connection repeats. */
-  readonly requests: (world: World) => Array<Record<string, unknown>>
-  /** The calls compared between the servers, made on one of them. */
-  readonly probe: (world: World, call: Call) => Promise<ReadonlyArray<Answer>>
-  /** Keys whose values differ between the servers by design. */
-  readonly differs: ReadonlyArray<string>
-}
 
 const JSON_HEADERS = { "content-type": "application/json" }
 
 const getEndpoint = (id: string, name: string, path: (world: World) => string): Endpoint => ({
-  id,
-  name,
-  key: "read",
-  steps: [name],
-  requests: (world) => [{ method: "GET", path: path(world) }],
+  ...getLoad(id, name, path),
   probe: async (world, call) => [await call("GET", path(world), world.keys.read)],
   differs: []
 })
 
 const nextMember = memberBodies()
+/** A POST /members request, its body the next client body; `headers` adds to the connection's. */
+const memberPost = (headers: () => Record<string, string> = () => ({})) => ({
+  method: "POST",
+  path: "/api/v1/members",
+  headers: JSON_HEADERS,
+  setupRequest: (request: Record<string, unknown>) => ({
+    ...request,
+    headers: { ...(request.headers as Record<string, string>), ...headers() },
+    body: JSON.stringify(nextMember())
+  })
+})
 
 const membersPost: Endpoint = {
   id: "members-post",
   name: "POST /api/v1/members",
   key: "write",
   steps: ["POST /api/v1/members"],
-  requests: () => [{
-    method: "POST",
-    path: "/api/v1/members",
-    headers: JSON_HEADERS,
-    setupRequest: (request: Record<string, unknown>) => ({ ...request, body: JSON.stringify(nextMember()) })
-  }],
+  requests: () => [memberPost()],
   // One name twice on each server: the second create, and both of the other's, take a -N slug.
   probe: async (world, call) => {
     const body = { ...memberBodies(7)(), name: "Bench Verification Printing Co." }
@@ -325,38 +250,20 @@ const invoiceFlow: Endpoint = {
   differs: ["id", "number", "issued_at", "created_at", "updated_at"]
 }
 
-/** POST /members as `membersPost`, each request with an Idempotency-Key of its own. */
-const membersPostWithKey: Endpoint = {
-  ...membersPost,
-  id: "idempotency",
-  name: "POST /api/v1/members with an Idempotency-Key",
-  requests: () => {
-    let next = 0
-    const run = randomBytes(4).toString("hex")
-    return [{
-      method: "POST",
-      path: "/api/v1/members",
-      headers: JSON_HEADERS,
-      // The request as autocannon built it, its headers the connection's (authorization) and these.
-      setupRequest: (request: Record<string, unknown>) => ({
-        ...request,
-        headers: { ...(request.headers as Record<string, string>), "idempotency-key": `bench-${run}-${++next}` },
-        body: JSON.stringify(nextMember())
-      })
-    }]
-  }
-}
-
-const REPLAYED_KEY = `bench-replayed-${randomBytes(4).toString("hex")}`
+// The Idempotency-Key variants of POST /members: a fresh key each, and one key and body over and over (replays).
+const RUN = randomBytes(4).toString("hex")
+const REPLAYED_KEY = `bench-replayed-${RUN}`
 const REPLAYED_BODY = JSON.stringify({ ...memberBodies(11)(), name: "Bench Replayed Bakery" })
-
-/** The same POST /members with the same Idempotency-Key over and over: every request after the first is a replay. */
-const membersPostReplayed: Endpoint = {
-  ...membersPost,
-  id: "idempotency",
-  name: "POST /api/v1/members replayed (the same Idempotency-Key and body)",
-  requests: () => [{ method: "POST", path: "/api/v1/members", headers: { ...JSON_HEADERS, "idempotency-key": REPLAYED_KEY }, body: REPLAYED_BODY }]
-}
+let nextKey = 0
+const IDEMPOTENCY_VARIANTS: ReadonlyArray<readonly [string, Load]> = [
+  ["without key", { ...membersPost, id: "idempotency" }],
+  ["with key", { ...membersPost, id: "idempotency", requests: () => [memberPost(() => ({ "idempotency-key": `bench-${RUN}-${++nextKey}` }))] }],
+  ["replay", {
+    ...membersPost,
+    id: "idempotency",
+    requests: () => [{ method: "POST", path: "/api/v1/members", headers: { ...JSON_HEADERS, "idempotency-key": REPLAYED_KEY }, body: REPLAYED_BODY }]
+  }]
+]
 
 const ALL_ENDPOINTS: ReadonlyArray<Endpoint> = [
   getEndpoint("members", "GET /api/v1/members (page 1)", () => "/api/v1/members?page=1"),
@@ -370,106 +277,13 @@ const MEMBERS_PAGE = ALL_ENDPOINTS[0]!
 const OBSERVED_ENDPOINTS = ["members", "me"]
 const OBSERVED_SERVERS = ["ours-metrics", "ours-otlp"]
 const ENDPOINTS = ALL_ENDPOINTS.filter((e) => ONLY.length === 0 || ONLY.includes(e.id))
-const RELAY = ONLY.length === 0 || ONLY.includes("relay")
-const CHANGES = ONLY.length === 0 || ONLY.includes("changes")
-const IDEMPOTENCY = ONLY.length === 0 || ONLY.includes("idempotency")
+const runs = (section: string) => ONLY.length === 0 || ONLY.includes(section)
 {
   const known = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "changes", "large", "embedded", "fair"]
   const unknown = ONLY.filter((id) => !known.includes(id))
   if (unknown.length > 0) {
     console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
     process.exit(2)
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Load.
-
-interface Measured {
-  /** Units (requests, or flows) whose every response was 2xx, per second. */
-  readonly rps: number
-  readonly p50: number
-  readonly p99: number
-  readonly cpuMs: number
-  readonly peakRssMb: number
-  readonly bad: number
-}
-
-type OnResponse = (client: any, status: number, time: number) => void
-
-const fire = (base: string, endpoint: Endpoint, world: World, seconds: number, onResponse?: OnResponse) =>
-  new Promise<any>((resolve, reject) => {
-    const instance = autocannon(
-      { url: base, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${world.keys[endpoint.key]}` }, requests: endpoint.requests(world) },
-      (error: unknown, result: any) => (error ? reject(error) : resolve(result))
-    )
-    if (onResponse !== undefined) instance.on("response", (client: unknown, status: number, _bytes: number, time: number) => onResponse(client, status, time))
-  })
-
-/** One server's rounds on one endpoint. */
-class Tally {
-  /** Per unit: a request's latency, or a flow's (the sum of its steps'). */
-  readonly latencies: Array<number> = []
-  ok = 0
-  bad = 0
-  seconds = 0
-  cpu = 0
-  peakRssMb = 0
-  readonly server: Server
-  readonly endpoint: Endpoint
-
-  constructor(server: Server, endpoint: Endpoint) {
-    this.server = server
-    this.endpoint = endpoint
-  }
-
-  async round(world: World, seconds: number) {
-    const pid = this.server.child.pid!
-    const sample = () => void (this.peakRssMb = Math.max(this.peakRssMb, procStatus(pid, "VmRSS") || 0))
-    const last = this.endpoint.steps.length - 1
-    // Each connection's flow so far: its steps are sent one after the other on it.
-    const flows = new Map<unknown, { sum: number; ok: boolean }>()
-    const onResponse: OnResponse = (client, status, time) => {
-      const good = status >= 200 && status < 300
-      // With pipelining 1, the iterator still points at the request this response answers.
-      const step = last === 0 ? 0 : (client.requestIterator.currentRequestIndex as number)
-      let flow = flows.get(client)
-      if (step === 0 || flow === undefined) flows.set(client, flow = { sum: 0, ok: true })
-      flow.sum += time
-      flow.ok &&= good
-      if (step < last) return
-      if (flow.ok) {
-        this.ok++
-        this.latencies.push(flow.sum)
-      }
-      flows.delete(client)
-    }
-    sample()
-    const sampler = setInterval(sample, 100)
-    const cpuBefore = cpuSeconds(pid)
-    const okBefore = this.ok
-    try {
-      const r = await fire(this.server.base, this.endpoint, world, seconds, onResponse)
-      this.cpu += cpuSeconds(pid) - cpuBefore
-      this.bad += r.non2xx + r.errors + r.timeouts
-      this.seconds += r.duration
-      sample()
-      return (this.ok - okBefore) / r.duration
-    } finally {
-      clearInterval(sampler)
-    }
-  }
-
-  result(): Measured {
-    const pct = percentile(this.latencies)
-    return {
-      rps: this.ok / this.seconds,
-      p50: pct(50),
-      p99: pct(99),
-      cpuMs: this.ok > 0 ? (this.cpu * 1000) / this.ok : NaN,
-      peakRssMb: this.peakRssMb,
-      bad: this.bad
-    }
   }
 }
 
@@ -486,43 +300,34 @@ const settle = async () => {
   await db!.query("CHECKPOINT").catch(() => {})
 }
 
-// ---------------------------------------------------------------------------------------------
 // Report.
 
 type Rows = ReadonlyArray<readonly [string, Measured]>
 
+const ratios = (unit: string, a: Measured, b: Measured) =>
+  `throughput ${f(a.rps / b.rps, 2)}x, p50 ${f(a.p50 / b.p50, 2)}x, p99 ${f(a.p99 / b.p99, 2)}x, CPU/${unit} ${f(a.cpuMs / b.cpuMs, 2)}x, peak RSS ${f(a.peakRssMb / b.peakRssMb, 2)}x`
+
 const printTable = (endpoint: Endpoint, rows: Rows) => {
-  const flow = endpoint.steps.length > 1
-  const unit = flow ? "flow" : "req"
-  const cells = (values: ReadonlyArray<string>) => `  ${values[0]!.padEnd(13)}${values.slice(1).map((v) => v.padStart(12)).join("")}`
-  log(`\n${endpoint.name}`)
-  log(cells(["server", `${unit}s/s`, "p50 ms", "p99 ms", `CPU ms/${unit}`, "peak RSS MB", "non-2xx/err"]))
-  for (const [name, m] of rows) log(cells([name, f(m.rps), f(m.p50), f(m.p99), f(m.cpuMs, 3), f(m.peakRssMb), String(m.bad)]))
+  const unit = endpoint.steps.length > 1 ? "flow" : "req"
+  printRows(log, endpoint.name, "server", unit, rows)
   const get = (name: string) => rows.find(([n]) => n === name)?.[1]
   for (const other of ["baseline", "ours-nolog", "ours-nolimit", "ours-metrics", "ours-otlp", "before"]) {
-    const [a, b] = [get("ours")!, get(other)]
-    if (b === undefined) continue
-    log(
-      `  ours/${other}: throughput ${f(a.rps / b.rps, 2)}x, p50 ${f(a.p50 / b.p50, 2)}x, p99 ${f(a.p99 / b.p99, 2)}x, ` +
-        `CPU/${unit} ${f(a.cpuMs / b.cpuMs, 2)}x, peak RSS ${f(a.peakRssMb / b.peakRssMb, 2)}x`
-    )
+    const b = get(other)
+    if (b !== undefined) log(`  ours/${other}: ${ratios(unit, get("ours")!, b)}`)
   }
 }
 
 const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly rows: Rows }>) => {
-  const verdict = (pass: boolean, line: string, clean: boolean) =>
-    log(`${pass && clean ? "PASS" : "FAIL"}: ${line}${clean ? "" : " -- some requests failed (non-2xx/errors above): the run does not count"}`)
   log("")
   for (const { endpoint, rows } of results) {
     const get = (name: string) => rows.find(([n]) => n === name)?.[1]
     const [ours, baseline, before] = [get("ours")!, get("baseline")!, get("before")]
     const clean = rows.every(([, m]) => m.bad === 0)
     const label = endpoint.steps.length > 1 ? "invoice flow" : endpoint.name
-    const throughput = ours.rps / baseline.rps
-    const p99 = ours.p99 / baseline.p99
-    const rss = ours.peakRssMb / baseline.peakRssMb
+    const [throughput, p99, rss] = [ours.rps / baseline.rps, ours.p99 / baseline.p99, ours.peakRssMb / baseline.peakRssMb]
     if (endpoint === MEMBERS_PAGE) {
       verdict(
+        log,
         throughput >= BAR.throughput && p99 <= BAR.p99 && rss <= BAR.peakRss,
         `members page against the baseline: throughput ${f(throughput, 2)}x (bar >= ${BAR.throughput}x), p99 ${f(p99, 2)}x (bar <= ${BAR.p99}x), ` +
           `peak RSS ${f(rss, 2)}x (bar <= ${BAR.peakRss}x)`,
@@ -530,7 +335,7 @@ const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly
       )
       for (const [name, what, bar] of [["ours-nolog", "the access log", BAR.accessLog], ["ours-nolimit", "the in-process rate limiter", BAR.limiter]] as const) {
         const cost = 1 - ours.rps / get(name)!.rps
-        verdict(cost <= bar, `${what} costs ${f(cost * 100)}% of the members page's throughput (bar <= ${bar * 100}%)`, clean)
+        verdict(log, cost <= bar, `${what} costs ${f(cost * 100)}% of the members page's throughput (bar <= ${bar * 100}%)`, clean)
       }
     }
     // Metrics (CHAMBER_METRICS_PORT) and OTLP export at ratio 1, against ours without them (docs/operations.md "Metrics").
@@ -538,7 +343,7 @@ const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly
       const observed = get(name)
       if (observed === undefined) continue
       const cost = 1 - observed.rps / ours.rps
-      verdict(cost <= bar, `${what} costs ${f(cost * 100)}% of ${label}'s throughput (bar <= ${bar * 100}%); p99 ${f(observed.p99 / ours.p99, 2)}x`, clean)
+      verdict(log, cost <= bar, `${what} costs ${f(cost * 100)}% of ${label}'s throughput (bar <= ${bar * 100}%); p99 ${f(observed.p99 / ours.p99, 2)}x`, clean)
     }
     if (endpoint !== MEMBERS_PAGE) {
       log(`ratio: ${label} against the baseline: throughput ${f(throughput, 2)}x, p99 ${f(p99, 2)}x, CPU ${f(ours.cpuMs / baseline.cpuMs, 2)}x`)
@@ -546,6 +351,7 @@ const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly
     if (before !== undefined) {
       const ratio = ours.rps / before.rps
       verdict(
+        log,
         ratio >= BAR.before,
         `${label}: ours/baseline ${f(throughput, 2)}x against before/baseline ${f(before.rps / baseline.rps, 2)}x, throughput ${f(ratio, 2)}x ` +
           `before's (bar >= ${BAR.before}x); p99 ${f(ours.p99 / before.p99, 2)}x before's`,
@@ -555,80 +361,66 @@ const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Idempotency-Key: ours against ours, in the same rounds.
-
 /**
- * POST /members on our server without a key, with a fresh key each, and replayed, measured in
- * rounds taken in turn. Bars: a key costs at most 10% of the throughput and of the CPU per
+ * Idempotency-Key, ours against ours in the same rounds: POST /members without a key, with a
+ * fresh key each, and replayed. Bars: a key costs at most 10% of the throughput and of the CPU per
  * request; a replay costs less CPU and answers more requests a second than the create it replays.
  */
 const benchIdempotency = async (ours: Server, world: World) => {
-  const write = world.keys.write
-  const post = (headers: Record<string, string>, body: string) =>
-    fetch(`${ours.base}/api/v1/members`, { method: "POST", headers: { authorization: `Bearer ${write}`, ...JSON_HEADERS, ...headers }, body })
-      .then(async (r) => ({ status: r.status, text: await r.text(), replayed: r.headers.get("idempotent-replayed") }))
-  const first = await post({ "idempotency-key": REPLAYED_KEY }, REPLAYED_BODY)
-  const again = await post({ "idempotency-key": REPLAYED_KEY }, REPLAYED_BODY)
+  const post = () =>
+    fetch(`${ours.base}/api/v1/members`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${world.keys.write}`, ...JSON_HEADERS, "idempotency-key": REPLAYED_KEY },
+      body: REPLAYED_BODY
+    }).then(async (r) => ({ status: r.status, text: await r.text(), replayed: r.headers.get("idempotent-replayed") }))
+  const [first, again] = [await post(), await post()]
   if (first.status !== 201 || again.status !== 201 || again.text !== first.text || again.replayed !== "true" || first.replayed !== null) {
     throw new Disagreement(`Idempotency-Key: the replay is not the first answer: ${JSON.stringify([first, again]).slice(0, 600)}`)
   }
-  log(`  ${membersPostReplayed.name}: the replay is the first answer, byte for byte, marked replayed`)
-  const variants = [["without key", membersPost], ["with key", membersPostWithKey], ["replay", membersPostReplayed]] as const
-  for (const [, endpoint] of variants) await fire(ours.base, endpoint, world, WARMUP)
-  const tallies = variants.map(([, endpoint]) => new Tally(ours, endpoint))
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const [i, tally] of tallies.entries()) {
-      await settle()
-      const rate = await tally.round(world, DURATION / ROUNDS)
-      log(`[${elapsed()}] idempotency round ${round}/${ROUNDS} ${variants[i]![0]}: ${f(rate)} req/s`)
-    }
+  log("  POST /api/v1/members replayed: the replay is the first answer, byte for byte, marked replayed")
+  for (const [, load] of IDEMPOTENCY_VARIANTS) await fire(ours.base, load, world, WARMUP)
+  const rows = await inTurn(IDEMPOTENCY_VARIANTS.map(([label, load]) => new Tally(ours, load, label)), world, DURATION, progress, settle)
+  const [without, withKey, replay] = rows.map(([, m]) => m) as [Measured, Measured, Measured]
+  return () => {
+    printRows(log, "POST /api/v1/members on ours: without an Idempotency-Key, with a fresh one each, replayed", "variant", "req", rows)
+    const clean = rows.every(([, m]) => m.bad === 0)
+    const [throughputCost, cpuCost] = [1 - withKey.rps / without.rps, withKey.cpuMs / without.cpuMs - 1]
+    verdict(
+      log,
+      throughputCost <= BAR.idempotencyKey && cpuCost <= BAR.idempotencyKey,
+      `an Idempotency-Key costs POST /members ${f(throughputCost * 100)}% of its throughput and ${f(cpuCost * 100)}% more CPU a request ` +
+        `(bar <= ${BAR.idempotencyKey * 100}% each)`,
+      clean
+    )
+    verdict(
+      log,
+      replay.cpuMs < withKey.cpuMs && replay.rps > withKey.rps,
+      `a replay against the create it replays: CPU a request ${f(replay.cpuMs / withKey.cpuMs, 2)}x, throughput ${f(replay.rps / withKey.rps, 2)}x ` +
+        `(bar: less CPU, more throughput)`,
+      clean
+    )
   }
-  const [without, withKey, replay] = tallies.map((t) => t.result()) as [Measured, Measured, Measured]
-  return () => report(without, withKey, replay)
 }
-
-/** The idempotency section's table and verdicts, printed after the other endpoints'. */
-const report = (without: Measured, withKey: Measured, replay: Measured) => {
-  const cells = (values: ReadonlyArray<string>) => `  ${values[0]!.padEnd(13)}${values.slice(1).map((v) => v.padStart(12)).join("")}`
-  log("\nPOST /api/v1/members on ours: without an Idempotency-Key, with a fresh one each, replayed")
-  log(cells(["variant", "reqs/s", "p50 ms", "p99 ms", "CPU ms/req", "peak RSS MB", "non-2xx/err"]))
-  for (const [name, m] of [["without key", without], ["with key", withKey], ["replay", replay]] as const) {
-    log(cells([name, f(m.rps), f(m.p50), f(m.p99), f(m.cpuMs, 3), f(m.peakRssMb), String(m.bad)]))
-  }
-  const clean = [without, withKey, replay].every((m) => m.bad === 0)
-  const verdict = (pass: boolean, line: string) =>
-    log(`${pass && clean ? "PASS" : "FAIL"}: ${line}${clean ? "" : " -- some requests failed (non-2xx/errors above): the run does not count"}`)
-  const throughputCost = 1 - withKey.rps / without.rps
-  const cpuCost = withKey.cpuMs / without.cpuMs - 1
-  verdict(
-    throughputCost <= BAR.idempotencyKey && cpuCost <= BAR.idempotencyKey,
-    `an Idempotency-Key costs POST /members ${f(throughputCost * 100)}% of its throughput and ${f(cpuCost * 100)}% more CPU a request ` +
-      `(bar <= ${BAR.idempotencyKey * 100}% each)`
-  )
-  verdict(
-    replay.cpuMs < withKey.cpuMs && replay.rps > withKey.rps,
-    `a replay against the create it replays: CPU a request ${f(replay.cpuMs / withKey.cpuMs, 2)}x, throughput ${f(replay.rps / withKey.rps, 2)}x ` +
-      `(bar: less CPU, more throughput)`
-  )
-}
-
-// ---------------------------------------------------------------------------------------------
 
 /** The HTTP endpoints: seed, compare, measure, report. */
 const benchHttp = async (db: pg.Client) => {
   log(`bench: ${MEMBERS} members, ${CONNECTIONS} connections, warm-up ${WARMUP} s + ${DURATION} s measured per server and endpoint in ${ROUNDS} rounds, DB pool ${POOL_SIZE} each`)
-  const keys = await Effect.runPromise(Effect.scoped(seed.pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 10 })))))
+  const { keys } = await Effect.runPromise(Effect.scoped(seedChamber({
+    name: "Greater Riverside Chamber of Commerce",
+    fields: true,
+    members: MEMBERS,
+    keys: { read: ["Website directory", "read"], write: ["Back office", "members:write,invoices:write,payments:write"] }
+  }).pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 10 })))))
   // Statistics and the visibility map fresh, so that no autovacuum mid-run changes a plan; the
   // written tables are settled before each round instead (settle).
   await db.query("VACUUM ANALYZE")
   for (const table of WRITTEN_TABLES) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)`)
   const world: World = { keys, memberIds: (await db.query("SELECT id FROM members ORDER BY id")).rows.map((r) => Number(r.id)) }
   lastEvent = Number((await db.query("SELECT coalesce(max(id), 0) AS id FROM outbox_events")).rows[0].id)
-  log(`[${elapsed()}] seeded`)
+  progress("seeded")
 
   tracer = await startTracer(dbUrl)
-  const traced = await Promise.all([startServer("ours", here("./our-server.ts"), {}, tracer.url), startServer("baseline", here("./baseline-server.ts"), {}, tracer.url)])
+  const traced = await Promise.all([startServer("ours", here("./our-server.ts"), tracer.url), startServer("baseline", here("./baseline-server.ts"), tracer.url)])
   tracer.take()
   log("both servers through a tracing proxy, each measured call compared:")
   const [ours, baseline] = traced.map(caller) as [Call, Call]
@@ -641,23 +433,23 @@ const benchHttp = async (db: pg.Client) => {
   await tracer.close()
   tracer = undefined
 
-  // Ours as shipped: the in-process rate limiter and the access log (one JSON line a request to a file).
+  // Ours as shipped: the in-process rate limiter and the access log (one JSON line a request to a file);
+  // again with metrics on, and with OTLP export (every request traced) to a collector in this process.
   const logged = { BENCH_ACCESS_LOG: accessLogFile(dbName) }
+  const ourServer = (name: string, env: Record<string, string>) => startServer(name, here("./our-server.ts"), dbUrl, env)
   const page = ENDPOINTS.includes(MEMBERS_PAGE)
-  // Ours again with metrics on, and with OTLP export (every request traced) to a collector in this process.
-  const observed = ENDPOINTS.some((e) => OBSERVED_ENDPOINTS.includes(e.id))
-  const collector = observed ? await startOtlpSink() : undefined
+  const collector = ENDPOINTS.some((e) => OBSERVED_ENDPOINTS.includes(e.id)) ? await startOtlpSink() : undefined
   const servers = await Promise.all([
-    startServer("ours", here("./our-server.ts"), logged),
+    ourServer("ours", logged),
     ...(collector === undefined ? [] : [
-      startServer("ours-metrics", here("./our-server.ts"), { ...logged, CHAMBER_METRICS_PORT: "0" }),
-      startServer("ours-otlp", here("./our-server.ts"), { ...logged, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER_ARG: "1" })
+      ourServer("ours-metrics", { ...logged, CHAMBER_METRICS_PORT: "0" }),
+      ourServer("ours-otlp", { ...logged, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER_ARG: "1" })
     ]),
-    startServer("baseline", here("./baseline-server.ts")),
-    ...(page ? [startServer("ours-nolog", here("./our-server.ts")), startServer("ours-nolimit", here("./our-server.ts"), { ...logged, BENCH_RATE_LIMITS: "off" })] : []),
-    ...(BEFORE === undefined ? [] : [startServer("before", join(BEFORE, "bench/our-server.ts"), { BENCH_ACCESS_LOG: accessLogFile(`${dbName}-before`) })])
+    startServer("baseline", here("./baseline-server.ts"), dbUrl),
+    ...(page ? [ourServer("ours-nolog", {}), ourServer("ours-nolimit", { ...logged, BENCH_RATE_LIMITS: "off" })] : []),
+    ...(BEFORE === undefined ? [] : [startServer("before", join(BEFORE, "bench/our-server.ts"), dbUrl, { BENCH_ACCESS_LOG: accessLogFile(`${dbName}-before`) })])
   ])
-  log(`[${elapsed()}] servers up: ${servers.map((s) => `${s.name} (pid ${s.child.pid})`).join(", ")}; load average ${loadavg().map((l) => f(l)).join(" ")}`)
+  progress(`servers up: ${servers.map((s) => `${s.name} (pid ${s.child.pid})`).join(", ")}; ${machine()}`)
 
   const results: Array<{ endpoint: Endpoint; rows: Rows }> = []
   for (const endpoint of ENDPOINTS) {
@@ -666,24 +458,16 @@ const benchHttp = async (db: pg.Client) => {
     )
     for (const server of measured) await fire(server.base, endpoint, world, WARMUP)
     const writes = endpoint.steps.some((step) => step.startsWith("POST"))
-    const tallies = measured.map((server) => new Tally(server, endpoint))
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const tally of tallies) {
-        if (writes) await settle()
-        const rate = await tally.round(world, DURATION / ROUNDS)
-        log(`[${elapsed()}] ${endpoint.id} round ${round}/${ROUNDS} ${tally.server.name}: ${f(rate)} ${endpoint.steps.length > 1 ? "flows" : "req"}/s`)
-      }
-    }
-    results.push({ endpoint, rows: tallies.map((t) => [t.server.name, t.result()] as const) })
+    results.push({ endpoint, rows: await inTurn(measured.map((server) => new Tally(server, endpoint)), world, DURATION, progress, writes ? settle : undefined) })
   }
   let idempotency: (() => void) | undefined
-  if (IDEMPOTENCY) {
-    log(`[${elapsed()}] idempotency: ours without and with an Idempotency-Key, and replayed`)
+  if (runs("idempotency")) {
+    progress("idempotency: ours without and with an Idempotency-Key, and replayed")
     idempotency = await benchIdempotency(servers[0]!, world)
   }
   await Promise.all(servers.map((server) => stopChild(server.child)))
   if (collector !== undefined) {
-    log(`[${elapsed()}] the OTLP collector received ${collector.posts()} exports, ${f(collector.bytes() / 1e6)} MB`)
+    progress(`the OTLP collector received ${collector.posts()} exports, ${f(collector.bytes() / 1e6)} MB`)
     await collector.close()
   }
 
@@ -692,10 +476,7 @@ const benchHttp = async (db: pg.Client) => {
   for (const r of results) printTable(r.endpoint, r.rows)
   verdicts(results)
   idempotency?.()
-  for (const server of servers.filter((s) => s.output.lines > 0)) {
-    log(`\nnote: ${server.name} printed ${server.output.lines} line(s), e.g. requests cut off as autocannon closes its connections:`)
-    for (const line of server.output.first.slice(0, 4)) log(`  | ${line.slice(0, 160)}`)
-  }
+  for (const server of servers) notePrinted(log, `${server.name} (${server.output.lines} lines; e.g. requests cut off as autocannon closes its connections)`, server.output.first)
 }
 
 const main = async () => {
@@ -708,12 +489,13 @@ const main = async () => {
   log(`bench: node ${process.version}, ${cpus().length} CPUs, PostgreSQL ${version}, database ${dbName}${BEFORE === undefined ? "" : `, before: ${BEFORE}`}`)
   db = new pg.Client({ connectionString: dbUrl })
   await db.connect()
-  if (ENDPOINTS.length > 0 || IDEMPOTENCY) await benchHttp(db)
-  if (RELAY) await benchRelay({ dbUrl, db, log, elapsed })
-  if (CHANGES) await benchChanges({ dbUrl, log, elapsed })
-  if (ONLY.includes("large")) await benchLarge({ dbUrl, log, elapsed })
-  if (ONLY.includes("embedded")) await benchEmbedded({ dbUrl, log, elapsed })
-  if (ONLY.includes("fair")) await benchFair({ dbUrl, log, elapsed })
+  const ctx = { dbUrl, log, elapsed }
+  if (ENDPOINTS.length > 0 || runs("idempotency")) await benchHttp(db)
+  if (runs("relay")) await benchRelay({ ...ctx, db })
+  if (runs("changes")) await benchChanges(ctx)
+  if (ONLY.includes("large")) await benchLarge(ctx)
+  if (ONLY.includes("embedded")) await benchEmbedded(ctx)
+  if (ONLY.includes("fair")) await benchFair(ctx)
 }
 
 try {

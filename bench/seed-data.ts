@@ -3,7 +3,8 @@
  * industries, addresses, optional fields left empty, and custom field values (two visible
  * through the API, one hidden). A page of 100 is roughly 80 KB of JSON.
  */
-import type { MemberCreateInput, MemberStatus } from "../packages/core/src/index.ts"
+import * as Effect from "effect/Effect"
+import { Keys, type MemberCreateInput, Members, type MemberStatus, Tenants } from "../packages/core/src/index.ts"
 
 /** mulberry32: the same members on every run. */
 const rng = (seed: number) => () => {
@@ -147,3 +148,29 @@ export const paymentBodies = (seed = 20261124) => {
     }
   }
 }
+
+/**
+ * A chamber through the core services: an admin, with `fields` the three member custom fields
+ * (two shown by the API, one hidden), `members` members, and a key per entry of `keys` (name,
+ * scopes), each with a daily limit no run reaches.
+ */
+export const seedChamber = <K extends string>(o: {
+  readonly name: string
+  readonly fields: boolean
+  readonly members: number
+  readonly keys: Record<K, readonly [string, string]>
+}) =>
+  Effect.gen(function*() {
+    const [tenants, members, keys] = [yield* Tenants, yield* Members, yield* Keys]
+    const admin = "admin@bench-chamber.example"
+    const tenant = yield* tenants.create({ name: o.name, website: "https://bench-chamber.example" })
+    yield* tenants.addUser(tenant.id, admin, "chamber_admin")
+    const fields = [["membership_level", "Membership level", true], ["board_member", "Board member", true], ["internal_notes", "Internal notes", false]] as const
+    for (const [key, label, api_visible] of o.fields ? fields : []) yield* tenants.addField(tenant.id, { resource: "member", key, label, api_visible })
+    yield* Effect.forEach(memberInputs(o.members), (input) => members.create(tenant.id, input), { concurrency: 8, discard: true })
+    const minted: Partial<Record<K, string>> = {}
+    for (const [k, [name, scopes]] of Object.entries(o.keys) as Array<[K, readonly [string, string]]>) {
+      minted[k] = (yield* keys.mint({ tenant: tenant.id, asEmail: admin, name, scopes, dailyLimit: 2_000_000_000 })).key
+    }
+    return { tenantId: tenant.id, keys: minted as Record<K, string> }
+  }).pipe(Effect.orDie)

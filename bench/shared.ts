@@ -1,23 +1,29 @@
-/**
- * What the bench's scripts share: the product's own Node flags, the port line of a child server,
- * the access log's file, the pool size, and the figures' arithmetic.
- */
+/** What the bench's scripts share: the knobs, the `chamber` command line, the access log's file, the figures' arithmetic and verdicts. */
 import { readFileSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
-import { tmpdir } from "node:os"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
-import { pathToFileURL } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
+
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
+export const DURATION = Number(process.env.BENCH_DURATION ?? 10)
+export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2))
+export const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)
 
 /** The line a server prints on stdout once it listens: `BENCH_LISTENING <port>`. */
 export const LISTENING = "BENCH_LISTENING"
 
 /** The `chamber` command's own Node flags (bin.ts's first line): every server and relay of ours starts with them. */
+const BIN = fileURLToPath(new URL("../packages/cli/src/bin.ts", import.meta.url))
 export const CHAMBER_NODE_FLAGS: ReadonlyArray<string> = (() => {
-  const first = readFileSync(new URL("../packages/cli/src/bin.ts", import.meta.url), "utf8").split("\n", 1)[0]!
+  const first = readFileSync(BIN, "utf8").split("\n", 1)[0]!
   const flags = /^#!\/usr\/bin\/env -S node((?: --\S+)*)$/.exec(first)?.[1]
   if (flags === undefined) throw new Error(`cli/src/bin.ts's first line is not "#!/usr/bin/env -S node <flags>": ${first}`)
   return flags.trim().split(" ").filter(Boolean)
 })()
+
+/** Node's arguments for `chamber <args>` as shipped: its own flags, then packages/cli/src/bin.ts. */
+export const chamberArgs = (...args: ReadonlyArray<string>): Array<string> => [...CHAMBER_NODE_FLAGS, BIN, ...args]
 
 /** A file in the temp directory for an access log, removed when the bench exits unless BENCH_KEEP_ACCESS_LOG=1. */
 export const accessLogFile = (name: string): string => {
@@ -49,6 +55,17 @@ export const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digi
 export const percentile = (values: ReadonlyArray<number>) => {
   const sorted = Float64Array.from(values).sort()
   return (p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!)
+}
+
+/** `PASS: line` or `FAIL: line`; a run with failed requests (not clean) does not count. */
+export const verdict = (log: (line: string) => void, pass: boolean, line: string, clean = true) =>
+  log(`${pass && clean ? "PASS" : "FAIL"}: ${line}${clean ? "" : " -- some requests failed (non-2xx/errors above): the run does not count"}`)
+
+export const machine = () => `${cpus().length} CPUs, load average ${loadavg().map((l) => f(l)).join(" ")}`
+
+/** The first lines children printed (logs, errors), if any. */
+export const notePrinted = (log: (line: string) => void, who: string, lines: ReadonlyArray<string>) => {
+  if (lines.length > 0) log(`\nnote: ${who} printed, e.g.:\n${lines.slice(0, 4).map((line) => `  | ${line.slice(0, 160)}`).join("\n")}`)
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

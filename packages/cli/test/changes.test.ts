@@ -9,7 +9,7 @@ import { spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
-import { BIN, chamber, Env, envLayer, json } from "./harness.ts"
+import { BIN, chamber, chambers, Env, envLayer, json } from "./harness.ts"
 import { suiteDir } from "./tempDirs.ts"
 
 const dir = suiteDir("changes")
@@ -42,26 +42,30 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(Object.keys(page.data[0]), ["id", "type", "created_at", "data"])
           assert.strictEqual(page.meta.has_more, false)
 
-          const table = yield* chamber(["changes", "--tenant", tenant.id])
-          assert.strictEqual(table.code, 0, table.stderr)
-          assert.match(table.stdout, /^created_at\s+type\s+resource\s+id\n/)
-          assert.match(table.stdout, /\n\d{4}-\S+\s+contact\.created\s+\d+\s+evt_\S+\n/)
-          assert.include(table.stdout, `next cursor: ${page.meta.next_cursor}`)
-
-          const none = json(yield* chamber(["changes", "--tenant", tenant.id, "--after", page.meta.next_cursor, "--json"]))
-          assert.deepStrictEqual(none, { data: [], meta: { next_cursor: page.meta.next_cursor, has_more: false } })
-          const contacts = json(yield* chamber(["changes", "--tenant", tenant.id, "--types", "contact.created", "--json"]))
-          assert.deepStrictEqual(contacts.data.map((e: any) => e.type), ["contact.created"])
-          const bad = yield* chamber(["changes", "--tenant", tenant.id, "--after", "nope", "--json"])
-          assert.strictEqual(bad.code, 1)
-          assert.match(JSON.parse(bad.stderr).error, /after/)
           // A well-formed cursor one past the newest position this chamber's feed gave out.
           const headPosition = BigInt(Buffer.from(page.meta.next_cursor, "base64url").toString("utf8").slice("v2.".length))
           const ahead = Buffer.from(`v2.${headPosition + 1n}`).toString("base64url")
-          for (const format of [["--json"], []]) {
-            const past = yield* chamber(["changes", "--tenant", tenant.id, "--after", ahead, ...format])
-            assert.deepStrictEqual([past.code, past.stdout], [1, ""], past.stderr)
-            assert.match(past.stderr, /after field is past the newest event/)
+          const [table, noneJson, contactsJson, bad, ...past] = yield* chambers([
+            ["changes", "--tenant", tenant.id],
+            ["changes", "--tenant", tenant.id, "--after", page.meta.next_cursor, "--json"],
+            ["changes", "--tenant", tenant.id, "--types", "contact.created", "--json"],
+            ["changes", "--tenant", tenant.id, "--after", "nope", "--json"],
+            ...[["--json"], []].map((format) => ["changes", "--tenant", tenant.id, "--after", ahead, ...format])
+          ])
+          assert.strictEqual(table!.code, 0, table!.stderr)
+          assert.match(table!.stdout, /^created_at\s+type\s+resource\s+id\n/)
+          assert.match(table!.stdout, /\n\d{4}-\S+\s+contact\.created\s+\d+\s+evt_\S+\n/)
+          assert.include(table!.stdout, `next cursor: ${page.meta.next_cursor}`)
+
+          const none = json(noneJson!)
+          assert.deepStrictEqual(none, { data: [], meta: { next_cursor: page.meta.next_cursor, has_more: false } })
+          const contacts = json(contactsJson!)
+          assert.deepStrictEqual(contacts.data.map((e: any) => e.type), ["contact.created"])
+          assert.strictEqual(bad!.code, 1)
+          assert.match(JSON.parse(bad!.stderr).error, /after/)
+          for (const refused of past) {
+            assert.deepStrictEqual([refused.code, refused.stdout], [1, ""], refused.stderr)
+            assert.match(refused.stderr, /after field is past the newest event/)
           }
 
           // --follow from now: only what is committed after it started, one JSON line per event.
@@ -69,11 +73,17 @@ for (const rt of runtimes()) {
           const follower = spawn(process.execPath, [BIN, "changes", "--tenant", tenant.id, "--after", "head", "--follow", "--json"], {
             env: { ...process.env, REDIS_URL: "", ...env, NO_COLOR: "1" }
           })
-          let out = ""
+          let [out, err] = ["", ""]
           follower.stdout.on("data", (d) => (out += d))
-          follower.stderr.on("data", (d) => (out += d))
+          follower.stderr.on("data", (d) => (err += d))
           const exited = new Promise<void>((resolve) => follower.on("close", () => resolve()))
-          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 3_000)))
+          // It says when it follows: from then on every commit is printed.
+          yield* Effect.promise(async () => {
+            for (let waited = 0; waited < 30_000 && !err.includes("Following") && follower.exitCode === null; waited += 20) {
+              await new Promise((r) => setTimeout(r, 20))
+            }
+          })
+          assert.match(err, /Following the change feed \(Ctrl-C to stop\)/, out)
           json(yield* chamber(["import", "--tenant", tenant.id, importFile(`later-${rt.name}.json`, { members: [{ name: "Cedar", status: "active" }] }), "--json"]))
           yield* Effect.promise(async () => {
             for (let waited = 0; waited < 30_000 && !out.includes("Cedar"); waited += 50) await new Promise((r) => setTimeout(r, 50))

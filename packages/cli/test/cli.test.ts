@@ -8,7 +8,7 @@ import * as Layer from "effect/Layer"
 import { join } from "node:path"
 import { ALL_SCOPES, READ_SCOPES } from "@chamber/core"
 import { runtimes } from "@chamber/pg-adapter/testing"
-import { chamber, Env, envLayer, get, json, post, type Result, serving } from "./harness.ts"
+import { chamber, chambers, Env, envLayer, get, json, post, type Result, serving } from "./harness.ts"
 import { suiteDir } from "./tempDirs.ts"
 
 for (const rt of runtimes()) {
@@ -27,14 +27,14 @@ for (const rt of runtimes()) {
 
           const { port } = yield* serving()
           // Everything below reaches the data through the running server's database.
-          if (rt.name === "pglite") {
+          // Commands that do not depend on one another go together (chambers: side by side on PostgreSQL).
+          const [listing, second] = yield* chambers([["tenant", "list", "--json"], ...(rt.name === "pglite" ? [["serve", "--port", "0", "--json"]] : [])])
+          if (second !== undefined) {
             // A second server cannot share an embedded data directory.
-            const second = yield* chamber(["serve", "--port", "0", "--json"])
             assert.strictEqual(second.code, 1)
             assert.match(JSON.parse(second.stderr).error, /in use/)
           }
-
-          const listed = json(yield* chamber(["tenant", "list", "--json"]))
+          const listed = json(listing!)
           assert.deepStrictEqual(listed.map((t: any) => t.id), [tenant.id])
 
           const admin = json(yield* chamber(["user", "add", "--tenant", tenant.id, "--email", "Ann@Lakeside.example", "--role", "chamber_admin", "--json"]))
@@ -42,7 +42,12 @@ for (const rt of runtimes()) {
           json(yield* chamber(["user", "add", "--tenant", tenant.id, "--email", "sam@lakeside.example", "--role", "staff", "--json"]))
 
           // `user list`: the chamber's people, oldest first; a table for people.
-          const people = json(yield* chamber(["user", "list", "--tenant", tenant.id, "--json"]))
+          const [peopleJson, peopleTable, noChamber] = yield* chambers([
+            ["user", "list", "--tenant", tenant.id, "--json"],
+            ["user", "list", "--tenant", tenant.id],
+            ["user", "list", "--tenant", "chm_nothere", "--json"]
+          ])
+          const people = json(peopleJson!)
           assert.deepStrictEqual(people.map((u: Record<string, unknown>) => Object.keys(u).sort()), [
             ["created_at", "email", "id", "role", "tenant"],
             ["created_at", "email", "id", "role", "tenant"]
@@ -51,31 +56,32 @@ for (const rt of runtimes()) {
             [admin.id, "ann@lakeside.example", "chamber_admin", tenant.id, admin.created_at],
             [people[1].id, "sam@lakeside.example", "staff", tenant.id, people[1].created_at]
           ])
-          const peopleTable = yield* chamber(["user", "list", "--tenant", tenant.id])
-          assert.strictEqual(peopleTable.code, 0)
-          assert.match(peopleTable.stdout, /^id\s+email\s+role\s+created_at\n/)
-          assert.match(peopleTable.stdout, /\n\d+\s+ann@lakeside\.example\s+chamber_admin\s+\d{4}-/)
-          const noChamber = yield* chamber(["user", "list", "--tenant", "chm_nothere", "--json"])
-          assert.deepStrictEqual([noChamber.code, noChamber.stdout], [1, ""])
-          assert.match(JSON.parse(noChamber.stderr).error, /chm_nothere/)
+          assert.strictEqual(peopleTable!.code, 0)
+          assert.match(peopleTable!.stdout, /^id\s+email\s+role\s+created_at\n/)
+          assert.match(peopleTable!.stdout, /\n\d+\s+ann@lakeside\.example\s+chamber_admin\s+\d{4}-/)
+          assert.deepStrictEqual([noChamber!.code, noChamber!.stdout], [1, ""])
+          assert.match(JSON.parse(noChamber!.stderr).error, /chm_nothere/)
 
-          const refused = yield* chamber(["key", "mint", "--tenant", tenant.id, "--as", "sam@lakeside.example", "--name", "x", "--scopes", "all", "--json"])
-          assert.strictEqual(refused.code, 1)
-          assert.strictEqual(refused.stdout, "")
-          assert.match(JSON.parse(refused.stderr).error, /not a chamber_admin/)
-          const stranger = yield* chamber(["key", "mint", "--tenant", tenant.id, "--as", "nobody@x.example", "--name", "x", "--scopes", "all", "--json"])
-          assert.strictEqual(stranger.code, 1)
-          assert.match(JSON.parse(stranger.stderr).error, /nobody@x\.example is not a chamber_admin/)
+          const limits = ["2147483648", "0", "-5", "1.5", "lots"]
+          const [refused, stranger, terms, ...bads] = yield* chambers([
+            ["key", "mint", "--tenant", tenant.id, "--as", "sam@lakeside.example", "--name", "x", "--scopes", "all", "--json"],
+            ["key", "mint", "--tenant", tenant.id, "--as", "nobody@x.example", "--name", "x", "--scopes", "all", "--json"],
+            ["tenant", "create", "--name", "Odd Terms", "--net-terms", "99999999999", "--json"],
+            ...limits.map((limit) => ["key", "mint", "--tenant", tenant.id, "--as", "ann@lakeside.example", "--name", "x", "--scopes", "read", "--daily-limit", limit, "--json"])
+          ])
+          assert.strictEqual(refused!.code, 1)
+          assert.strictEqual(refused!.stdout, "")
+          assert.match(JSON.parse(refused!.stderr).error, /not a chamber_admin/)
+          assert.strictEqual(stranger!.code, 1)
+          assert.match(JSON.parse(stranger!.stderr).error, /nobody@x\.example is not a chamber_admin/)
 
           // Numbers are checked before they reach the database: a clear message, not a driver error.
-          for (const limit of ["2147483648", "0", "-5", "1.5", "lots"]) {
-            const bad = yield* chamber(["key", "mint", "--tenant", tenant.id, "--as", "ann@lakeside.example", "--name", "x", "--scopes", "read", "--daily-limit", limit, "--json"])
+          bads.forEach((bad, i) =>
             assert.deepStrictEqual([bad.code, bad.stdout, JSON.parse(bad.stderr)], [1, "", {
               error: "The daily limit must be a whole number from 1 to 2147483647."
-            }], `--daily-limit ${limit}`)
-          }
-          const terms = yield* chamber(["tenant", "create", "--name", "Odd Terms", "--net-terms", "99999999999", "--json"])
-          assert.deepStrictEqual([terms.code, JSON.parse(terms.stderr)], [1, { error: "The net terms must be a whole number of days between 0 and 365." }])
+            }], `--daily-limit ${limits[i]}`)
+          )
+          assert.deepStrictEqual([terms!.code, JSON.parse(terms!.stderr)], [1, { error: "The net terms must be a whole number of days between 0 and 365." }])
 
           const minted = json(yield* chamber(["key", "mint", "--tenant", tenant.id, "--as", "ann@lakeside.example", "--name", "Zapier", "--scopes", "read", "--json"]))
           assert.match(minted.key, /^cck_[0-9A-Za-z]{40}$/)
@@ -102,12 +108,11 @@ for (const rt of runtimes()) {
           assert.strictEqual(revoked.revoked[0].prefix, minted.prefix)
           const after = yield* get(port, "/api/v1/me", minted.key)
           assert.deepStrictEqual(after, { status: 401, body: { message: "Unauthenticated." } })
-          assert.isNotNull(json(yield* chamber(["key", "list", "--tenant", tenant.id, "--json"]))[0].revoked_at)
-
-          const unknown = yield* chamber(["key", "revoke", "cck_N0tHere1", "--json"])
-          assert.strictEqual(unknown.code, 1)
-          assert.strictEqual(unknown.stdout, "")
-          assert.deepStrictEqual(JSON.parse(unknown.stderr), { error: "No live key with the prefix cck_N0tHere1." })
+          const [keysAfter, unknown] = yield* chambers([["key", "list", "--tenant", tenant.id, "--json"], ["key", "revoke", "cck_N0tHere1", "--json"]])
+          assert.isNotNull(json(keysAfter!)[0].revoked_at)
+          assert.strictEqual(unknown!.code, 1)
+          assert.strictEqual(unknown!.stdout, "")
+          assert.deepStrictEqual(JSON.parse(unknown!.stderr), { error: "No live key with the prefix cck_N0tHere1." })
         }), 180_000)
 
       it.effect("says what is wrong with what an operator typed, and what is already so", () =>
@@ -124,67 +129,75 @@ for (const rt of runtimes()) {
           const mint = (scopes: string, ...more: ReadonlyArray<string>) =>
             chamber(["key", "mint", "--tenant", tenant.id, "--as", "ed@errata.example", "--name", "Typo", "--scopes", scopes, ...more])
 
-          // A delivery no row has is named, and nothing is queued (it was "Queued again 0", exit 0).
-          assert.strictEqual(refused(yield* chamber(["deliveries", "replay", "99999", "--json"])), "No delivery 99999.")
-          assert.strictEqual(refused(yield* chamber(["deliveries", "replay", "99998", "99999"])), "error: No deliveries 99998, 99999.\n")
-          assert.strictEqual(refused(yield* chamber(["deliveries", "replay", "--hook", "99999", "--failed", "--json"])), "No webhook subscription 99999.")
-
-          // An option whose value is missing says so, whatever follows it (--json was taken for the chamber).
-          assert.strictEqual(refused(yield* chamber(["key", "list", "--tenant", "--json"])), "option '--tenant <id>' argument missing")
-          assert.strictEqual(refused(yield* chamber(["hooks", "list", "--tenant", "--json"])), "option '--tenant <id>' argument missing")
-
-          // A mistyped scope gets the scope it most likely meant; nothing is minted.
-          assert.strictEqual(refused(yield* mint("members:reed", "--json")), "Unknown scope members:reed: did you mean members:read?")
-          assert.strictEqual(refused(yield* mint("read,Hooks:Write,everything")), "error: Unknown scopes: Hooks:Write (did you mean hooks:write?), everything.\n")
-          assert.deepStrictEqual(json(yield* chamber(["key", "list", "--tenant", tenant.id, "--json"])), [])
+          const mintArgs = (scopes: string, ...more: ReadonlyArray<string>) =>
+            ["key", "mint", "--tenant", tenant.id, "--as", "ed@errata.example", "--name", "Typo", "--scopes", scopes, ...more]
+          const prefixRule = "is not a key prefix: a prefix is cck_ and 8 letters or digits, as key list shows it (e.g. cck_Xy12Ab34)."
+          const typed = yield* chambers([
+            // A delivery no row has is named, and nothing is queued (it was "Queued again 0", exit 0).
+            ["deliveries", "replay", "99999", "--json"],
+            ["deliveries", "replay", "99998", "99999"],
+            ["deliveries", "replay", "--hook", "99999", "--failed", "--json"],
+            // An option whose value is missing says so, whatever follows it (--json was taken for the chamber).
+            ["key", "list", "--tenant", "--json"],
+            ["hooks", "list", "--tenant", "--json"],
+            // A mistyped scope gets the scope it most likely meant; nothing is minted.
+            mintArgs("members:reed", "--json"),
+            mintArgs("read,Hooks:Write,everything"),
+            // A website is a full http(s) URL.
+            ["tenant", "create", "--name", "Bad Site", "--website", "lakeside.example", "--json"],
+            ...["ftp://lakeside.example", "https://lake side.example"].map((website) => ["tenant", "create", "--name", "Bad Site", "--website", website, "--json"])
+          ])
+          assert.deepStrictEqual(typed.map(refused), [
+            "No delivery 99999.",
+            "error: No deliveries 99998, 99999.\n",
+            "No webhook subscription 99999.",
+            "option '--tenant <id>' argument missing",
+            "option '--tenant <id>' argument missing",
+            "Unknown scope members:reed: did you mean members:read?",
+            "error: Unknown scopes: Hooks:Write (did you mean hooks:write?), everything.\n",
+            "The website must be a full http or https URL: did you mean https://lakeside.example?",
+            "The website must be a full http or https URL, such as https://lakeside.example.",
+            "The website must be a full http or https URL, such as https://lakeside.example."
+          ])
+          const [noKeys, tenants] = yield* chambers([["key", "list", "--tenant", tenant.id, "--json"], ["tenant", "list", "--json"]])
+          assert.deepStrictEqual(json(noKeys!), [])
+          assert.notInclude(json(tenants!).map((t: { name: string }) => t.name), "Bad Site")
 
           // A prefix that is no prefix says what a prefix is; a whole key is not echoed back.
           const key = json(yield* mint("all", "--json"))
-          assert.strictEqual(
-            refused(yield* chamber(["key", "revoke", "cck_short", "--json"])),
-            "\"cck_short\" is not a key prefix: a prefix is cck_ and 8 letters or digits, as key list shows it (e.g. cck_Xy12Ab34)."
-          )
-          const whole = refused(yield* chamber(["key", "revoke", key.key, "--json"]))
-          assert.strictEqual(whole, `That is a whole key, not its prefix: give its first 12 characters, ${key.prefix}.`)
-          assert.strictEqual(refused(yield* chamber(["key", "set-limit", "Xy12Ab34", "--daily", "5", "--json"])), "\"Xy12Ab34\" is not a key prefix: a prefix is cck_ and 8 letters or digits, as key list shows it (e.g. cck_Xy12Ab34).")
+          const [short, whole, setLimit, good] = yield* chambers([
+            ["key", "revoke", "cck_short", "--json"],
+            ["key", "revoke", key.key, "--json"],
+            ["key", "set-limit", "Xy12Ab34", "--daily", "5", "--json"],
+            ["tenant", "create", "--name", "Good Site", "--website", "http://good.example/chamber", "--json"]
+          ])
+          assert.strictEqual(refused(short!), `"cck_short" ${prefixRule}`)
+          assert.strictEqual(refused(whole!), `That is a whole key, not its prefix: give its first 12 characters, ${key.prefix}.`)
+          assert.strictEqual(refused(setLimit!), `"Xy12Ab34" ${prefixRule}`)
+          assert.deepInclude(json(good!), { website: "http://good.example/chamber" })
           assert.isNull(json(yield* chamber(["key", "list", "--tenant", tenant.id, "--json"]))[0].revoked_at)
 
           // key list shows a whole scope set as the TUI does; --json keeps every scope.
-          json(yield* mint("read", "--json"))
-          json(yield* mint("members:read,hooks:write", "--json"))
-          const listed = yield* chamber(["key", "list", "--tenant", tenant.id])
-          assert.strictEqual(listed.code, 0)
-          assert.match(listed.stdout, new RegExp(`\\n\\d+ +Typo +cck_\\w{8} +all \\(${ALL_SCOPES.length}\\) +\\d{4}-`))
-          assert.match(listed.stdout, new RegExp(`\\n\\d+ +Typo +cck_\\w{8} +read \\(${READ_SCOPES.length}\\) +\\d{4}-`))
+          for (const minted of yield* chambers([mintArgs("read", "--json"), mintArgs("members:read,hooks:write", "--json")])) json(minted)
+          const [listed, listedJson] = yield* chambers([["key", "list", "--tenant", tenant.id], ["key", "list", "--tenant", tenant.id, "--json"]])
+          assert.strictEqual(listed!.code, 0)
+          assert.match(listed!.stdout, new RegExp(`\\n\\d+ +Typo +cck_\\w{8} +all \\(${ALL_SCOPES.length}\\) +\\d{4}-`))
+          assert.match(listed!.stdout, new RegExp(`\\n\\d+ +Typo +cck_\\w{8} +read \\(${READ_SCOPES.length}\\) +\\d{4}-`))
           // Another set is listed whole, in the canonical order.
-          assert.match(listed.stdout, /\n\d+ +Typo +cck_\w{8} +members:read,hooks:write +\d{4}-/)
-          assert.lengthOf(json(yield* chamber(["key", "list", "--tenant", tenant.id, "--json"]))[0].scopes, ALL_SCOPES.length)
-
-          // A website is a full http(s) URL.
-          assert.strictEqual(
-            refused(yield* chamber(["tenant", "create", "--name", "Bad Site", "--website", "lakeside.example", "--json"])),
-            "The website must be a full http or https URL: did you mean https://lakeside.example?"
-          )
-          for (const website of ["ftp://lakeside.example", "https://lake side.example"]) {
-            assert.strictEqual(
-              refused(yield* chamber(["tenant", "create", "--name", "Bad Site", "--website", website, "--json"])),
-              "The website must be a full http or https URL, such as https://lakeside.example.",
-              website
-            )
-          }
-          assert.notInclude(json(yield* chamber(["tenant", "list", "--json"])).map((t: { name: string }) => t.name), "Bad Site")
-          assert.deepInclude(json(yield* chamber(["tenant", "create", "--name", "Good Site", "--website", "http://good.example/chamber", "--json"])), {
-            website: "http://good.example/chamber"
-          })
+          assert.match(listed!.stdout, /\n\d+ +Typo +cck_\w{8} +members:read,hooks:write +\d{4}-/)
+          assert.lengthOf(json(listedJson!)[0].scopes, ALL_SCOPES.length)
 
           // Reactivating an active subscription says it already was; a missing one is named.
           const hook = yield* post(port, "/api/v1/hooks", key.key, { url: "https://receiver.errata.example/in", events: ["member.created"] })
           assert.strictEqual(hook.status, 201, JSON.stringify(hook.body))
-          const again = json(yield* chamber(["hooks", "reactivate", String(hook.body.id), "--json"]))
-          assert.deepInclude(again, { id: hook.body.id, active: true, failure_count: 0, already_active: true })
-          const text = yield* chamber(["hooks", "reactivate", String(hook.body.id)])
-          assert.deepStrictEqual([text.code, text.stdout], [0, "https://receiver.errata.example/in was already active, with no failures to reset: nothing changed.\n"])
-          assert.strictEqual(refused(yield* chamber(["hooks", "reactivate", "99999", "--json"])), "No webhook subscription 99999.")
+          const [again, text, missing] = yield* chambers([
+            ["hooks", "reactivate", String(hook.body.id), "--json"],
+            ["hooks", "reactivate", String(hook.body.id)],
+            ["hooks", "reactivate", "99999", "--json"]
+          ])
+          assert.deepInclude(json(again!), { id: hook.body.id, active: true, failure_count: 0, already_active: true })
+          assert.deepStrictEqual([text!.code, text!.stdout], [0, "https://receiver.errata.example/in was already active, with no failures to reset: nothing changed.\n"])
+          assert.strictEqual(refused(missing!), "No webhook subscription 99999.")
         }), 180_000)
 
       it.effect("demo seeds only an empty database and prints a working key", () =>

@@ -53,6 +53,14 @@ export const chamber = (args: ReadonlyArray<string>, extraEnv: Record<string, st
     )
   })
 
+/**
+ * `chamber` commands that do not depend on one another: their results in order. On PostgreSQL they
+ * run side by side (four at a time); on an embedded database one after another, as its single
+ * process serves one transaction at a time.
+ */
+export const chambers = (list: ReadonlyArray<ReadonlyArray<string>>, extraEnv: Record<string, string> = {}) =>
+  Effect.flatMap(Env, (env) => Effect.forEach(list, (args) => chamber(args, extraEnv), { concurrency: env.DATABASE_URL ? 4 : 1 }))
+
 export const json = (r: Result) => {
   assert.strictEqual(r.code, 0, `exit ${r.code}: ${r.stderr}`)
   return JSON.parse(r.stdout)

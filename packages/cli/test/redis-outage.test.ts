@@ -195,9 +195,16 @@ for (const rt of postgresOnly("requests while Redis goes away on postgres")) {
           assert.isAbove(proxy.swallowedBytes(), swallowed, "rate-limit commands were in flight")
           proxy.cut()
           yield* whileLoaded(running, 50)
-          // Silent again, long enough for the connections to be given up, then back.
+          // Silent again until the servers have given up connections that got no answer (new ones
+          // opened to the proxy), then back.
           proxy.swallow()
-          yield* Effect.sleep("2 seconds")
+          const opened = proxy.connections()
+          yield* Effect.promise(async () => {
+            for (const deadline = Date.now() + 30_000; proxy.connections() < opened + 2 && Date.now() < deadline;) {
+              await new Promise((r) => setTimeout(r, 10))
+            }
+          })
+          assert.isAtLeast(proxy.connections(), opened + 2, "the silent connections were given up")
           yield* whileLoaded(running, 50)
           proxy.pass()
           yield* allBack([a, b], 1)

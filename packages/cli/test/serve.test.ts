@@ -328,17 +328,20 @@ describe("the chamber command introduces itself", () => {
   it("every command's help ends with an example; usage errors stay JSON with --json", async () => {
     const commands = [[], ["serve"], ["migrate"], ["demo"], ["tenant"], ["tenant", "create"], ["tenant", "list"], ["user"],
       ["user", "add"], ["user", "list"], ["export"], ["key"], ["key", "mint"], ["key", "list"], ["key", "revoke"], ["field"], ["field", "add"], ["secrets"], ["secrets", "rekey"]]
-    for (const command of commands) {
-      const help = await run([...command, "--help"])
-      assert.strictEqual(help.code, 0, command.join(" "))
-      assert.match(help.stdout, /\nExamples?:\n(?: {2}\$ (?:\S+=\S+ )*chamber .+\n)+$/, command.join(" ") || "chamber")
-    }
-    assert.deepStrictEqual(await run(["tenant", "list", "--bogus", "--json"]), {
-      code: 1, stdout: "", stderr: `{"error":"unknown option '--bogus'"}\n`
+    const usage = [["tenant", "list", "--bogus", "--json"], ["user", "list", "--json"], ["tenant", "list", "--bogus"]]
+    // No database is touched: the commands run side by side.
+    const results = await Effect.runPromise(
+      Effect.forEach([...commands.map((command) => [...command, "--help"]), ...usage], (args) => chamber(args), { concurrency: 4 })
+        .pipe(Effect.provideService(Env, {}))
+    )
+    commands.forEach((command, i) => {
+      assert.strictEqual(results[i]!.code, 0, command.join(" "))
+      assert.match(results[i]!.stdout, /\nExamples?:\n(?: {2}\$ (?:\S+=\S+ )*chamber .+\n)+$/, command.join(" ") || "chamber")
     })
-    assert.deepStrictEqual(await run(["user", "list", "--json"]), {
-      code: 1, stdout: "", stderr: `{"error":"required option '--tenant <id>' not specified"}\n`
-    })
-    assert.deepStrictEqual(await run(["tenant", "list", "--bogus"]), { code: 1, stdout: "", stderr: "error: unknown option '--bogus'\n" })
+    assert.deepStrictEqual(results.slice(commands.length), [
+      { code: 1, stdout: "", stderr: `{"error":"unknown option '--bogus'"}\n` },
+      { code: 1, stdout: "", stderr: `{"error":"required option '--tenant <id>' not specified"}\n` },
+      { code: 1, stdout: "", stderr: "error: unknown option '--bogus'\n" }
+    ])
   })
 })

@@ -238,7 +238,8 @@ for (const rt of runtimes()) {
           receiver.setDefault(500)
           yield* member(key, "Replayed")
           const [failed] = (yield* until(deliveries(key, hook.id, "?status=failed"), (l) => l.data.length === 1)).data
-          yield* Effect.sleep(1100) // a later second: the replay's webhook-timestamp differs
+          // The next second on the clock: the replay's webhook-timestamp differs from the failed attempt's.
+          yield* Effect.sleep(1_000 - (Date.now() % 1_000) + 1)
           receiver.setDefault(200)
           const replayed = ok(yield* call("POST", `/api/v1/hooks/${hook.id}/deliveries/${failed.id}/replay`, { key }), 202).data
           assert.strictEqual(replayed.id, failed.id)

@@ -70,6 +70,8 @@ export interface RedisProxy {
   readonly cut: () => void
   /** How many bytes clients sent while swallowed: a command reached the proxy and got no answer. */
   readonly swallowedBytes: () => number
+  /** How many connections clients have opened to it so far. */
+  readonly connections: () => number
   readonly close: () => Promise<void>
 }
 
@@ -79,7 +81,9 @@ export const redisProxy = async (target: string): Promise<RedisProxy> => {
   const sockets = new Set<Socket>()
   let swallowing = false
   let swallowed = 0
+  let connections = 0
   const server: Server = createServer((client) => {
+    connections++
     const upstream = createConnection(Number(upstreamUrl.port || 6379), upstreamUrl.hostname)
     for (const s of [client, upstream]) {
       sockets.add(s)
@@ -110,6 +114,7 @@ export const redisProxy = async (target: string): Promise<RedisProxy> => {
     swallow: () => void (swallowing = true),
     cut,
     swallowedBytes: () => swallowed,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         cut()

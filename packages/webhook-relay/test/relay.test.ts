@@ -100,6 +100,12 @@ const named = (request: { readonly body: Buffer }) => {
 const logged = <A, E, R>(effect: Effect.Effect<A, E, R>, lines: Array<string>) =>
   effect.pipe(Effect.provide(Logger.layer([Logger.make(({ logLevel, message }) => void lines.push(`${logLevel} ${[message].flat().join(" ")}`))])))
 
+/** Until one of the relay's log lines matches `pattern` (15 s at most). */
+const untilLogged = (lines: ReadonlyArray<string>, pattern: RegExp) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 300 && !lines.some((l) => pattern.test(l)); i++) yield* Effect.sleep(50)
+  })
+
 /** Until the relay has recorded `count` attempts of the tenant (it writes them in batches). */
 const recorded = (tenantId: number, count: number) =>
   Effect.gen(function*() {
@@ -206,15 +212,14 @@ for (const rt of runtimes()) {
             yield* (yield* Members).create(gone.tenant.id, { name: "Unsubscribed midway", status: "active" })
             yield* wait(receiver, 1)
             yield* (yield* Hooks).delete(gone.tenant.id, gone.hook.id)
-            // The attempt ends, its delivery gone with the subscription.
-            yield* Effect.sleep(2_000)
+            // The attempt ends, its delivery gone with the subscription: the relay says so.
+            yield* untilLogged(lines, /no longer exist/)
             const kept = yield* (yield* Tenants).create({ name: `Relay e2e ${++n}` })
             yield* (yield* Hooks).create(kept.id, { url: `${other.url}/kept`, events: ["member.created"] })
             for (let i = 0; i < 8; i++) yield* (yield* Members).create(kept.id, { name: `Kept ${i}`, status: "active" })
             assert.lengthOf(yield* wait(other, 8, 8_000), 8)
             const rows = yield* recorded(kept.id, 8)
             assert.deepStrictEqual(rows.map((r) => r.state), Array(8).fill("succeeded"))
-            yield* Effect.sleep(1_500)
             assert.deepStrictEqual(lines.filter((l) => /^(Warn|Error|Fatal) /.test(l)), [])
             assert.lengthOf(lines.filter((l) => /no longer exist/.test(l)), 1, lines.join("\n"))
           }),
@@ -240,7 +245,7 @@ for (const rt of runtimes()) {
             assert.deepStrictEqual(rows.map((r) => [r.status, r.state]), [[200, "succeeded"]])
             const hooks = yield* sql<{ readonly hook_id: string }>`SELECT hook_id::text FROM webhook_deliveries WHERE tenant_id = ${gone.tenant.id}`.pipe(Effect.orDie)
             assert.deepStrictEqual(hooks.map((h) => Number(h.hook_id)), [kept.id])
-            yield* Effect.sleep(1_000)
+            yield* untilLogged(lines, /no longer exist/)
             assert.deepStrictEqual(lines.filter((l) => /^(Warn|Error|Fatal) /.test(l)), [])
             assert.lengthOf(lines.filter((l) => /no longer exist/.test(l)), 1, lines.join("\n"))
           }),

@@ -35,15 +35,20 @@ const human = (page: ChangesPage) =>
     dim(`next cursor: ${page.meta.next_cursor}${page.meta.has_more ? " (more events wait: --after it)" : ""}`)
   ].join("\n")
 
-/** Each page's events as they come: one JSON line each with --json, else table rows without a header after the first. */
+/**
+ * Each page's events as they come: one JSON line each with --json, else table rows without a
+ * header after the first. Once the first page is read (`--after head` fixed to a position), a
+ * line on stderr says so: every event committed from then on is printed.
+ */
 const follow = (opts: ChangesOptions) =>
   Effect.gen(function*() {
     const tenant = yield* (yield* Tenants).get(opts.tenant)
     const changes = yield* Changes
     let after = opts.after
     let header = true
-    for (;;) {
+    for (let first = true;; first = false) {
       const page = yield* changes.read(tenant.id, { after, types: opts.types })
+      if (first) process.stderr.write(dim("Following the change feed (Ctrl-C to stop)") + "\n")
       if (page.data.length > 0) {
         const lines = opts.json === true
           ? page.data.map((e) => jsonText(e))
