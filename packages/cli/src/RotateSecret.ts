@@ -3,8 +3,7 @@
  * its id alone, then rotated as its chamber's integrator would (POST /api/v1/hooks/{hook}/rotate-secret).
  */
 import * as Effect from "effect/Effect"
-import { Hooks, Tenants } from "@chamber/core"
-import { WebhookAdmin } from "@chamber/webhook-relay"
+import { Hooks, Tenants, WebhookAdmin } from "@chamber/core"
 
 /** No subscription has that id. */
 export const noHook = (id: number) => new Error(`No webhook subscription ${id}.`)

@@ -5,8 +5,8 @@
  * work and the memory it takes (bench/README.md "Memory").
  *
  * The first line's Node option is the command's own: package managers' `chamber` shims and
- * `pnpm start` pass it to Node. It caps V8's young generation at 64 MB (two 32 MB semi-spaces),
- * which V8 otherwise grows to 128 MB under load (docs/operations.md "Memory").
+ * `pnpm start` pass it to Node. It bounds the heap's young generation at 64 MB (two 32 MB
+ * semi-spaces), the memory a server is sized for (docs/operations.md "Memory").
  */
 import { enableCompileCache } from "node:module"
 

@@ -15,7 +15,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { AllowPrivateDestinations, Hooks, Members, Tenants } from "@chamber/core"
-import { type DatabaseConfig, StorageLive } from "@chamber/pg-adapter"
+import { type DatabaseConfig, DeliveryStoreSql, StorageLive } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, postgresOnly } from "@chamber/pg-adapter/testing"
 import { RelayLive } from "@chamber/webhook-relay"
 import { startReceiver } from "@chamber/webhook-relay/test/receiver"
@@ -71,7 +71,7 @@ for (const rt of postgresOnly("text from outside")) {
             )
             yield* (yield* Members).create(tenant.id, { name: HOSTILE_NAME, status: "active" })
             const settings = { retryDelaysMs: [50, 50, 50], timeoutMs: 5_000, allowPrivate: true, retentionMs: 86_400_000 }
-            yield* Layer.build(RelayLive({ settings, listen: false, ca: receiver.ca, pollMs: 50 }))
+            yield* Layer.build(RelayLive({ settings, listen: false, ca: receiver.ca, pollMs: 50 }).pipe(Layer.provide(DeliveryStoreSql)))
             const sql = yield* SqlClient.SqlClient
             for (let i = 0; i < 300; i++) {
               const [row] = yield* sql<{ status: string }>`SELECT status FROM webhook_deliveries WHERE tenant_id = ${tenant.id}`

@@ -54,6 +54,8 @@ export * from "./webhook/HookActions.ts"
 export * from "./webhook/HookDelivery.ts"
 export * from "./webhook/HookPinger.ts"
 export * from "./webhook/HookPings.ts"
+export * from "./webhook/DeliveryStore.ts"
+export * from "./webhook/WebhookAdmin.ts"
 
 /**
  * Every resource's scopes, in the order lists that show scopes keep (the spec's table, docs/api.md

@@ -14,6 +14,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
+import { DeliveryStoreSql } from "@chamber/pg-adapter"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { HookPingsLive, NOT_PUBLIC, RelayLive } from "@chamber/webhook-relay"
 import { type ReceivedRequest, type Receiver, startReceiver, testCertificate } from "@chamber/webhook-relay/test/receiver"
@@ -32,7 +33,7 @@ const ok = (reply: Reply, status: number) => {
 const relayed = Effect.gen(function*() {
   const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (r) => Effect.promise(() => r.close()))
   const settings = { retryDelaysMs: [50, 50, 50], timeoutMs: 2_000, allowPrivate: true, retentionMs: 86_400_000 }
-  yield* Layer.build(RelayLive({ settings, listen: false, ca: receiver.ca, pollMs: 50, perSubscription: 1 }))
+  yield* Layer.build(RelayLive({ settings, listen: false, ca: receiver.ca, pollMs: 50, perSubscription: 1 }).pipe(Layer.provide(DeliveryStoreSql)))
   return receiver
 })
 

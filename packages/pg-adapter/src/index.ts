@@ -10,6 +10,7 @@ import { BookingRepoSql } from "./repos/BookingRepoSql.ts"
 import { ChangeLogSql } from "./repos/ChangeLogSql.ts"
 import { ContactRepoSql } from "./repos/ContactRepoSql.ts"
 import { DealRepoSql } from "./repos/DealRepoSql.ts"
+import { DeliveryStoreSql } from "./repos/DeliveryStoreSql.ts"
 import { EventRepoSql } from "./repos/EventRepoSql.ts"
 import { HookDeliveryRepoSql } from "./repos/HookDeliveryRepoSql.ts"
 import { HookRepoSql } from "./repos/HookRepoSql.ts"
@@ -27,6 +28,7 @@ import { SponsorshipRepoSql } from "./repos/SponsorshipRepoSql.ts"
 import { TenantRemovalSql } from "./repos/TenantRemovalSql.ts"
 import { ExportRepoSql } from "./repos/ExportRepoSql.ts"
 import { TenantRepoSql } from "./repos/TenantRepoSql.ts"
+import { WebhookAdminSql } from "./repos/WebhookAdminSql.ts"
 import { WebhookSecretsNode } from "./repos/WebhookSecretsNode.ts"
 
 export * from "./Database.ts"
@@ -40,6 +42,7 @@ export {
   ContactRepoSql,
   DatabaseFailuresSql,
   DealRepoSql,
+  DeliveryStoreSql,
   EventRepoSql,
   HookDeliveryRepoSql,
   HookRepoSql,
@@ -56,6 +59,7 @@ export {
   TenantRemovalSql,
   TenantRepoSql,
   TransactorSql,
+  WebhookAdminSql,
   WebhookSecretsNode
 }
 export { isSealedWith, type SecretKeys, secretKeyId, webhookSecrets } from "./repos/WebhookSecretsNode.ts"

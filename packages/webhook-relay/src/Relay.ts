@@ -10,7 +10,7 @@
  * batch's worth (room to claim into, outcomes to write). A claim's lease is short and renewed
  * while the relay holds the delivery, so a relay that dies holds nothing for long; on PostgreSQL
  * (`presence`) it also holds a lock while it runs, whose release on its death lets the other
- * relays take its deliveries at once (DeliveryStore.ts). Stopping waits
+ * relays take its deliveries at once (core DeliveryStore, pg-adapter DeliveryStoreSql.ts). Stopping waits
  * for the sends in flight (up to `stopTimeoutMs`), records them, and gives back every lease left.
  * A claim, a write, a renewal or LISTEN that fails is logged once and tried again, and its
  * recovery logged; the relay keeps running. The outcome of a delivery deleted meanwhile is
@@ -22,7 +22,7 @@ import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import * as Semaphore from "effect/Semaphore"
 import { PgClient } from "@effect/sql-pg"
-import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore, type OutcomesRefused } from "./DeliveryStore.ts"
+import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore, type OutcomesRefused } from "@chamber/core"
 import { makeStreak } from "./Streak.ts"
 
 /** The channel committed deliveries are announced on (pg-adapter OutboxSql). */

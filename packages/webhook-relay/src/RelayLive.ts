@@ -9,10 +9,8 @@ import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
-import type { WebhookSecretUnreadable } from "@chamber/core"
+import type { AttemptOutcome, ClaimedDelivery, WebhookSecretUnreadable } from "@chamber/core"
 import { attemptKind, countAttempt } from "./DeliveryMetrics.ts"
-import type { AttemptOutcome, ClaimedDelivery } from "./DeliveryStore.ts"
-import { DeliveryStoreSql } from "./DeliveryStore.ts"
 import { type Deliver, type RelayConfig, runRelay } from "./Relay.ts"
 import { nextAttemptDelay } from "./Schedule.ts"
 import { type ExtraCa, sendEffect } from "./Sender.ts"
@@ -114,13 +112,15 @@ export const relayConfig = (options: RelayOptions): RelayConfig => {
   }
 }
 
-/** A relay running in the background of the application; needs the storage layer (and its PgClient). */
+/**
+ * A relay running in the background of the application; needs the storage layer (its PgClient)
+ * and the delivery store (pg-adapter `DeliveryStoreSql`, provided where the relay is composed,
+ * so that it opens secrets with the relay's WebhookSecrets).
+ */
 export const RelayLive = (options: RelayOptions) => {
   const config = relayConfig(options)
   return Layer.effectDiscard(Effect.gen(function*() {
     const previousOf = yield* makePreviousSecrets
     return yield* Effect.forkScoped(runRelay(config, deliverWith(options.settings, options.ca, previousOf)))
-  })).pipe(
-    Layer.provide(DeliveryStoreSql)
-  )
+  }))
 }

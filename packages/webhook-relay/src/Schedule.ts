@@ -8,8 +8,10 @@
  * `10s`) for connect and response together.
  */
 
+import { RETRIES_PER_DELIVERY } from "@chamber/core"
+
 /** Spec 6.2 and 8: a delivery is retried up to 3 times. */
-export const RETRIES_PER_DELIVERY = 3
+export { RETRIES_PER_DELIVERY }
 /** The first attempt and its retries. */
 export const ATTEMPTS_PER_DELIVERY = RETRIES_PER_DELIVERY + 1
 export const DEFAULT_RETRY_DELAYS = "1m,30m,6h"

@@ -1,5 +1,4 @@
 /** @chamber/webhook-relay: signing and sending deliveries, and the relay that claims and records them (docs/webhooks.md). */
-export * from "./DeliveryStore.ts"
 export * from "./Destination.ts"
 export * from "./Relay.ts"
 export * from "./Schedule.ts"
@@ -7,7 +6,6 @@ export * from "./Sender.ts"
 export * from "./Settings.ts"
 export * from "./Signature.ts"
 export * from "./RelayLive.ts"
-export * from "./Admin.ts"
 export * from "./DeliveryMetrics.ts"
 export * from "./Ping.ts"
 export * from "./PreviousSecrets.ts"

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import { AllowPrivateDestinations, Hooks, Members, Tenants } from "@chamber/core"
-import { StorageLive } from "@chamber/pg-adapter"
+import { DeliveryStoreSql, StorageLive } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
 import { tcpProxy, throughProxy } from "@chamber/pg-adapter/testing/tcp-proxy"
 import { RelayLive } from "../src/index.ts"
@@ -53,6 +53,7 @@ describe("the relay's LISTEN on postgres", () => {
         const settings = { retryDelaysMs: [100, 100, 100], timeoutMs: 2_000, allowPrivate: true, retentionMs: 86_400_000 }
         yield* Layer.build(
           RelayLive({ settings, listen: true, ca: receiver.ca, pollMs: 30_000 }).pipe(
+            Layer.provide(DeliveryStoreSql),
             Layer.provide(StorageLive({ _tag: "Postgres", url: throughProxy(config.url, proxy), maxConnections: 4 }))
           )
         )

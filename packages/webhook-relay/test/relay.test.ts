@@ -14,7 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as SqlClient from "effect/sql/SqlClient"
 import { AllowPrivateDestinations, Hooks, Members, Tenants, WebhookSecrets } from "@chamber/core"
-import { StorageLive, webhookSecrets } from "@chamber/pg-adapter"
+import { DeliveryStoreSql, StorageLive, webhookSecrets } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
 import { Webhook } from "standardwebhooks"
 import { RelayLive, verify } from "../src/index.ts"
@@ -50,7 +50,7 @@ const withRelay = (listen: boolean, o: RelaySetup = {}) =>
     const receiver = yield* Effect.acquireRelease(Effect.promise(() => startReceiver(o.receiver)), (r) => Effect.promise(() => r.close()))
     const settings = { retryDelaysMs: o.retryDelaysMs ?? [100, 100, 100], timeoutMs: o.timeoutMs ?? 2_000, allowPrivate: true, retentionMs: 86_400_000, leaseMs: o.leaseMs, chamberShare: o.chamberShare }
     for (let i = 0; i < (o.relays ?? 1); i++) {
-      yield* Layer.build(RelayLive({ settings, listen, ca: receiver.ca, pollMs: 100, ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }) }))
+      yield* Layer.build(RelayLive({ settings, listen, ca: receiver.ca, pollMs: 100, ...(o.concurrency === undefined ? {} : { concurrency: o.concurrency }) }).pipe(Layer.provide(DeliveryStoreSql)))
     }
     return receiver
   })
@@ -443,7 +443,7 @@ for (const rt of runtimes()) {
             listen,
             ca: receiver.ca,
             pollMs: 1_000
-          }))
+          }).pipe(Layer.provide(DeliveryStoreSql)))
           yield* Effect.sleep(300)
           child.kill("SIGKILL")
           yield* Effect.promise(() => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once("exit", resolve))))

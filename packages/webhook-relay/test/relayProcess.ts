@@ -6,13 +6,13 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AllowPrivateDestinations } from "@chamber/core"
-import { StorageLive } from "@chamber/pg-adapter"
+import { DeliveryStoreSql, StorageLive } from "@chamber/pg-adapter"
 import { RelayLive } from "../src/index.ts"
 
 const settings = { retryDelaysMs: [100, 100, 100], timeoutMs: 2_000, allowPrivate: true, retentionMs: 86_400_000 }
 
 const app = Layer.mergeAll(
-  RelayLive({ settings, listen: true, ca: process.env.RELAY_CA ?? "", pollMs: 100 }),
+  RelayLive({ settings, listen: true, ca: process.env.RELAY_CA ?? "", pollMs: 100 }).pipe(Layer.provide(DeliveryStoreSql)),
   Layer.effectDiscard(Effect.sync(() => console.log("RELAY_READY")))
 ).pipe(
   Layer.provide(StorageLive({ _tag: "Postgres", url: process.env.RELAY_DATABASE_URL ?? "", maxConnections: 4 })),

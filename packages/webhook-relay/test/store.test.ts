@@ -14,10 +14,10 @@ import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Hooks, Members, Tenants, Transactor } from "@chamber/core"
-import { StorageLive } from "@chamber/pg-adapter"
+import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore, Hooks, Members, Tenants, Transactor, WebhookAdmin } from "@chamber/core"
+import { DeliveryStoreSql, StorageLive, WebhookAdminSql } from "@chamber/pg-adapter"
 import { DatabaseConfigRef, runtimes } from "@chamber/pg-adapter/testing"
-import { type AttemptOutcome, type ClaimedDelivery, DeliveryStore, DeliveryStoreSql, runRelay, WebhookAdmin, WebhookAdminSql } from "../src/index.ts"
+import { runRelay } from "../src/index.ts"
 
 const storageOn = (rt: ReturnType<typeof runtimes>[number]) =>
   Layer.merge(DeliveryStoreSql, WebhookAdminSql).pipe(

@@ -11,7 +11,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { databaseConfigFromEnv, StorageLive } from "@chamber/pg-adapter"
+import { databaseConfigFromEnv, DeliveryStoreSql, StorageLive } from "@chamber/pg-adapter"
 import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
 import { parseDuration } from "../Durations.ts"
 import { dim, fail, printError } from "../Output.ts"
@@ -41,7 +41,7 @@ export const relay = (opts: { readonly json?: boolean }) => {
   // Metrics and traces (docs/operations.md "Metrics and traces"), on CHAMBER_METRICS_HOST.
   const { telemetry, readers } = observability(observed, (url) => say(`Metrics on ${url}`, { metrics: url }))
   const app = Layer.mergeAll(
-    RelayLive({ settings, listen, stopTimeoutMs: Duration.toMillis(stopTimeout) }).pipe(Layer.provide(telemetry)),
+    RelayLive({ settings, listen, stopTimeoutMs: Duration.toMillis(stopTimeout) }).pipe(Layer.provide(DeliveryStoreSql), Layer.provide(telemetry)),
     readers,
     Layer.effectDiscard(say(`Webhook relay running (${listen ? "woken by LISTEN/NOTIFY" : "polling every second"}); Ctrl-C stops it.`, {
       pid: process.pid,

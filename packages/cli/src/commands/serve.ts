@@ -15,7 +15,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { ChangesPruner } from "@chamber/core"
-import { databaseConfigFromEnv, StorageLive } from "@chamber/pg-adapter"
+import { databaseConfigFromEnv, DeliveryStoreSql, StorageLive } from "@chamber/pg-adapter"
 import { HttpLive, IdempotencyRetention, NodeServerLive } from "@chamber/http-adapter"
 import { deliverySettingsFromEnv, HookPingsLive, RelayLive } from "@chamber/webhook-relay"
 import { knownChamber, seedDemo } from "../demo/Demo.ts"
@@ -173,7 +173,7 @@ export const serve = (opts: ServeOptions) => {
   // timeout), and the deliveries it still holds are given back for another relay (docs/cli.md "Stopping").
   const relay = opts.relay === false
     ? Layer.empty
-    : RelayLive({ settings, listen: config._tag === "Postgres", stopTimeoutMs: Duration.toMillis(shutdownTimeout) })
+    : RelayLive({ settings, listen: config._tag === "Postgres", stopTimeoutMs: Duration.toMillis(shutdownTimeout) }).pipe(Layer.provide(DeliveryStoreSql))
   // Metrics and traces (docs/operations.md "Metrics"): the server and the relay are measured, the
   // metrics listener and the readings run beside them.
   const { telemetry, readers } = observability(observed, (url) => tell(dim(`Metrics on ${url}`), "Metrics listening", { url }))

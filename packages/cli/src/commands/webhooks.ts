@@ -4,8 +4,8 @@
  * secret rotation and replay.
  */
 import * as Effect from "effect/Effect"
-import { DEACTIVATION_WARNING_AT, MAX_PREVIOUS_EXPIRES_IN } from "@chamber/core"
-import { type DeliveryView, type HookHealth, WebhookAdmin, WebhookAdminSql } from "@chamber/webhook-relay"
+import { DEACTIVATION_WARNING_AT, type DeliveryView, type HookView, MAX_PREVIOUS_EXPIRES_IN, WebhookAdmin } from "@chamber/core"
+import { WebhookAdminSql } from "@chamber/pg-adapter"
 import { waited } from "../Durations.ts"
 import { bold, dim, green, table, yellow } from "../Output.ts"
 import { noHook, rotateHookSecret } from "../RotateSecret.ts"
@@ -21,14 +21,14 @@ const idOf = (text: string, what: string) =>
   /^[1-9][0-9]{0,15}$/.test(text) ? Effect.succeed(Number(text)) : Effect.fail(new Error(`${what} must be a positive integer, not "${text}".`))
 
 /** The health in words: inactive, about to be deactivated (15 or more failures in a row), or active. */
-export const healthWords = (h: Pick<HookHealth, "active" | "failure_count" | "failures_before_deactivation">) =>
+export const healthWords = (h: Pick<HookView, "active" | "failure_count" | "failures_before_deactivation">) =>
   !h.active
     ? "INACTIVE"
     : h.failure_count >= DEACTIVATION_WARNING_AT
     ? `DEACTIVATING: ${h.failures_before_deactivation} more failed deliveries deactivate it`
     : "active"
 
-const hookRow = (h: HookHealth) => ({ ...h, events: h.events.join(","), health: healthWords(h), left: h.failures_before_deactivation })
+const hookRow = (h: HookView) => ({ ...h, events: h.events.join(","), health: healthWords(h), left: h.failures_before_deactivation })
 const lastAttempt = (d: DeliveryView) => d.attempts[d.attempts.length - 1]
 const deliveryRow = (d: DeliveryView) => {
   const last = lastAttempt(d)

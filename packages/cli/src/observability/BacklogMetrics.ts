@@ -6,7 +6,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
-import type { Backlog, WebhookAdmin } from "@chamber/webhook-relay"
+import type { Backlog, WebhookAdmin } from "@chamber/core"
 
 const due = Metric.gauge("chamber_webhook_due_deliveries", { description: "Pending webhook deliveries whose attempt is due now." })
 const oldestDue = Metric.gauge("chamber_webhook_oldest_due_seconds", {

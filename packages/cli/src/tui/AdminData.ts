@@ -3,7 +3,7 @@
  * AdminDataLive.ts implements it over the core services and WebhookAdmin; tests give a fake.
  * Every method answers with a promise that rejects only with a DataError.
  */
-import type { AttemptView, Backlog, DeliveryView, HookHealth, SubscriptionBacklog } from "@chamber/webhook-relay"
+import type { AttemptView, Backlog, DeliveryView, HookView, SubscriptionBacklog } from "@chamber/core"
 
 export type { AttemptView, Backlog, DeliveryView, SubscriptionBacklog }
 
@@ -44,7 +44,7 @@ export interface MintedKey {
   readonly key: string
 }
 
-export interface HookRow extends HookHealth {
+export interface HookRow extends HookView {
   /** The latest attempts, oldest first, true for a 2xx answer (the sparkline). */
   readonly recent: ReadonlyArray<boolean>
 }

@@ -43,9 +43,8 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
     // The framework hands over the credential of the first Authorization header, or "" when it
     // has none in the bearer scheme; `authenticate` finds no key for "" without a query. What
     // the request holds (its headers, its facts) is read from its context at once; a touch not
-    // due is no step at all. The steps are one chain, not a generator: a generator resumed with
-    // the answer kept every page alive until V8 promoted it to the old generation (bench/README.md
-    // "Memory").
+    // due is no step at all. The steps are one chain, not a generator: nothing that runs after the
+    // handler may hold on to its answer (bench/README.md "Memory").
     bearer: (httpEffect, { credential, endpoint }) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)

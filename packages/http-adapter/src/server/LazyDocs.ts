@@ -1,6 +1,6 @@
 /**
  * The browsable reference at /docs, built on its first request: its page carries the reference
- * viewer's script, 3.2 MB that a server which never shows it should not hold in memory (bench/
+ * viewer's script, which a server that never shows it should not hold in memory (bench/
  * README.md "Memory"). The page itself is the platform's Scalar page for the contract,
  * without the viewer's default fonts (fetched from their own host), and with a
  * Content-Security-Policy that lets it run its own scripts and nothing else (docs/api.md

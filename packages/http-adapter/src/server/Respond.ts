@@ -13,9 +13,8 @@ import { BusinessRuleError, Forbidden, Gone, NotFoundError, ServiceUnavailable, 
 
 /**
  * Answers of at least this many characters (a page, the change feed) are sent as bytes: the
- * text is encoded once and dropped at once. Held as a string until its write completes, a page
- * outlived enough young collections for V8 to move it to the old generation, which then grew by
- * every page until a full collection (peak RSS 1.6x the raw baseline, bench/README.md).
+ * text is encoded once and let go at once; only the bytes are held until the write completes
+ * (bench/README.md "Memory").
  */
 const BYTES_FROM = 16 * 1024
 
@@ -117,7 +116,7 @@ const pageText = (asked: bigint, result: Page<unknown>) => {
  * A page `{data, meta}` of the key's tenant (`page` defaults to 1; any whole number, a page past
  * the last answering no rows and the true total). Its rows must have the type of the list
  * schema's items; they are written as JSON directly, without encoding them through the schema
- * again (a fifth of a members page's CPU, bench/README.md).
+ * again: their type already holds them to it.
  */
 export const page = <L extends Schema.Top, E extends DomainError, R>(
   _list: L,

@@ -58,9 +58,7 @@ const runInitdb = async (cluster: string): Promise<string> => {
   const scratch = cluster + SCRATCH + process.pid
   fs.rmSync(scratch, { recursive: true, force: true })
   fs.mkdirSync(scratch, { recursive: true })
-  // Liftoff only: initdb runs most of PostgreSQL once, so optimising its code (V8's TurboFan)
-  // would cost the child more time and memory than it saves.
-  const child = spawn(process.execPath, ["--liftoff-only", INITDB, scratch], { stdio: ["ignore", "ignore", "pipe"] })
+  const child = spawn(process.execPath, [INITDB, scratch], { stdio: ["ignore", "ignore", "pipe"] })
   const stop = () => child.kill()
   process.once("exit", stop)
   let stderr = ""

@@ -9,7 +9,8 @@
  * - `plan_cache_mode` is `force_custom_plan`: prepared statements skip parsing, but each
  *   execution is planned for its values. PGlite runs no autovacuum, so nothing ever analyzes a
  *   table and invalidates a plan: a generic plan made while a table was small would be kept
- *   for the connection's life (a member read by id went from 0.3 to 1.8 ms at 10,000 members).
+ *   for the connection's life, however much the table grows (bench/README.md "Embedded
+ *   database (PGlite)").
  */
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite"
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"

@@ -46,8 +46,7 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
     // Planned at each run (not prepared), for webhook_deliveries as it is then: a burst grows it
     // within one transaction, faster than autovacuum analyzes it, and a plan kept from its first
     // runs, while the table was small or after an ANALYZE found it empty, read the whole table for
-    // each subscription's probe and for the mark (on a new database, 500 events of 40 deliveries
-    // took 15 times as long as after an ANALYZE; bench/README.md "First write").
+    // each subscription's probe and for the mark (bench/README.md "First write").
     append: (tenantId, type, data) =>
       sql<EventRow>`
         WITH e AS (

@@ -12,6 +12,8 @@ import { isoColumn } from "./IsoColumn.ts"
 import { type Columns, listPage, type Order } from "./PageSql.ts"
 
 
+const IDENTIFIER = /^[a-z][a-z0-9_]*$/
+
 /** The custom field values the tenant marked API-visible, as one jsonb object. */
 const visibleCustomFields = (alias: string, resource: string) =>
   `(SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
@@ -23,8 +25,11 @@ const visibleCustomFields = (alias: string, resource: string) =>
  * The select list of a resource read through `alias`: `id`, every attribute, and the two
  * timestamps. `stored` reads custom fields whole (hidden ones too), for change detection.
  */
-export const selectList = <D extends Fields>(resource: Resource<string, D>, alias: string, options?: { readonly stored?: boolean }) =>
-  [
+export const selectList = <D extends Fields>(resource: Resource<string, D>, alias: string, options?: { readonly stored?: boolean }) => {
+  // Columns are named as the fields are, and written into the statement as they are.
+  const bad = resource.storedKeys.find((key) => !IDENTIFIER.test(key))
+  if (bad !== undefined) throw new Error(`${resource.name} field ${JSON.stringify(bad)} is not a plain identifier`)
+  return [
     `${alias}.id`,
     ...(options?.stored === true ? resource.storedKeys : resource.keys).map((key) => {
       const column = resource.fields[key]!.kind.column
@@ -38,6 +43,7 @@ export const selectList = <D extends Fields>(resource: Resource<string, D>, alia
     `${isoColumn(`${alias}.created_at`)} AS created_at`,
     `${isoColumn(`${alias}.updated_at`)} AS updated_at`
   ].join(",\n  ")
+}
 
 /** A row as the select list reads it (the stored one: write-only fields too). */
 export type ResourceRow<D extends Fields> = StoredStruct<D>["Type"] & {
@@ -46,28 +52,26 @@ export type ResourceRow<D extends Fields> = StoredStruct<D>["Type"] & {
   readonly updated_at: string | null
 }
 
-const IDENTIFIER = /^[a-z][a-z0-9_]*$/
+/** Each of `keys`, null: what every copy starts from, so that each has every declared key in the declaration's order. */
+const emptyOf = (keys: ReadonlyArray<string>): Record<string, unknown> => Object.fromEntries(keys.map((key) => [key, null]))
 
-/**
- * A function copying `keys` of a row into one object literal (`{ name: row.name, ... }`). V8
- * gives such objects a fixed shape, and a page of them is serialized about a third faster than
- * objects whose keys were added one by one (docs/architecture.md "A request's path"); list pages
- * are this API's hot path. The keys are a resource's own declared fields, refused here unless
- * they are plain identifiers.
- */
-const picker = <A>(name: string, keys: ReadonlyArray<string>): ((row: object) => A) => {
-  const bad = keys.find((key) => !IDENTIFIER.test(key))
-  if (bad !== undefined) throw new Error(`${name} field ${JSON.stringify(bad)} is not a plain identifier`)
-  return new Function("row", `return { ${keys.map((key) => `${key}: row.${key}`).join(", ")} }`) as (row: object) => A
+/** A copy of `keys` of a row, in the declaration's order. */
+const picker = <A>(keys: ReadonlyArray<string>) => {
+  const empty = emptyOf(keys)
+  return (row: object): A => {
+    const out = { ...empty }
+    for (const key of keys) out[key] = (row as Record<string, unknown>)[key]
+    return out as A
+  }
 }
 
 /** The attributes of a row. */
 export const toAttributes = <D extends Fields>(resource: Resource<string, D>) =>
-  picker<Resource<string, D>["Attributes"]["Type"]>(resource.name, resource.keys)
+  picker<Resource<string, D>["Attributes"]["Type"]>(resource.keys)
 
 /** Every stored field of a row read with `stored: true`, for change detection. */
 export const toStored = <D extends Fields>(resource: Resource<string, D>) =>
-  picker<StoredStruct<D>["Type"]>(resource.name, resource.storedKeys)
+  picker<StoredStruct<D>["Type"]>(resource.storedKeys)
 
 /** The envelope `{id, attributes, created_at, updated_at}` of a row. */
 export const toEnvelope = <D extends Fields>(resource: Resource<string, D>) => {
@@ -82,29 +86,25 @@ export const toEnvelope = <D extends Fields>(resource: Resource<string, D>) => {
 
 /**
  * The envelope columns of a resource read through `alias`, its values read out of rows read as
- * arrays (`statement.values`). Rows read as objects have their keys added one by one by the
- * driver; past a few dozen columns V8 keeps such objects as dictionaries, slow to build and to
- * read, and a members page spent a fifth of its CPU on them. Read by position, each envelope is
- * one literal.
+ * arrays (`statement.values`): the id, then each attribute in the declaration's order, then the
+ * two timestamps.
  */
 export const envelopeColumns = <D extends Fields>(resource: Resource<string, D>, alias: string): Columns<Resource<string, D>["Envelope"]["Type"]> => {
-  const bad = resource.keys.find((key) => !IDENTIFIER.test(key))
-  if (bad !== undefined) throw new Error(`${resource.name} field ${JSON.stringify(bad)} is not a plain identifier`)
-  const n = resource.keys.length
-  const mappers = new Map<number, (values: ReadonlyArray<unknown>) => Resource<string, D>["Envelope"]["Type"]>()
+  type Envelope = Resource<string, D>["Envelope"]["Type"]
+  const keys = resource.keys
+  const n = keys.length
+  const empty = emptyOf(keys)
   return {
     select: selectList(resource, alias),
-    at: (offset) => {
-      let mapper = mappers.get(offset)
-      if (mapper === undefined) {
-        const attributes = resource.keys.map((key, i) => `${key}: v[${offset + 1 + i}]`).join(", ")
-        mapper = new Function(
-          "v",
-          `return { id: Number(v[${offset}]), attributes: { ${attributes} }, created_at: v[${offset + n + 1}], updated_at: v[${offset + n + 2}] }`
-        ) as (values: ReadonlyArray<unknown>) => Resource<string, D>["Envelope"]["Type"]
-        mappers.set(offset, mapper)
-      }
-      return mapper
+    at: (offset) => (v): Envelope => {
+      const attributes = { ...empty }
+      for (let i = 0; i < n; i++) attributes[keys[i]!] = v[offset + 1 + i]
+      return {
+        id: Number(v[offset]),
+        attributes,
+        created_at: v[offset + n + 1],
+        updated_at: v[offset + n + 2]
+      } as Envelope
     }
   }
 }

@@ -1,103 +1,31 @@
 /**
- * The relay's side of the delivery tables (docs/webhooks.md "Delivery"): claim due deliveries
- * with `FOR UPDATE SKIP LOCKED` and a short lease that the relay renews while it holds them, so
- * many relays share one database and a crashed relay's deliveries are claimed again soon after
- * it stops renewing (at once on PostgreSQL, where a running relay holds a lock others can see);
- * claim chambers in turn, each within its share of the relay's sends, a receiver that keeps
- * timing out one send at a time; record attempts and settle deliveries in one transaction per
- * batch, counting failed deliveries per subscription and timeouts per receiver atomically.
+ * The relay's side of the delivery tables over SQL (core `DeliveryStore`, docs/webhooks.md
+ * "Delivery"): claims with `FOR UPDATE SKIP LOCKED` and leases, outcomes recorded and deliveries
+ * settled one statement per batch, the relay's lock on a connection of its own, pruning.
  */
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { type EventKind, type OutboxEvent, WebhookSecrets, type WebhookSecretUnreadable } from "@chamber/core"
-import { isoColumn } from "@chamber/pg-adapter"
-import { RETRIES_PER_DELIVERY } from "./Schedule.ts"
-
-/** A delivery this relay holds the lease of. */
-export interface ClaimedDelivery {
-  readonly id: number
-  readonly tenantId: number
-  readonly hookId: number
-  readonly url: string
-  /** The subscription's secret, or why this relay cannot decrypt it (that delivery alone fails). */
-  readonly secret: Result.Result<string, WebhookSecretUnreadable>
-  /** Attempts made before this one. */
-  readonly attemptCount: number
-  readonly event: OutboxEvent
-}
-
-/** What one attempt came to. */
-export interface AttemptOutcome {
-  readonly delivery: ClaimedDelivery
-  readonly attemptedAt: Date
-  readonly ok: boolean
-  readonly status: number | null
-  readonly latencyMs: number
-  readonly responseExcerpt: string | null
-  readonly error: string | null
-  readonly retryAfterSeconds: number | null
-  /** No answer within the timeout: counted against the receiver (absent: false). */
-  readonly timedOut?: boolean | undefined
-}
-
-export interface ClaimOptions {
-  readonly relayId: string
-  readonly limit: number
-  readonly leaseMs: number
-  /** At most this many deliveries of one subscription leased at once, across all relays. */
-  readonly perSubscription: number
-  /** At most this many sends of one chamber in flight in this relay (default: no cap). */
-  readonly perChamber?: number | undefined
-  /** This relay's sends in flight, by chamber: they count against `perChamber`. */
-  readonly sending?: ReadonlyMap<number, number> | undefined
-}
-
-/** What one claim leased. */
-export interface Claimed {
-  readonly deliveries: ReadonlyArray<ClaimedDelivery>
-  /**
-   * Whether due deliveries were left because all of their subscription's places were leased:
-   * when those leases are settled there is more to claim at once, without news of a change.
-   */
-  readonly capped: boolean
-}
-
-/**
- * Attempts in a row that timed out after which a chamber's receiver (webhook_origin: host and
- * port) gets one send at a time, across all relays and all of the chamber's subscriptions to it,
- * until one succeeds.
- */
-export const PROBE_AFTER_TIMEOUTS = 3
+import {
+  type AttemptOutcome,
+  type Claimed,
+  type ClaimedDelivery,
+  type ClaimOptions,
+  DEACTIVATE_AFTER,
+  DeliveryStore,
+  type EventKind,
+  OutcomesRefused,
+  PROBE_AFTER_TIMEOUTS,
+  type Recorded,
+  RelayPresenceLost,
+  RETRIES_PER_DELIVERY,
+  WebhookSecrets
+} from "@chamber/core"
+import { isoColumn } from "./IsoColumn.ts"
 
 /** The advisory-lock namespace of running relays (the second key is the relay's row in webhook_relays, migration 0019). */
 export const RELAY_LOCK = 5_102_028
-
-/** Consecutive failed deliveries that deactivate a subscription (spec section 6.2). */
-export const DEACTIVATE_AT = 20
-
-/** What a written batch came to. */
-export interface Recorded {
-  /** The deliveries that no longer exist (their subscription was deleted): their outcomes were dropped. */
-  readonly vanished: ReadonlyArray<number>
-  /** Whether a delivery settled let a later one of its subscription and resource go: a reason to claim again. */
-  readonly freed: boolean
-}
-
-/**
- * The database refused a batch of outcomes as it is (a constraint, a value it cannot store):
- * writing the same batch again cannot succeed, though its outcomes may, one by one.
- */
-export class OutcomesRefused extends Schema.TaggedError<OutcomesRefused>()("OutcomesRefused", { reason: Schema.String }) {
-  override get message() {
-    return `The database refused the outcomes: ${this.reason}`
-  }
-}
 
 /** SQLSTATE classes of errors in the statement's data or in the statement itself: the same statement fails again. */
 const REFUSING_CLASSES = ["22", "23", "42"]
@@ -111,40 +39,6 @@ const refused = (error: SqlError): boolean => {
 /** Text PostgreSQL can store: a NUL and an unpaired surrogate (which `text` and `jsonb` refuse) become U+FFFD. */
 const storable = (text: string | null): string | null =>
   text === null ? null : text.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
-
-export class DeliveryStore extends Context.Service<DeliveryStore, {
-  readonly claim: (options: ClaimOptions) => Effect.Effect<Claimed>
-  /**
-   * Records each attempt and settles its delivery: succeeded; pending again after
-   * `retryDelayMs(retryIndex, retryAfterSeconds)` while retries remain; else failed, counted
-   * against its subscription. A delivery whose lease `relayId` lost meanwhile (another relay
-   * claimed it) keeps its attempt but is not settled here. The outcome of a delivery that no
-   * longer exists is dropped and named in `vanished`. Fails with OutcomesRefused when the
-   * database refuses the batch for good; dies when it does not answer.
-   */
-  readonly record: (
-    relayId: string,
-    outcomes: ReadonlyArray<AttemptOutcome>,
-    retryDelayMs: (retryIndex: number, retryAfterSeconds: number | null) => number
-  ) => Effect.Effect<Recorded, OutcomesRefused>
-  /** Extends the leases `relayId` still holds among `ids` to `leaseMs` from now. */
-  readonly renew: (relayId: string, ids: ReadonlyArray<number>, leaseMs: number) => Effect.Effect<void>
-  /** Gives back every lease of `relayId` and forgets it as a running relay (a graceful stop); how many leases. */
-  readonly release: (relayId: string) => Effect.Effect<number>
-  /**
-   * Registers `relayId` as a running relay (PostgreSQL) and takes its lock on a connection of its
-   * own, held until the scope closes or that connection is lost: while it is held, other relays
-   * count its leases as live; once it is free, as expired. Succeeds with the check to run every
-   * second, which fails once the connection is lost.
-   */
-  readonly hold: (relayId: string) => Effect.Effect<Effect.Effect<void, SqlError>, SqlError, Scope.Scope>
-  /**
-   * Deletes up to `batch` settled deliveries (their attempts with them) settled more than
-   * `retentionMs` ago, the receivers whose last timeout is that old, and the relays that died
-   * holding no live lease; how many deliveries.
-   */
-  readonly prune: (retentionMs: number, batch: number) => Effect.Effect<number>
-}>()("chamber/DeliveryStore") {}
 
 type ClaimRow =
   | {
@@ -201,7 +95,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
   // expects almost no row to pass, with statistics that know of a backlog it read and sorted every
   // waiting delivery of each subscription to find the few it needed. Where nothing was queued
   // again they are not run at all: under a burst each read the index entries that the resource's
-  // settled deliveries leave until a vacuum, and claims took a fifth more of the database's time.
+  // settled deliveries leave until a vacuum.
   // Rows found in one step are read again by id (`= ANY`), one index probe each, never by a join
   // that the planner may make a scan of the table. The steps are materialized so that each runs
   // once whatever the planner believes of the table's size (its statistics may date from before a
@@ -398,7 +292,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       ), counted AS (
         UPDATE webhook_subscriptions h
         SET failure_count = CASE WHEN c.reset THEN 0 ELSE h.failure_count END + c.failures,
-            active = h.active AND (CASE WHEN c.reset THEN 0 ELSE h.failure_count END + c.failures) < ${DEACTIVATE_AT},
+            active = h.active AND (CASE WHEN c.reset THEN 0 ELSE h.failure_count END + c.failures) < ${DEACTIVATE_AFTER},
             last_success_at = coalesce(c.success, h.last_success_at),
             last_failure_at = coalesce(c.failure, h.last_failure_at),
             updated_at = now()
@@ -457,6 +351,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
   // The lock is taken on a connection reserved for it (out of the pool: no other statement runs
   // there, so it is held by this relay alone), after the relay's row exists; it is given back
   // before the connection returns to the pool.
+  const lost = (error: SqlError) => new RelayPresenceLost({ reason: error.message })
   const hold = (relayId: string) =>
     Effect.gen(function*() {
       const connection = yield* sql.reserve
@@ -467,8 +362,8 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
       )
       yield* connection.execute(`SELECT pg_advisory_lock($1, $2)`, [RELAY_LOCK, (row as { readonly id: number }).id], undefined)
       yield* Effect.addFinalizer(() => connection.execute(`SELECT pg_advisory_unlock_all()`, [], undefined).pipe(Effect.ignore))
-      return Effect.asVoid(connection.execute(`SELECT 1`, [], undefined))
-    })
+      return Effect.asVoid(connection.execute(`SELECT 1`, [], undefined)).pipe(Effect.mapError(lost))
+    }).pipe(Effect.mapError(lost))
 
   // A relay's row is deleted once it has died holding no live lease (its leases then need no
   // judging; the leased deliveries are read through their partial index, never the table); a
