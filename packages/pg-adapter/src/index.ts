@@ -20,6 +20,7 @@ import { RegistrationRepoSql } from "./repos/RegistrationRepoSql.ts"
 import { DatabaseFailuresSql } from "./repos/DatabaseFailuresSql.ts"
 import { KeyHasherNode, ReadinessSql, TransactorSql } from "./repos/Infrastructure.ts"
 import { MemberRepoSql } from "./repos/MemberRepoSql.ts"
+import { ImportBatchesSql } from "./repos/ImportBatchesSql.ts"
 import { OutboxSql } from "./repos/OutboxSql.ts"
 import { PlacementRepoSql } from "./repos/PlacementRepoSql.ts"
 import { RateLimitSnapshotsSql } from "./repos/RateLimitSnapshotsSql.ts"
@@ -47,6 +48,7 @@ export {
   KeyHasherNode,
   MemberRepoSql,
   OutboxSql,
+  ImportBatchesSql,
   PaymentRepoSql,
   PlacementRepoSql,
   RateLimitSnapshotsSql,
@@ -95,6 +97,7 @@ const RepositoriesLive = Layer.mergeAll(
   HookDeliveryRepoSql,
   IdempotencyRepoSql,
   OutboxSql,
+  ImportBatchesSql,
   RateLimitSnapshotsSql,
   TransactorSql,
   KeyHasherNode,
