@@ -40,6 +40,7 @@ import { benchEmbedded } from "./embedded.ts"
 import { startOtlpSink } from "./otlp-sink.ts"
 import { benchChanges } from "./changes.ts"
 import { benchFair } from "./fair.ts"
+import { benchImport } from "./import.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
@@ -374,7 +375,7 @@ const RELAY = ONLY.length === 0 || ONLY.includes("relay")
 const CHANGES = ONLY.length === 0 || ONLY.includes("changes")
 const IDEMPOTENCY = ONLY.length === 0 || ONLY.includes("idempotency")
 {
-  const known = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "changes", "large", "embedded", "fair"]
+  const known = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "changes", "large", "embedded", "fair", "import"]
   const unknown = ONLY.filter((id) => !known.includes(id))
   if (unknown.length > 0) {
     console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
@@ -714,6 +715,7 @@ const main = async () => {
   if (ONLY.includes("large")) await benchLarge({ dbUrl, log, elapsed })
   if (ONLY.includes("embedded")) await benchEmbedded({ dbUrl, log, elapsed })
   if (ONLY.includes("fair")) await benchFair({ dbUrl, log, elapsed })
+  if (ONLY.includes("import")) await benchImport({ dbUrl, log, elapsed })
 }
 
 try {
