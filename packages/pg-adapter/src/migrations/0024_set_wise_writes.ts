@@ -14,8 +14,9 @@
  * Feed positions (migrations 0013, 0022): the trigger still runs for each of a transaction's events
  * as it commits, under the chamber's feed lock, but its first run for a chamber numbers all of the
  * transaction's events of that chamber in one update, in insertion order (those of the chamber
- * without a position are this transaction's: every committed event has one), and each later run
- * finds its event numbered and does nothing. The positions are those one update per event gave.
+ * without a position are this transaction's: every committed event has one), and notes the highest
+ * event it numbered in a setting of the transaction's (`chamber.feed_numbered_<chamber>`); each
+ * later run finds its event at or below it and does nothing. The positions are those one update per event gave.
  */
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -41,7 +42,8 @@ export default Effect.gen(function*() {
     CREATE OR REPLACE FUNCTION outbox_events_position() RETURNS trigger LANGUAGE plpgsql
     SET plan_cache_mode = force_custom_plan AS $$
     BEGIN
-      IF (SELECT position FROM outbox_events WHERE id = NEW.id) IS NOT NULL THEN
+      -- Numbered already: the transaction's setting names the highest event it numbered for the chamber.
+      IF NEW.id <= coalesce(nullif(current_setting('chamber.feed_numbered_' || NEW.tenant_id, true), ''), '0')::bigint THEN
         RETURN NULL;
       END IF;
       PERFORM pg_advisory_xact_lock(5102027, (NEW.tenant_id % 2147483647)::integer);
@@ -52,6 +54,8 @@ export default Effect.gen(function*() {
         FROM (SELECT id, row_number() OVER (ORDER BY id) AS rank FROM outbox_events
               WHERE tenant_id = NEW.tenant_id AND position IS NULL) n
         WHERE o.id = n.id;
+      PERFORM set_config('chamber.feed_numbered_' || NEW.tenant_id,
+        (SELECT max(id) FROM outbox_events WHERE tenant_id = NEW.tenant_id)::text, true);
       RETURN NULL;
     END
     $$`
