@@ -23,6 +23,7 @@ import { benchEmbedded } from "./embedded.ts"
 import { startOtlpSink } from "./otlp-sink.ts"
 import { benchChanges } from "./changes.ts"
 import { benchFair } from "./fair.ts"
+import { benchImport } from "./import.ts"
 
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
@@ -279,7 +280,7 @@ const OBSERVED_SERVERS = ["ours-metrics", "ours-otlp"]
 const ENDPOINTS = ALL_ENDPOINTS.filter((e) => ONLY.length === 0 || ONLY.includes(e.id))
 const runs = (section: string) => ONLY.length === 0 || ONLY.includes(section)
 {
-  const known = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "changes", "large", "embedded", "fair"]
+  const known = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "changes", "large", "embedded", "fair", "import"]
   const unknown = ONLY.filter((id) => !known.includes(id))
   if (unknown.length > 0) {
     console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
@@ -496,6 +497,7 @@ const main = async () => {
   if (ONLY.includes("large")) await benchLarge(ctx)
   if (ONLY.includes("embedded")) await benchEmbedded(ctx)
   if (ONLY.includes("fair")) await benchFair(ctx)
+  if (ONLY.includes("import")) await benchImport(ctx)
 }
 
 try {

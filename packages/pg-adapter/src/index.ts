@@ -21,6 +21,7 @@ import { RegistrationRepoSql } from "./repos/RegistrationRepoSql.ts"
 import { DatabaseFailuresSql } from "./repos/DatabaseFailuresSql.ts"
 import { KeyHasherNode, ReadinessSql, TransactorSql } from "./repos/Infrastructure.ts"
 import { MemberRepoSql } from "./repos/MemberRepoSql.ts"
+import { ImportBatchesSql } from "./repos/ImportBatchesSql.ts"
 import { OutboxSql } from "./repos/OutboxSql.ts"
 import { PlacementRepoSql } from "./repos/PlacementRepoSql.ts"
 import { RateLimitSnapshotsSql } from "./repos/RateLimitSnapshotsSql.ts"
@@ -51,6 +52,7 @@ export {
   KeyHasherNode,
   MemberRepoSql,
   OutboxSql,
+  ImportBatchesSql,
   PaymentRepoSql,
   PlacementRepoSql,
   RateLimitSnapshotsSql,
@@ -101,6 +103,7 @@ const RepositoriesLive = Layer.mergeAll(
   HookDeliveryRepoSql,
   IdempotencyRepoSql,
   OutboxSql,
+  ImportBatchesSql,
   RateLimitSnapshotsSql,
   TransactorSql,
   KeyHasherNode,

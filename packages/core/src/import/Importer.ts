@@ -1,7 +1,9 @@
 /**
- * `chamber import` (docs/cli.md "Import"): a JSON document of records loaded through the core
- * services, so each record gets the same validation and fires the same events as any other write,
- * all in one transaction. Records point at earlier ones with `<thing>_ref`.
+ * `chamber import` (docs/cli.md "Import"): a JSON document of records loaded with the core
+ * services' rules, so each record gets the same validation and fires the same events as any other
+ * write, all in one transaction. Records point at earlier ones with `<thing>_ref`. Members and
+ * contacts are written set-wise, a batch at a time (ImportBatchWrites.ts); the other collections
+ * through their services, one record at a time.
  *
  * Two passes: every record is checked first, with nothing written and no transaction open, and
  * every problem is reported (the first 100, with the count of all); only a document without any
@@ -22,6 +24,7 @@ import { decodeInput } from "../shared/Input.ts"
 import { TenantRepo } from "../tenant/TenantRepo.ts"
 import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { type Collection, ImportCollections, type ImportStep, importSteps } from "./ImportSteps.ts"
+import { type BatchWrites, importBatchWrites } from "./ImportBatchWrites.ts"
 import { ImportDocumentInvalid, ImportInvalid, type ImportProblem, MAX_REPORTED_PROBLEMS } from "./ImportErrors.ts"
 
 /** A record that `skipInvalid` refused: where it is in the document, what it holds, and every problem it has. */
@@ -63,6 +66,8 @@ export interface ImportOptions {
    * write the others; the result lists those refused. Without it one problem refuses the whole.
    */
   readonly skipInvalid?: boolean | undefined
+  /** false: every record through its core service, one by one (what the set-wise writes are compared with); else members and contacts set-wise. */
+  readonly batched?: boolean | undefined
 }
 
 const Ref = Schema.String.check(Schema.makeFilter((s: string) => s.trim() !== "", { message: "The ref field must be a non-empty string." }))
@@ -135,6 +140,9 @@ const outcome = (skipInvalid: boolean) => {
   }
 }
 
+/** Records of a collection written set-wise at a time. */
+const BATCH = 1000
+
 const isRecord = (raw: unknown): raw is Readonly<Record<string, unknown>> => typeof raw === "object" && raw !== null && !Array.isArray(raw)
 
 export class Importer extends Context.Service<Importer, {
@@ -152,6 +160,7 @@ export class Importer extends Context.Service<Importer, {
     const tenants = yield* TenantRepo
     const tx = yield* Transactor
     const steps = yield* importSteps
+    const batchWrites = yield* importBatchWrites
 
     const collectionsOf = (document: unknown) =>
       Effect.gen(function*() {
@@ -236,50 +245,82 @@ export class Importer extends Context.Service<Importer, {
      * the others are still written; then the whole is refused (rolled back). With `skipInvalid`
      * the records the check refused are passed over, and a record refused here is rolled back
      * alone, with those whose refs name it.
+     *
+     * The collections `batches` can write go BATCH records at a time, each batch in a savepoint;
+     * a batch that fails is rolled back and its records written one by one, as above.
      */
     const writeAll = Effect.fnUntraced(function*(
       tenantId: number,
       collections: ReadonlyArray<readonly [ImportStep, ReadonlyArray<unknown>]>,
       tick: (collection: Collection) => void,
       skipInvalid: boolean,
-      refusedPlaces: ReadonlySet<string>
+      refusedPlaces: ReadonlySet<string>,
+      batches: BatchWrites
     ) {
       const result = outcome(skipInvalid)
       const ids = new Map<string, number>()
       const unwritten = new Map<string, string>()
       const counts = Object.fromEntries(ImportCollections.map((c) => [c, 0])) as Record<Collection, number>
-      for (const [step, records] of collections) {
-        for (let index = 0; index < records.length; index++) {
-          if (refusedPlaces.has(placeOf(step.collection, index))) {
-            tick(step.collection)
-            continue
-          }
-          const record = records[index] as Readonly<Record<string, unknown>>
-          const ref = typeof record.ref === "string" ? record.ref : null
-          const found: Array<Found> = []
-          const input: Record<string, unknown> = {}
-          for (const [field, value] of Object.entries(record)) {
-            if (field === "ref") continue
-            if (step.refs[field] === undefined) input[field] = value
-            else if (value !== null && value !== undefined) {
-              const id = ids.get(value as string)
-              if (id === undefined) {
-                found.push({ field, message: `The ${field.replace(/_/g, " ")} ${JSON.stringify(value)} names ${unwritten.get(value as string)}, which could not be written.` })
-              }
-              input[field.replace(/_ref$/, "_id")] = id
+
+      interface Pending {
+        readonly index: number
+        readonly record: Readonly<Record<string, unknown>>
+        readonly ref: string | null
+        readonly input: Record<string, unknown>
+        readonly found: Array<Found>
+        id?: number
+      }
+      /** A record with its refs replaced by ids; a ref naming a record not written is a problem. */
+      const prepare = (step: ImportStep, records: ReadonlyArray<unknown>, index: number): Pending => {
+        const record = records[index] as Readonly<Record<string, unknown>>
+        const found: Array<Found> = []
+        const input: Record<string, unknown> = {}
+        for (const [field, value] of Object.entries(record)) {
+          if (field === "ref") continue
+          if (step.refs[field] === undefined) input[field] = value
+          else if (value !== null && value !== undefined) {
+            const id = ids.get(value as string)
+            if (id === undefined) {
+              found.push({ field, message: `The ${field.replace(/_/g, " ")} ${JSON.stringify(value)} names ${unwritten.get(value as string)}, which could not be written.` })
             }
+            input[field.replace(/_ref$/, "_id")] = id
           }
-          if (found.length === 0) {
-            // A refused record takes back what it wrote (its savepoint); the others stay.
-            const id = yield* Effect.result(skipInvalid ? tx.withTransaction(step.write(tenantId, input)) : step.write(tenantId, input))
-            if (Result.isSuccess(id)) {
-              if (ref !== null) ids.set(ref, id.success)
-              counts[step.collection]++
-            } else found.push(...problemsOf(id.failure, record))
+        }
+        return { index, record, ref: typeof record.ref === "string" ? record.ref : null, input, found }
+      }
+      const settle = (step: ImportStep, p: Pending) => {
+        if (p.id !== undefined) {
+          if (p.ref !== null) ids.set(p.ref, p.id)
+          counts[step.collection]++
+        }
+        if (p.found.length > 0 && p.ref !== null) unwritten.set(p.ref, placeOf(step.collection, p.index))
+        result.report(step.collection, p.index, p.ref, undefined, p.record, p.found)
+        tick(step.collection)
+      }
+
+      for (const [step, records] of collections) {
+        const batch = batches[step.collection]
+        const size = batch === undefined ? 1 : BATCH
+        for (let start = 0; start < records.length; start += size) {
+          const chunk: Array<Pending> = []
+          for (let index = start; index < Math.min(start + size, records.length); index++) {
+            if (refusedPlaces.has(placeOf(step.collection, index))) tick(step.collection)
+            else chunk.push(prepare(step, records, index))
           }
-          if (found.length > 0 && ref !== null) unwritten.set(ref, placeOf(step.collection, index))
-          result.report(step.collection, index, ref, undefined, record, found)
-          tick(step.collection)
+          const ready = chunk.filter((p) => p.found.length === 0)
+          if (batch !== undefined && ready.length > 0) {
+            const written = yield* Effect.result(tx.withTransaction(batch(ready.map((p) => p.input))))
+            if (Result.isSuccess(written)) ready.forEach((p, i) => (p.id = written.success[i]))
+          }
+          for (const p of chunk) {
+            if (p.found.length === 0 && p.id === undefined) {
+              // A refused record takes back what it wrote (its savepoint); the others stay.
+              const id = yield* Effect.result(skipInvalid ? tx.withTransaction(step.write(tenantId, p.input)) : step.write(tenantId, p.input))
+              if (Result.isSuccess(id)) p.id = id.success
+              else p.found.push(...problemsOf(id.failure, p.record))
+            }
+            settle(step, p)
+          }
         }
       }
       if (result.problems.any) return yield* result.problems.error()
@@ -289,6 +330,7 @@ export class Importer extends Context.Service<Importer, {
     const run = Effect.fn("Importer.run")(function*(tenantRef: string | number, document: unknown, options: ImportOptions = {}) {
       const tenant = yield* tenants.find(tenantRef)
       if (tenant === undefined) return yield* new TenantNotFound({ ref: String(tenantRef) })
+      if (tenant.deleting_at !== null) return yield* new TenantNotFound({ ref: tenant.public_id, beingDeleted: true })
       const collections = yield* collectionsOf(document)
       const total = collections.reduce((n, [, records]) => n + records.length, 0)
       const ticker = (phase: ImportProgressEvent["phase"]) => {
@@ -308,7 +350,8 @@ export class Importer extends Context.Service<Importer, {
         return { ids: {}, counts, dryRun: true, rejected: refused } satisfies ImportResult
       }
       const refusedPlaces = new Set(refused.map((r) => placeOf(r.collection, r.index)))
-      const written = yield* tx.withTransaction(writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces))
+      const batches = options.batched === false ? {} : batchWrites(tenant.id)
+      const written = yield* tx.withTransaction(writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces, batches))
       // Those refused on a rule of the database join those the check refused, in document order.
       const order = new Map(collections.map(([step], i) => [step.collection, i]))
       const rejected = [...refused, ...written.rejected].sort((a, b) => order.get(a.collection)! - order.get(b.collection)! || a.index - b.index)

@@ -39,5 +39,10 @@ export interface OutboxEvent {
 
 export class Outbox extends Context.Service<Outbox, {
   readonly append: (tenantId: number, type: EventKind, data: unknown) => Effect.Effect<OutboxEvent>
+  /**
+   * One event of kind `type` per element of `data`, in order, as `append` one after another
+   * would record them, deliveries included; for many events of one kind (an import's creations).
+   */
+  readonly appendAll: (tenantId: number, type: EventKind, data: ReadonlyArray<unknown>) => Effect.Effect<void>
   readonly list: (tenantId: number, options?: { readonly type?: EventKind }) => Effect.Effect<ReadonlyArray<OutboxEvent>>
 }>()("chamber/Outbox") {}

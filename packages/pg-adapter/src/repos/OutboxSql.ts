@@ -26,7 +26,7 @@ const toEvent = (r: EventRow): OutboxEvent => ({
 
 export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  return Outbox.of({
+  const appendOne = (tenantId: number, type: EventKind, data: unknown) =>
     // The event and one delivery per active subscription of its tenant listing its kind, at this
     // moment and in the caller's transaction (ruling 19): one statement. A delivery is held
     // (ruling 32, migration 0016) when an earlier one of its subscription and resource is pending:
@@ -39,7 +39,7 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
     // The event id is commit order for one resource: every write of a resource holds its row's
     // lock from before it appends until it commits (core: Members, Invoices, Payments, Deals
     // update through findForUpdate; a create's row is seen by no one before its commit; contacts
-    // and registrations fire once, at creation; import goes through the same services), so a later
+    // and registrations fire once, at creation, one by one or as an import's batch), so a later
     // writer of the resource takes its event id after the earlier one committed, and events
     // appended by one transaction are numbered in the order it appends them.
     //
@@ -47,7 +47,6 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
     // within one transaction, faster than autovacuum analyzes it, and a plan kept from its first
     // runs, while the table was small or after an ANALYZE found it empty, read the whole table for
     // each subscription's probe and for the mark (bench/README.md "First write").
-    append: (tenantId, type, data) =>
       sql<EventRow>`
         WITH e AS (
           INSERT INTO outbox_events (event_id, tenant_id, type, payload)
@@ -74,7 +73,49 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
         SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`.unprepared.pipe(
         Effect.map((rows) => toEvent(rows[0]!)),
         Effect.orDie
-      ),
+      )
+  return Outbox.of({
+    append: appendOne,
+    // As `append` for each element in order, in one statement: the same event rows (positions by
+    // the same trigger, in insertion order) and deliveries (event by event, subscriptions in id
+    // order), each held behind a pending delivery of its subscription and resource. The probe for
+    // those sees the table as the statement began, so the events must be about distinct resources
+    // (creations are); events that are not are appended one by one.
+    appendAll: (tenantId, type, data) => {
+      const events = data.map((d) => ({ event_id: newEventId(), resource: eventResource(type, d), payload: d }))
+      if (new Set(events.map((e) => e.resource)).size < events.length) {
+        return Effect.forEach(data, (d) => appendOne(tenantId, type, d), { discard: true })
+      }
+      if (events.length === 0) return Effect.void
+      return sql`
+        WITH input AS MATERIALIZED (
+          SELECT i.ord, i.value->>'event_id' AS event_id, i.value->>'resource' AS resource, i.value->'payload' AS payload
+          FROM jsonb_array_elements(${JSON.stringify(events)}::jsonb) WITH ORDINALITY AS i(value, ord)
+        ), e AS (
+          INSERT INTO outbox_events (event_id, tenant_id, type, payload)
+          SELECT event_id, ${tenantId}, ${type}, payload FROM input ORDER BY ord RETURNING id, event_id
+        ), hooks AS MATERIALIZED (
+          SELECT s.id FROM webhook_subscriptions s
+          WHERE s.tenant_id = ${tenantId} AND s.active AND s.events @> jsonb_build_array(${type}::text)
+          ORDER BY s.id
+        ), ahead AS MATERIALIZED (
+          SELECT h.id AS hook_id, i.resource, p.id, p.followed FROM hooks h CROSS JOIN input i CROSS JOIN LATERAL (
+            SELECT p.id, p.followed FROM webhook_deliveries p
+            WHERE p.hook_id = h.id AND p.resource = i.resource AND p.status = 'pending'
+            ORDER BY p.event_id LIMIT 1 FOR KEY SHARE
+          ) p
+        ), marked AS (
+          UPDATE webhook_deliveries SET followed = true WHERE id = ANY(ARRAY(SELECT id FROM ahead WHERE NOT followed))
+        ), d AS (
+          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, held)
+          SELECT ${tenantId}, e.id, h.id, i.resource, ahead.hook_id IS NOT NULL
+          FROM e JOIN input i ON i.event_id = e.event_id CROSS JOIN hooks h
+          LEFT JOIN ahead ON ahead.hook_id = h.id AND ahead.resource = i.resource
+          ORDER BY e.id, h.id
+          RETURNING 1
+        )
+        SELECT (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet`.unprepared.pipe(Effect.asVoid, Effect.orDie)
+    },
     list: (tenantId, options) =>
       (options?.type === undefined
         ? sql<EventRow>`SELECT * FROM outbox_events WHERE tenant_id = ${tenantId} ORDER BY id`
