@@ -208,12 +208,6 @@ const readBody = (req: IncomingMessage): Promise<Body> =>
     })
   })
 
-const codePoints = (s: string) => {
-  let n = 0
-  for (const _ of s) n++
-  return n
-}
-
 /** A string of at most `max` characters, no NUL, no lone surrogate; null when absent unless required. */
 const textOf = (body: Body, field: string, max: number, required = false): string | null => {
   const value = body[field]
@@ -223,7 +217,7 @@ const textOf = (body: Body, field: string, max: number, required = false): strin
   }
   if (typeof value !== "string") throw invalid(field, "must be a string")
   if (value.includes("\u0000") || /\p{Cs}/u.test(value)) throw invalid(field, "must be valid text")
-  if (value.length > max && codePoints(value) > max) throw invalid(field, `must not be greater than ${max} characters`)
+  if (value.length > max && [...value].length > max) throw invalid(field, `must not be greater than ${max} characters`)
   if (required && value.trim() === "") throw invalid(field, "is required")
   return value
 }
@@ -264,25 +258,10 @@ const dollarsOf = (value: unknown, field: string, min: number): number => {
 const toMember = (r: any) => ({
   id: Number(r.id),
   attributes: {
-    name: r.name,
-    slug: r.slug,
-    status: r.status,
-    industry: r.industry,
-    secondary_industries: r.secondary_industries,
-    slogan: r.slogan,
-    about: r.about,
-    website: r.website,
-    email: r.email,
-    phone: r.phone,
-    address_line1: r.address_line1,
-    address_line2: r.address_line2,
-    city: r.city,
-    state: r.state,
-    zip: r.zip,
-    member_since: r.member_since,
-    employee_count: r.employee_count === null ? null : Number(r.employee_count),
-    directory_visible: r.directory_visible,
-    custom_fields: r.custom_fields
+    name: r.name, slug: r.slug, status: r.status, industry: r.industry, secondary_industries: r.secondary_industries, slogan: r.slogan,
+    about: r.about, website: r.website, email: r.email, phone: r.phone, address_line1: r.address_line1, address_line2: r.address_line2,
+    city: r.city, state: r.state, zip: r.zip, member_since: r.member_since, employee_count: r.employee_count === null ? null : Number(r.employee_count),
+    directory_visible: r.directory_visible, custom_fields: r.custom_fields
   },
   created_at: r.created_at,
   updated_at: r.updated_at
@@ -304,15 +283,6 @@ const toPayment = (r: any) => resource(r, ["member_id", "method", "gateway", "am
 
 // Auth.
 
-interface Key {
-  readonly keyId: number
-  readonly tenantId: number
-  readonly name: string
-  readonly prefix: string
-  readonly scopes: ReadonlyArray<string>
-  readonly chamber: { readonly id: string; readonly name: string; readonly website: string | null }
-}
-
 const touched = new Map<number, number>()
 const touch = (keyId: number) => {
   const now = Date.now()
@@ -321,22 +291,17 @@ const touch = (keyId: number) => {
   pool.query("UPDATE api_keys SET last_used_at = now() WHERE id = $1", [keyId]).catch(() => {})
 }
 
-const authenticate = async (req: IncomingMessage): Promise<Key | undefined> => {
+const authenticate = async (req: IncomingMessage) => {
   const header = req.headers.authorization ?? ""
   const plaintext = header.startsWith("Bearer ") ? header.slice(7) : ""
   if (!KEY_SHAPE.test(plaintext)) return undefined
   const r = (await run(pool, "auth", AUTH_SQL, [createHash("sha256").update(plaintext).digest("hex")]))[0]
   if (r === undefined) return undefined
   touch(Number(r.id))
-  return {
-    keyId: Number(r.id),
-    tenantId: Number(r.tenant_id),
-    name: r.name,
-    prefix: r.prefix,
-    scopes: r.scopes,
-    chamber: { id: r.chamber_id, name: r.chamber_name, website: r.chamber_website }
-  }
+  const chamber: { id: string; name: string; website: string | null } = { id: r.chamber_id, name: r.chamber_name, website: r.chamber_website }
+  return { keyId: Number(r.id), tenantId: Number(r.tenant_id), name: r.name as string, prefix: r.prefix as string, scopes: r.scopes as Array<string>, chamber }
 }
+type Key = NonNullable<Awaited<ReturnType<typeof authenticate>>>
 
 // Endpoints.
 
@@ -453,6 +418,7 @@ const createInvoice = async (key: Key, body: Body) => {
     const invoice = await findInvoice(client, key.tenantId, id)
     const values = lines.flatMap((l, position) => [key.tenantId, id, position, l.description, l.cents, l.quantity])
     await run(client, `lines-${lines.length}`, insertInto("invoice_lines", LINE_COLUMNS, lines.length), values)
+    await outbox(client, key.tenantId, "invoice.created", invoice)
     return invoice
   })
 }
@@ -475,6 +441,7 @@ const issueInvoice = (key: Key, id: number) =>
     const number = `${tenant.invoice_prefix}${String(n).padStart(6, "0")}`
     await run(client, "invoice-issue", ISSUE_SQL, [number, settled ? "paid" : "open", now.toISOString(), due, key.tenantId, id])
     const invoice = await findInvoice(client, key.tenantId, id)
+    await outbox(client, key.tenantId, "invoice.updated", invoice)
     await outbox(client, key.tenantId, "invoice.issued", invoice)
     if (settled) await outbox(client, key.tenantId, "invoice.paid", invoice)
     return invoice
@@ -502,49 +469,29 @@ const recordPayment = async (key: Key, id: number, body: Body) => {
     if (balance === 0) await run(client, "invoice-pay-in-full", PAY_IN_FULL_SQL, [paid, balance, "paid", key.tenantId, id])
     else await run(client, "invoice-pay", PAY_SQL, [paid, balance, key.tenantId, id])
     const updated = await findInvoice(client, key.tenantId, id)
+    await outbox(client, key.tenantId, "payment.created", payment)
+    await outbox(client, key.tenantId, "invoice.updated", updated)
     if (balance === 0) await outbox(client, key.tenantId, "invoice.paid", updated)
     return payment
   })
 }
 
-// Routing.
+// Routing: method, path, scope, status, handler (`id` from the path: one that is no positive
+// integer names no row, id 0: 404, like a missing one).
 
+type Handler = (key: Key, id: number, req: IncomingMessage, search: string) => unknown
+const ROUTES: ReadonlyArray<readonly [string, RegExp, string | undefined, number, Handler]> = [
+  ["GET", /^\/api\/v1\/members\/?$/, "members:read", 200, (key, _, __, search) => membersPage(key, new URLSearchParams(search))],
+  ["GET", /^\/api\/v1\/me$/, undefined, 200, (key) => me(key)],
+  ["GET", /^\/api\/v1\/members\/(?!search$)([^/]+)$/, "members:read", 200, (key, id) => member(key, id)],
+  ["POST", /^\/api\/v1\/members$/, "members:write", 201, async (key, _, req) => ({ data: await createMember(key, await readBody(req)) })],
+  ["POST", /^\/api\/v1\/invoices$/, "invoices:write", 201, async (key, _, req) => ({ data: await createInvoice(key, await readBody(req)) })],
+  ["POST", /^\/api\/v1\/invoices\/([^/]+)\/issue$/, "invoices:write", 200, async (key, id) => ({ data: await issueInvoice(key, id) })],
+  ["POST", /^\/api\/v1\/invoices\/([^/]+)\/payments$/, "payments:write", 201, async (key, id, req) => ({ data: await recordPayment(key, id, await readBody(req)) })]
+]
 const ROW_ID = /^[1-9][0-9]{0,15}$/
-const MEMBER_PATH = /^\/api\/v1\/members\/([^/]+)$/
-const INVOICE_ACTION = /^\/api\/v1\/invoices\/([^/]+)\/(issue|payments)$/
 const NOT_CANONICAL = /[^A-Za-z0-9/._~-]/
 const WELL_FORMED_ID = /^[A-Za-z0-9._:-]{1,128}$/
-
-type Route =
-  | { readonly name: "members" | "me" | "member-create" | "invoice-create"; readonly id?: undefined }
-  | { readonly name: "member" | "invoice-issue" | "payment-record"; readonly id: number }
-
-/** A path id that is no positive integer names no row (id 0): 404, like a missing one. */
-const route = (method: string | undefined, path: string): Route | undefined => {
-  if (method === "GET") {
-    if (path === "/api/v1/members" || path === "/api/v1/members/") return { name: "members" }
-    if (path === "/api/v1/me") return { name: "me" }
-    const one = MEMBER_PATH.exec(path)
-    if (one !== null && one[1] !== "search") return { name: "member", id: ROW_ID.test(one[1]!) ? Number(one[1]) : 0 }
-    return undefined
-  }
-  if (method !== "POST") return undefined
-  if (path === "/api/v1/members") return { name: "member-create" }
-  if (path === "/api/v1/invoices") return { name: "invoice-create" }
-  const m = INVOICE_ACTION.exec(path)
-  if (m === null) return undefined
-  return { name: m[2] === "issue" ? "invoice-issue" : "payment-record", id: ROW_ID.test(m[1]!) ? Number(m[1]) : 0 }
-}
-
-const SCOPES: Record<Route["name"], string | undefined> = {
-  members: "members:read",
-  member: "members:read",
-  me: undefined,
-  "member-create": "members:write",
-  "invoice-create": "invoices:write",
-  "invoice-issue": "invoices:write",
-  "payment-record": "payments:write"
-}
 
 const send = (res: ServerResponse, status: number, body: unknown) => {
   const text = JSON.stringify(body)
@@ -563,29 +510,16 @@ const server = createServer(async (req, res) => {
   res.setHeader("x-request-id", typeof incoming === "string" && WELL_FORMED_ID.test(incoming) ? incoming : randomUUID())
   try {
     const [path = "/", search = ""] = (req.url ?? "/").split("?")
-    const target = NOT_CANONICAL.test(path) ? undefined : route(req.method, path)
-    if (target === undefined) return send(res, 404, { message: "Not found." })
+    let match: RegExpExecArray | null = null
+    const route = NOT_CANONICAL.test(path) ? undefined : ROUTES.find(([method, pattern]) => method === req.method && (match = pattern.exec(path)) !== null)
+    if (route === undefined) return send(res, 404, { message: "Not found." })
     if (Number(req.headers["content-length"] ?? 0) > MAX_BODY) return send(res, 413, { message: "The request body is larger than 1 MiB." })
     const key = authorizationHeaders(req) > 1 ? undefined : await authenticate(req)
     if (key === undefined) return send(res, 401, { message: "Unauthenticated." })
-    const scope = SCOPES[target.name]
+    const [, , scope, status, handle] = route
     if (scope !== undefined && !key.scopes.includes(scope)) return send(res, 403, { message: "This action is unauthorized." })
-    switch (target.name) {
-      case "me":
-        return send(res, 200, me(key))
-      case "members":
-        return send(res, 200, await membersPage(key, new URLSearchParams(search)))
-      case "member":
-        return send(res, 200, await member(key, target.id))
-      case "member-create":
-        return send(res, 201, { data: await createMember(key, await readBody(req)) })
-      case "invoice-create":
-        return send(res, 201, { data: await createInvoice(key, await readBody(req)) })
-      case "invoice-issue":
-        return send(res, 200, { data: await issueInvoice(key, target.id) })
-      case "payment-record":
-        return send(res, 201, { data: await recordPayment(key, target.id, await readBody(req)) })
-    }
+    const id = (match as RegExpExecArray | null)?.[1]
+    return send(res, status, await handle(key, id !== undefined && ROW_ID.test(id) ? Number(id) : 0, req, search))
   } catch (error) {
     if (error instanceof HttpError) return send(res, error.status, { message: error.message })
     console.error(error)

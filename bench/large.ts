@@ -12,9 +12,9 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { slugify } from "../packages/core/src/index.ts"
 import { type DatabaseConfig, StorageLive } from "../packages/pg-adapter/src/index.ts"
-import { startNode, stopChild } from "./processes.ts"
+import { serveChamber } from "./processes.ts"
 import { memberInputs, seedChamber } from "./seed-data.ts"
-import { chamberArgs, f, machine, percentile, type SectionContext, verdict } from "./shared.ts"
+import { f, machine, percentile, type SectionContext, verdict } from "./shared.ts"
 
 const SMALL = Number(process.env.BENCH_LARGE_SMALL ?? 1_000)
 const BIG = Number(process.env.BENCH_LARGE_BIG ?? 100_000)
@@ -104,20 +104,6 @@ const makeChamber = (size: number) =>
 
 // The server and the timing.
 
-/** `chamber serve` on a free port, no relay, logging warnings only, rate limits far away. */
-const serve = async (env: Record<string, string>) => {
-  const { REDIS_URL: _redis, ...rest } = process.env
-  const { child, match } = await startNode("chamber serve", chamberArgs("serve", "--port", "0", "--no-relay"), {
-    ...rest,
-    ...env,
-    LOG_LEVEL: "warn",
-    NO_COLOR: "1",
-    CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
-    NODE_ENV: "production"
-  }, /Chamber Data API on (http:\/\/[^ ]+)\/api\/v1/, 120_000)
-  return { base: match[1]!, stop: () => stopChild(child) }
-}
-
 const get = async (base: string, path: string, key: string) => {
   const started = performance.now()
   const response = await fetch(base + path, { headers: { authorization: `Bearer ${key}` } })
@@ -164,12 +150,8 @@ const timeCases = async (base: string, chambers: readonly [Chamber, Chamber], li
         last[i] = { rows: body.data.length, total: body.meta.total }
       }
     }
-    const timed: Timed = {
-      name: c.name,
-      promised: c.promised,
-      small: { p50: median(samples[0]), n: samples[0].length, ...last[0]! },
-      big: { p50: median(samples[1]), n: samples[1].length, ...last[1]! }
-    }
+    const [small, big] = samples.map((s, i) => ({ p50: median(s), n: s.length, ...last[i]! }))
+    const timed: Timed = { name: c.name, promised: c.promised, small: small!, big: big! }
     out.push(timed)
     const ratio = timed.big.p50 / timed.small.p50
     log(
@@ -185,29 +167,25 @@ const runOn = async (label: string, config: DatabaseConfig, serverEnv: Record<st
   const { log, elapsed } = ctx
   log(`\nlarge tenants on ${label}: seeding chambers of ${SMALL} and ${BIG} members`)
   const storage = StorageLive(config)
-  const seeded = await Effect.runPromise(
-    Effect.gen(function*() {
-      const small = yield* makeChamber(SMALL)
-      const big = yield* makeChamber(BIG)
-      const sql = yield* SqlClient.SqlClient
-      yield* sql`VACUUM ANALYZE`
-      return { small: small.chamber, big: big.chamber, names: big.names }
-    }).pipe(Effect.provide(Layer.fresh(storage)), Effect.orDie)
-  )
+  const seeded = await Effect.runPromise(Effect.gen(function*() {
+    const [small, big] = [yield* makeChamber(SMALL), yield* makeChamber(BIG)]
+    yield* (yield* SqlClient.SqlClient)`VACUUM ANALYZE`
+    return { small: small.chamber, big: big.chamber, names: big.names }
+  }).pipe(Effect.provide(Layer.fresh(storage)), Effect.orDie))
   const handful = handfulTerm(seeded.names)
   const list = cases(handful)
   log(`[${elapsed()}] seeded (tenants ${seeded.small.tenantId} and ${seeded.big.tenantId}); the handful search term is ${JSON.stringify(handful)}`)
 
-  const server = await serve(serverEnv)
-  let timed: ReadonlyArray<Timed>
+  // No relay, warnings only.
+  const server = serveChamber(["--no-relay"], { ...serverEnv, LOG_LEVEL: "warn", NODE_ENV: "production" })
   try {
-    log(`[${elapsed()}] chamber serve on ${server.base}; ${machine()}`)
+    const base = await server.base()
+    log(`[${elapsed()}] chamber serve on ${base}; ${machine()}`)
     log(`  ${"case".padEnd(44)}${`${SMALL} ms`.padStart(9)}${`${BIG} ms`.padStart(10)}${"ratio".padStart(8)}`)
-    timed = await timeCases(server.base, [seeded.small, seeded.big], list, log)
+    return await timeCases(base, [seeded.small, seeded.big], list, log)
   } finally {
     await server.stop()
   }
-  return timed
 }
 
 export const benchLarge = async (ctx: SectionContext): Promise<void> => {

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
-import { CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
+import { CHAMBER_NODE_FLAGS, chamberArgs, LISTENING, POOL_SIZE, sleep } from "./shared.ts"
 
 export const children: Array<ChildProcess> = []
 
@@ -56,6 +56,41 @@ export const startServer = async (name: string, file: string, databaseUrl: strin
     NODE_ENV: "production"
   }, new RegExp(`^${LISTENING} (\\d+)`))
   return { name, child, base: `http://127.0.0.1:${match[1]}`, output }
+}
+
+/**
+ * `chamber serve --port 0 <args>` as an operator runs it (no Redis, rate limits far away): where
+ * it listens, and the demo key it printed, if any (its text output: a log line never carries a key).
+ */
+export const serveChamber = (args: ReadonlyArray<string>, env: Record<string, string>) => {
+  const started = performance.now()
+  const child = spawnNode(chamberArgs("serve", "--port", "0", ...args), {
+    ...process.env, REDIS_URL: "", LOG_LEVEL: "info", NO_COLOR: "1", CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", ...env
+  })
+  const output = newOutput()
+  let [base, key, listeningMs] = [undefined as string | undefined, undefined as string | undefined, NaN]
+  collectLines(child.stderr!, output, (line) => line.startsWith("Creating the demo chamber"))
+  collectLines(child.stdout!, output, (line) => {
+    const listening = /^Chamber Data API on (http:\/\/\S+)\/api\/v1/.exec(line)
+    if (listening !== null) [base, listeningMs] = [listening[1], performance.now() - started]
+    key ??= /^API key \(shown once, keep it\): (cck_\w+)/.exec(line)?.[1]
+    return true
+  })
+  const until = async <A>(what: string, value: () => A | undefined): Promise<A> => {
+    for (const deadline = performance.now() + 300_000; value() === undefined; await sleep(5)) {
+      if (child.exitCode !== null) throw new Error(`chamber serve exited (${child.exitCode}): ${output.first.slice(0, 4).join(" | ")}`)
+      if (performance.now() > deadline) throw new Error(`chamber serve: no ${what} within 300 s`)
+    }
+    return value()!
+  }
+  return {
+    started,
+    base: () => until("listening line", () => base),
+    key: () => until("demo key", () => key),
+    listeningMs: () => listeningMs,
+    rss: () => procStatus(child.pid!, "VmRSS"),
+    stop: () => stopChild(child)
+  }
 }
 
 export const stopChild = (child: ChildProcess) =>

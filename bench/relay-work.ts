@@ -9,11 +9,19 @@ import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import type pg from "pg"
 import { AllowPrivateDestinations, type EventKind, Hooks, Outbox, Tenants, Transactor } from "../packages/core/src/index.ts"
-import { startNode } from "./processes.ts"
+import { StorageLive } from "../packages/pg-adapter/src/index.ts"
+import { type Output, startNode } from "./processes.ts"
 import { memberInputs } from "./seed-data.ts"
-import { chamberArgs } from "./shared.ts"
+import { chamberArgs, sleep } from "./shared.ts"
+
+/** The product's services on the bench database, webhook secrets stored encrypted under `secretKey` as in production: every relay opens them. */
+export const relayRuntime = (dbUrl: string, secretKey: string) => {
+  process.env.CHAMBER_SECRET_KEY = secretKey
+  return ManagedRuntime.make(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 10 }))
+}
 
 /** The environment of the bench's relays: the bench database, its receiver on loopback and trusted (`ca`, PEM). */
 export const relayEnv = (dbUrl: string, ca: string, extra: Record<string, string> = {}) => {
@@ -24,6 +32,14 @@ export const relayEnv = (dbUrl: string, ca: string, extra: Record<string, string
 
 /** `chamber relay --json` as shipped, once it says it runs. */
 export const startOurRelay = (env: NodeJS.ProcessEnv) => startNode("our relay", chamberArgs("relay", "--json"), env, /Webhook relay running/)
+
+/** `count` relays started at once by `start`, what they print kept in `outputs`. */
+export const startRelays = (count: number, start: () => ReturnType<typeof startOurRelay>, outputs: Array<Output>) =>
+  Promise.all(Array.from({ length: count }, async () => {
+    const { child, output } = await start()
+    outputs.push(output)
+    return child
+  }))
 
 export interface Subscription {
   readonly id: number
@@ -144,4 +160,25 @@ export const seedHistory = async (db: pg.Client, tenantId: number, subscriptions
     `SELECT (SELECT max(id) FROM outbox_events) AS events, (SELECT max(id) FROM webhook_deliveries) AS deliveries, (SELECT max(id) FROM webhook_attempts) AS attempts`
   )).rows[0]
   return { events: Number(max.events ?? 0), deliveries: Number(max.deliveries ?? 0), attempts: Number(max.attempts ?? 0) }
+}
+
+/**
+ * One event a transaction, the i-th `intervalMs` * i after the start, while `next(i)` gives one;
+ * `committed` is told each event's id and the moment its COMMIT returned. Resolves once all committed.
+ */
+export const commitPaced = async (
+  commit: (events: ReadonlyArray<PlannedEvent>) => Promise<{ readonly ids: ReadonlyArray<string>; readonly committedAt: number }>,
+  intervalMs: number,
+  next: (i: number) => PlannedEvent | undefined,
+  committed: (id: string, at: number, i: number) => void
+) => {
+  const [t0, commits] = [performance.now(), [] as Array<Promise<void>>]
+  for (let i = 0;; i++) {
+    const wait = t0 + i * intervalMs - performance.now()
+    if (wait > 0) await sleep(wait)
+    const event = next(i)
+    if (event === undefined) break
+    commits.push(commit([event]).then(({ ids, committedAt }) => committed(ids[0]!, committedAt, i)))
+  }
+  await Promise.all(commits)
 }
