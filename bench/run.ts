@@ -58,27 +58,21 @@ const cleanup = () =>
     await tracer?.close()
     await db?.end().catch(() => {})
     if (!dbCreated) return
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)).then(
-      () => log(`dropped database ${dbName}`),
-      (e) => console.error(`could not drop database ${dbName}: ${e}`)
-    )
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`))
+      .then(() => log(`dropped database ${dbName}`), (e) => console.error(`could not drop database ${dbName}: ${e}`))
   })())
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: cleaning up`)
-    cleanup().finally(() => process.exit(130))
-  })
+  process.on(signal, () => void (console.error(`\n${signal}: cleaning up`), cleanup().finally(() => process.exit(130))))
 }
 
 // Both servers do the same work: answers, statements and outbox rows compared.
 
+/** A call's status and JSON, the statements it executed (by transaction) and the outbox rows it wrote. */
 interface Answer {
   readonly status: number
   readonly json: any
-  /** The statements the request executed, by transaction. */
   readonly sql: ReadonlyArray<Unit>
-  /** The outbox rows it wrote. */
   readonly events: ReadonlyArray<{ readonly type: string; readonly payload: unknown }>
 }
 
@@ -93,6 +87,8 @@ interface Endpoint extends Load {
 
 class Disagreement extends Error {}
 
+const JSON_HEADERS = { "content-type": "application/json" }
+
 /**
  * Off the request path, whenever a server likes: the once-a-minute last_used_at touch, the pruning
  * of expired Idempotency-Keys, the in-process rate limiter's save each second.
@@ -102,20 +98,17 @@ const offPath = (text: string) =>
 
 let lastEvent = 0
 const caller = (server: Server): Call => async (method, path, key, body) => {
-  const response = await fetch(server.base + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
+  const json = body === undefined ? {} : { headers: JSON_HEADERS, body: JSON.stringify(body) }
+  const response = await fetch(server.base + path, { method, ...json, headers: { authorization: `Bearer ${key}`, ...json.headers } })
   const text = await response.text()
   const sql = units(tracer!.take(), offPath)
   const rows = (await db!.query("SELECT id, type, payload FROM outbox_events WHERE id > $1 ORDER BY id", [lastEvent])).rows
   if (rows.length > 0) lastEvent = Number(rows[rows.length - 1].id)
-  let json: unknown = text
+  let answer: unknown = text
   try {
-    json = JSON.parse(text)
+    answer = JSON.parse(text)
   } catch { /* compared as text */ }
-  return { status: response.status, json, sql, events: rows.map((r) => ({ type: r.type, payload: r.payload })) }
+  return { status: response.status, json: answer, sql, events: rows.map((r) => ({ type: r.type, payload: r.payload })) }
 }
 
 /** Without the keys that differ by design (ids, numbers, times), and a slug without its -N. */
@@ -145,17 +138,13 @@ const compare = (label: string, ours: Answer, baseline: Answer, differs: Readonl
   const [x, y] = [describeUnits(ours.sql), describeUnits(baseline.sql)]
   if (isDeepStrictEqual(x, y)) return
   const at = Math.max(0, x.findIndex((line, i) => line !== y[i]))
-  throw new Disagreement(
-    `${label}: the servers run different SQL, first at line ${at + 1}:\n  ours:     ${x[at] ?? "(nothing)"}\n  baseline: ${y[at] ?? "(nothing)"}\n` +
-      `ours in full:\n${x.join("\n")}\nbaseline in full:\n${y.join("\n")}`
-  )
+  throw new Disagreement(`${label}: the servers run different SQL, first at line ${at + 1}:\n  ours:     ${x[at] ?? "(nothing)"}\n  baseline: ${y[at] ?? "(nothing)"}\n` +
+    `ours in full:\n${x.join("\n")}\nbaseline in full:\n${y.join("\n")}`)
 }
 
 const statements = (answer: Answer) => answer.sql.reduce((n, u) => n + (u.tx ? u.statements.length : 1), 0)
 
 // Endpoints.
-
-const JSON_HEADERS = { "content-type": "application/json" }
 
 const getEndpoint = (id: string, name: string, path: (world: World) => string): Endpoint => ({
   ...getLoad(id, name, path),
@@ -324,13 +313,8 @@ const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly
     const label = endpoint.steps.length > 1 ? "invoice flow" : endpoint.name
     const [throughput, p99, rss] = [ours.rps / baseline.rps, ours.p99 / baseline.p99, ours.peakRssMb / baseline.peakRssMb]
     if (endpoint === MEMBERS_PAGE) {
-      verdict(
-        log,
-        throughput >= BAR.throughput && p99 <= BAR.p99 && rss <= BAR.peakRss,
-        `members page against the baseline: throughput ${f(throughput, 2)}x (bar >= ${BAR.throughput}x), p99 ${f(p99, 2)}x (bar <= ${BAR.p99}x), ` +
-          `peak RSS ${f(rss, 2)}x (bar <= ${BAR.peakRss}x)`,
-        clean
-      )
+      verdict(log, throughput >= BAR.throughput && p99 <= BAR.p99 && rss <= BAR.peakRss, `members page against the baseline: throughput ${f(throughput, 2)}x ` +
+        `(bar >= ${BAR.throughput}x), p99 ${f(p99, 2)}x (bar <= ${BAR.p99}x), peak RSS ${f(rss, 2)}x (bar <= ${BAR.peakRss}x)`, clean)
       for (const [name, what, bar] of [["ours-nolog", "the access log", BAR.accessLog], ["ours-nolimit", "the in-process rate limiter", BAR.limiter]] as const) {
         const cost = 1 - ours.rps / get(name)!.rps
         verdict(log, cost <= bar, `${what} costs ${f(cost * 100)}% of the members page's throughput (bar <= ${bar * 100}%)`, clean)
@@ -356,12 +340,9 @@ const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly
  * request; a replay costs less CPU and answers more requests a second than the create it replays.
  */
 const benchIdempotency = async (ours: Server, world: World) => {
-  const post = () =>
-    fetch(`${ours.base}/api/v1/members`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${world.keys.write}`, ...JSON_HEADERS, "idempotency-key": REPLAYED_KEY },
-      body: REPLAYED_BODY
-    }).then(async (r) => ({ status: r.status, text: await r.text(), replayed: r.headers.get("idempotent-replayed") }))
+  const headers = { authorization: `Bearer ${world.keys.write}`, ...JSON_HEADERS, "idempotency-key": REPLAYED_KEY }
+  const post = () => fetch(`${ours.base}/api/v1/members`, { method: "POST", headers, body: REPLAYED_BODY })
+    .then(async (r) => ({ status: r.status, text: await r.text(), replayed: r.headers.get("idempotent-replayed") }))
   const [first, again] = [await post(), await post()]
   if (first.status !== 201 || again.status !== 201 || again.text !== first.text || again.replayed !== "true" || first.replayed !== null) {
     throw new Disagreement(`Idempotency-Key: the replay is not the first answer: ${JSON.stringify([first, again]).slice(0, 600)}`)
@@ -374,20 +355,10 @@ const benchIdempotency = async (ours: Server, world: World) => {
     printRows(log, "POST /api/v1/members on ours: without an Idempotency-Key, with a fresh one each, replayed", "variant", "req", rows)
     const clean = rows.every(([, m]) => m.bad === 0)
     const [throughputCost, cpuCost] = [1 - withKey.rps / without.rps, withKey.cpuMs / without.cpuMs - 1]
-    verdict(
-      log,
-      throughputCost <= BAR.idempotencyKey && cpuCost <= BAR.idempotencyKey,
-      `an Idempotency-Key costs POST /members ${f(throughputCost * 100)}% of its throughput and ${f(cpuCost * 100)}% more CPU a request ` +
-        `(bar <= ${BAR.idempotencyKey * 100}% each)`,
-      clean
-    )
-    verdict(
-      log,
-      replay.cpuMs < withKey.cpuMs && replay.rps > withKey.rps,
-      `a replay against the create it replays: CPU a request ${f(replay.cpuMs / withKey.cpuMs, 2)}x, throughput ${f(replay.rps / withKey.rps, 2)}x ` +
-        `(bar: less CPU, more throughput)`,
-      clean
-    )
+    verdict(log, throughputCost <= BAR.idempotencyKey && cpuCost <= BAR.idempotencyKey, `an Idempotency-Key costs POST /members ${f(throughputCost * 100)}% ` +
+      `of its throughput and ${f(cpuCost * 100)}% more CPU a request (bar <= ${BAR.idempotencyKey * 100}% each)`, clean)
+    verdict(log, replay.cpuMs < withKey.cpuMs && replay.rps > withKey.rps, `a replay against the create it replays: CPU a request ` +
+      `${f(replay.cpuMs / withKey.cpuMs, 2)}x, throughput ${f(replay.rps / withKey.rps, 2)}x (bar: less CPU, more throughput)`, clean)
   }
 }
 
@@ -395,9 +366,7 @@ const benchIdempotency = async (ours: Server, world: World) => {
 const benchHttp = async (db: pg.Client) => {
   log(`bench: ${MEMBERS} members, ${CONNECTIONS} connections, warm-up ${WARMUP} s + ${DURATION} s measured per server and endpoint in ${ROUNDS} rounds, DB pool ${POOL_SIZE} each`)
   const { keys } = await Effect.runPromise(Effect.scoped(seedChamber({
-    name: "Greater Riverside Chamber of Commerce",
-    fields: true,
-    members: MEMBERS,
+    name: "Greater Riverside Chamber of Commerce", fields: true, members: MEMBERS,
     keys: { read: ["Website directory", "read"], write: ["Back office", "members:write,invoices:write,payments:write"] }
   }).pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 10 })))))
   // Statistics and the visibility map fresh, so that no autovacuum mid-run changes a plan; the
