@@ -1,9 +1,7 @@
 /**
- * The bench's raw baseline (bench/README.md "What it does"): plain node:http + `pg`, no framework,
- * doing our server's work for the endpoints `pnpm bench` measures by hand (request id, canonical
- * paths, body size, one Authorization header, the key's hash and scope, each body field), with the
- * product's statements, prepared, in the same transactions (run.ts checks that through
- * sql-trace.ts first). Pool of BENCH_POOL_SIZE connections. Prints `BENCH_LISTENING <port>`.
+ * The bench's raw baseline (bench/README.md "What it does"): node:http + `pg` doing our server's
+ * work by hand, with the product's statements, prepared, in the same transactions (run.ts checks
+ * that through sql-trace.ts). Pool of BENCH_POOL_SIZE connections. Prints `BENCH_LISTENING <port>`.
  */
 import { createHash, getRandomValues, randomBytes, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -99,15 +97,12 @@ const INVOICE_COLUMNS = `i.id, i.member_id::float8 AS member_id, i.number, i.sta
   ${iso("i.created_at")} AS created_at, ${iso("i.updated_at")} AS updated_at`
 
 const INVOICE_FIND_SQL = `SELECT ${INVOICE_COLUMNS} FROM invoices i WHERE i.tenant_id = $1 AND i.id = $2`
-const INVOICE_LOCK_SQL = `SELECT ${INVOICE_COLUMNS} FROM invoices i
-  WHERE i.tenant_id = $1 AND i.id = $2 FOR UPDATE`
+const INVOICE_LOCK_SQL = `${INVOICE_FIND_SQL} FOR UPDATE`
 
-const INVOICE_INSERT_SQL = `${
-  insertInto("invoices", [
-    "tenant_id", "member_id", "number", "status", "currency", "subtotal_cents", "total_cents", "amount_paid_cents", "balance_cents",
-    "issued_at", "due_on", "voided_at", "memo", "pay_token"
-  ])
-} RETURNING id`
+const INVOICE_INSERT_SQL = `${insertInto("invoices", [
+  "tenant_id", "member_id", "number", "status", "currency", "subtotal_cents", "total_cents", "amount_paid_cents", "balance_cents", "issued_at", "due_on",
+  "voided_at", "memo", "pay_token"
+])} RETURNING id`
 
 const LINE_COLUMNS = ["tenant_id", "invoice_id", "position", "description", "unit_cents", "quantity"]
 
@@ -123,9 +118,7 @@ const PAY_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" =
 const PAY_IN_FULL_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2, "status" = $3
   WHERE tenant_id = $4 AND id = $5 RETURNING id`
 
-const PAYMENT_INSERT_SQL = `${
-  insertInto("payments", ["tenant_id", "member_id", "method", "gateway", "amount_cents", "received_on", "reference", "notes", "invoice_id"])
-} RETURNING id`
+const PAYMENT_INSERT_SQL = `${insertInto("payments", ["tenant_id", "member_id", "method", "gateway", "amount_cents", "received_on", "reference", "notes", "invoice_id"])} RETURNING id`
 const PAYMENT_FIND_SQL = `SELECT p.id, p.member_id::float8 AS member_id, p.method, p.gateway, p.amount_cents::float8 AS amount_cents,
   p.received_on::text AS received_on, p.reference, ${iso("p.created_at")} AS created_at, ${iso("p.updated_at")} AS updated_at
   FROM payments p WHERE p.tenant_id = $1 AND p.id = $2`
@@ -268,18 +261,12 @@ const toMember = (r: any) => ({
 })
 
 /** An invoice or a payment: one object, off the write path's many statements, built from its columns. */
-const resource = (r: any, attributes: ReadonlyArray<string>) => ({
-  id: Number(r.id),
-  attributes: Object.fromEntries(attributes.map((name) => [name, r[name]])),
-  created_at: r.created_at,
-  updated_at: r.updated_at
-})
-const INVOICE_ATTRIBUTES = [
-  "member_id", "number", "status", "currency", "subtotal_cents", "total_cents", "amount_paid_cents", "balance_cents", "issued_at", "due_on",
-  "voided_at", "memo"
-]
-const toInvoice = (r: any) => resource(r, INVOICE_ATTRIBUTES)
-const toPayment = (r: any) => resource(r, ["member_id", "method", "gateway", "amount_cents", "received_on", "reference"])
+const resource = (attributes: ReadonlyArray<string>) => (r: any) =>
+  ({ id: Number(r.id), attributes: Object.fromEntries(attributes.map((name) => [name, r[name]])), created_at: r.created_at, updated_at: r.updated_at })
+const toInvoice = resource([
+  "member_id", "number", "status", "currency", "subtotal_cents", "total_cents", "amount_paid_cents", "balance_cents", "issued_at", "due_on", "voided_at", "memo"
+])
+const toPayment = resource(["member_id", "method", "gateway", "amount_cents", "received_on", "reference"])
 
 // Auth.
 
@@ -305,8 +292,8 @@ type Key = NonNullable<Awaited<ReturnType<typeof authenticate>>>
 
 // Endpoints.
 
-const membersPage = async (key: Key, query: URLSearchParams) => {
-  if ((query.get("page") ?? "1") !== "1") throw new HttpError(404, "The baseline serves page 1 only.")
+const membersPage = async (key: Key, search: string) => {
+  if ((new URLSearchParams(search).get("page") ?? "1") !== "1") throw new HttpError(404, "The baseline serves page 1 only.")
   const rows = await run(pool, "members-first", FIRST_PAGE_SQL, [key.tenantId, key.tenantId, PER_PAGE])
   const total = rows.length === 0 ? 0 : Number(rows[0].total_count)
   return { data: rows.map(toMember), meta: { current_page: 1, per_page: PER_PAGE, total, last_page: Math.max(1, Math.ceil(total / PER_PAGE)) } }
@@ -317,12 +304,6 @@ const member = async (key: Key, id: number) => {
   if (row === undefined) throw new HttpError(404, "Not found.")
   return { data: toMember(row) }
 }
-
-const me = (key: Key) => ({
-  chamber: key.chamber,
-  key: { name: key.name, prefix: key.prefix, scopes: key.scopes, can_write: key.scopes.some((s) => s.endsWith(":write")) },
-  label: `${key.chamber.name} (${key.name})`
-})
 
 const MEMBER_STATUSES = ["active", "pending", "lapsed", "former"] as const
 const TEXT_LIMITS: ReadonlyArray<readonly [string, number]> = [
@@ -481,8 +462,9 @@ const recordPayment = async (key: Key, id: number, body: Body) => {
 
 type Handler = (key: Key, id: number, req: IncomingMessage, search: string) => unknown
 const ROUTES: ReadonlyArray<readonly [string, RegExp, string | undefined, number, Handler]> = [
-  ["GET", /^\/api\/v1\/members\/?$/, "members:read", 200, (key, _, __, search) => membersPage(key, new URLSearchParams(search))],
-  ["GET", /^\/api\/v1\/me$/, undefined, 200, (key) => me(key)],
+  ["GET", /^\/api\/v1\/members\/?$/, "members:read", 200, (key, _, __, search) => membersPage(key, search)],
+  ["GET", /^\/api\/v1\/me$/, undefined, 200, ({ chamber, name, prefix, scopes }) =>
+    ({ chamber, key: { name, prefix, scopes, can_write: scopes.some((s) => s.endsWith(":write")) }, label: `${chamber.name} (${name})` })],
   ["GET", /^\/api\/v1\/members\/(?!search$)([^/]+)$/, "members:read", 200, (key, id) => member(key, id)],
   ["POST", /^\/api\/v1\/members$/, "members:write", 201, async (key, _, req) => ({ data: await createMember(key, await readBody(req)) })],
   ["POST", /^\/api\/v1\/invoices$/, "invoices:write", 201, async (key, _, req) => ({ data: await createInvoice(key, await readBody(req)) })],
@@ -529,9 +511,6 @@ const server = createServer(async (req, res) => {
 
 server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => console.log(`${LISTENING} ${(server.address() as { port: number }).port}`))
 
-const stop = () => {
-  server.close(() => pool.end().finally(() => process.exit(0)))
-  server.closeAllConnections()
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.on(signal, () => void (server.close(() => pool.end().finally(() => process.exit(0))), server.closeAllConnections()))
 }
-process.on("SIGTERM", stop)
-process.on("SIGINT", stop)

@@ -1,12 +1,8 @@
 /**
- * `node bench/first-write.ts` (bench/README.md "First write"): a new database's first big write
- * against the same write once ANALYZE knows the tables. A fresh database on DATABASE_URL's server,
- * migrated, autovacuum off on the written tables (so that nothing analyzes them meanwhile); a
- * chamber of BENCH_FIRST_MEMBERS members and BENCH_FIRST_HOOKS subscriptions to member.updated;
- * then, in one transaction through the core services, every member updated BENCH_FIRST_REPEAT
- * times. With BENCH_FIRST_STATS=empty, `VACUUM ANALYZE` first, while the tables are empty. The
- * burst is timed as it is, then twice more, each after its deliveries were settled and `ANALYZE`.
- * The backend's CPU time is read from /proc (the server on this machine); else it says n/a.
+ * `node bench/first-write.ts` (bench/README.md "First write"): a chamber of BENCH_FIRST_MEMBERS
+ * members and BENCH_FIRST_HOOKS subscriptions on a fresh database, every member updated
+ * BENCH_FIRST_REPEAT times in one transaction, first as it is, then twice after `ANALYZE`
+ * (BENCH_FIRST_STATS=empty: `VACUUM ANALYZE` while empty first); the backend's CPU from /proc.
  */
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"

@@ -1,8 +1,6 @@
 /**
- * `BENCH_ONLY=large pnpm bench` (bench/README.md "Large tenants"): a chamber of BENCH_LARGE_BIG
- * members against one of BENCH_LARGE_SMALL (members inserted by SQL in batches), on PostgreSQL and
- * on embedded PGlite, `chamber serve` answering one request at a time, the chambers alternately.
- * Each case prints both p50s and the ratio; the promised ones have a verdict (<= 2x).
+ * `BENCH_ONLY=large pnpm bench` (bench/README.md "Large tenants"): chambers of BENCH_LARGE_SMALL and
+ * BENCH_LARGE_BIG members, `chamber serve` answering one request at a time, the chambers in turn.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -27,21 +25,13 @@ const DATABASES = (process.env.BENCH_LARGE_DATABASES ?? "postgres,pglite").split
 const BAR = 2
 const BATCH = 5_000
 
-interface Chamber {
-  readonly size: number
-  readonly tenantId: number
-  readonly key: string
-}
+type Chamber = { readonly size: number; readonly tenantId: number; readonly key: string }
 
-/** A case: one request for either chamber, on page 1, last_page - 1 or last_page / 2 (learnt from page 1). */
-interface Case {
-  readonly name: string
-  /** With a verdict of its own (the others are shown). */
-  readonly promised: boolean
-  /** `members?sort=-name`, `members/search?name=bakery`: the path after /api/v1/, without page. */
-  readonly path: string
-  readonly at: "first" | "end" | "middle"
-}
+/**
+ * A case: one request for either chamber, its path after /api/v1/ without page, on page 1,
+ * last_page - 1 or last_page / 2 (learnt from page 1); a promised one has a verdict of its own.
+ */
+type Case = { readonly name: string; readonly promised: boolean; readonly path: string; readonly at: "first" | "end" | "middle" }
 
 /** A term of the big chamber's names that matches a handful of them (3 to 8), case-insensitively. */
 const handfulTerm = (names: ReadonlyArray<string>) => {
@@ -108,19 +98,14 @@ const get = async (base: string, path: string, key: string) => {
   const started = performance.now()
   const response = await fetch(base + path, { headers: { authorization: `Bearer ${key}` } })
   const body = await response.json() as { data: Array<unknown>; meta: { total: number; last_page: number } }
-  const ms = performance.now() - started
   if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`)
-  return { ms, body }
+  return { ms: performance.now() - started, body }
 }
 
 const median = (values: ReadonlyArray<number>) => percentile(values)(50)
 
-interface Timed {
-  readonly name: string
-  readonly promised: boolean
-  readonly small: { readonly p50: number; readonly rows: number; readonly total: number; readonly n: number }
-  readonly big: { readonly p50: number; readonly rows: number; readonly total: number; readonly n: number }
-}
+type Size = { readonly p50: number; readonly rows: number; readonly total: number; readonly n: number }
+type Timed = { readonly name: string; readonly promised: boolean; readonly small: Size; readonly big: Size }
 
 const url = (path: string, page: number) => `/api/v1/${path}${path.endsWith("?") ? "" : "&"}page=${page}`
 

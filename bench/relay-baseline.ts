@@ -1,12 +1,9 @@
 /**
- * The relay bench's baseline: the least a relay can do, as one process of a plain loop over `pg`.
- * In one transaction: `SELECT ... FOR UPDATE SKIP LOCKED LIMIT batch` of the due deliveries (then
- * read with their event and subscription), each POSTed at once with the product's own client (Sender.ts,
- * the same keep-alive agent), body and both signatures made as the product makes them
- * (Signature.ts), the secret opened as the product opens it; then the delivered ones marked in
- * one UPDATE, COMMIT. No lease, no per-subscription cap, no attempt history, no retries. Woken by
- * LISTEN chamber_deliveries, else it looks every second. Prints `BENCH_RELAY_READY`; SIGTERM
- * stops it after its current batch.
+ * The relay bench's baseline (bench/README.md "Webhook relay"): one process of a plain loop over
+ * `pg`. In one transaction: the due deliveries claimed (`FOR UPDATE SKIP LOCKED LIMIT batch`), each
+ * POSTed at once with the product's own sender, body, signatures and secret as the product makes
+ * them; the delivered ones marked in one UPDATE. No lease, cap, attempt history or retry. Woken by
+ * LISTEN chamber_deliveries, else every second. Prints `BENCH_RELAY_READY`; SIGTERM stops it after its batch.
  */
 import * as Result from "effect/Result"
 import pg from "pg"

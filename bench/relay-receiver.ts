@@ -1,8 +1,7 @@
 /**
- * The relay bench's webhook receiver: HTTPS on 127.0.0.1 with the relay tests' self-signed
- * certificate, answering each POST 200 once its body has arrived, or with `hold` only once told to
- * (`answer()`, the requests held included). It keeps each request and the moment its body ended on
- * this process's clock, so that commit-to-receipt is measured on one clock.
+ * The relay bench's HTTPS receiver (the relay tests' certificate): each POST answered 200 once its
+ * body arrived, or with `hold` only once told to (`answer()`); each request kept with the moment
+ * its body ended on this process's clock, so that commit-to-receipt is on one clock.
  */
 import type { IncomingHttpHeaders, ServerResponse } from "node:http"
 import { createServer } from "node:https"

@@ -1,9 +1,7 @@
 /**
- * The relay bench's work, through the product's own services: a chamber, its webhook
- * subscriptions (a spread of integrations, each listing some event kinds, all pointing at the
- * bench's receiver under their own path), and events committed through the real outbox path
- * (`Outbox.append` in a transaction: the event, one delivery per active subscription listing its
- * kind, and the NOTIFY, in one statement). Deterministic, so every round gets the same work.
+ * The relay bench's work through the product's own services (deterministic, the same every
+ * round): a chamber, its subscriptions (a spread of integrations, each under its own path of the
+ * bench's receiver), events committed through `Outbox.append`, a month of settled history.
  */
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

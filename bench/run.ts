@@ -158,18 +158,11 @@ const memberPost = (headers: () => Record<string, string> = () => ({})) => ({
   method: "POST",
   path: "/api/v1/members",
   headers: JSON_HEADERS,
-  setupRequest: (request: Record<string, unknown>) => ({
-    ...request,
-    headers: { ...(request.headers as Record<string, string>), ...headers() },
-    body: JSON.stringify(nextMember())
-  })
+  setupRequest: (request: any) => ({ ...request, headers: { ...request.headers, ...headers() }, body: JSON.stringify(nextMember()) })
 })
 
 const membersPost: Endpoint = {
-  id: "members-post",
-  name: "POST /api/v1/members",
-  key: "write",
-  steps: ["POST /api/v1/members"],
+  id: "members-post", name: "POST /api/v1/members", key: "write", steps: ["POST /api/v1/members"],
   requests: () => [memberPost()],
   // One name twice on each server: the second create, and both of the other's, take a -N slug.
   probe: async (world, call) => {
@@ -185,10 +178,7 @@ const nextInvoice = (() => {
 })()
 const nextPayment = paymentBodies()
 
-interface FlowContext {
-  invoice?: number | undefined
-  balance?: number | undefined
-}
+type FlowContext = { invoice?: number | undefined; balance?: number | undefined }
 
 const invoiceFlow: Endpoint = {
   id: "invoices",
@@ -200,29 +190,23 @@ const invoiceFlow: Endpoint = {
       method: "POST",
       path: "/api/v1/invoices",
       headers: JSON_HEADERS,
-      setupRequest: (request: Record<string, unknown>) => ({ ...request, body: JSON.stringify(nextInvoice(world)) }),
+      setupRequest: (request: object) => ({ ...request, body: JSON.stringify(nextInvoice(world)) }),
       onResponse: (status: number, body: string, context: FlowContext) => {
         const data = status === 201 ? JSON.parse(body).data : undefined
-        context.invoice = data?.id
-        context.balance = data?.attributes.balance_cents
+        Object.assign(context, { invoice: data?.id, balance: data?.attributes.balance_cents })
       }
     },
+    // A step whose invoice is missing (its create failed) is skipped: the connection starts a new flow.
     {
       method: "POST",
-      // A step whose invoice is missing (its create failed) is skipped: the connection starts a new flow.
-      setupRequest: (request: Record<string, unknown>, context: FlowContext) =>
-        context.invoice === undefined ? undefined : { ...request, path: `/api/v1/invoices/${context.invoice}/issue` },
-      onResponse: (status: number, _body: string, context: FlowContext) => {
-        if (status !== 200) context.invoice = undefined
-      }
+      setupRequest: (request: object, { invoice }: FlowContext) => invoice === undefined ? undefined : { ...request, path: `/api/v1/invoices/${invoice}/issue` },
+      onResponse: (status: number, _body: string, context: FlowContext) => void (status !== 200 && (context.invoice = undefined))
     },
     {
       method: "POST",
       headers: JSON_HEADERS,
-      setupRequest: (request: Record<string, unknown>, context: FlowContext) =>
-        context.invoice === undefined
-          ? undefined
-          : { ...request, path: `/api/v1/invoices/${context.invoice}/payments`, body: JSON.stringify(nextPayment(context.balance!)) }
+      setupRequest: (request: object, { invoice, balance }: FlowContext) =>
+        invoice === undefined ? undefined : { ...request, path: `/api/v1/invoices/${invoice}/payments`, body: JSON.stringify(nextPayment(balance!)) }
     }
   ],
   probe: async (world, call) => {
@@ -245,11 +229,7 @@ let nextKey = 0
 const IDEMPOTENCY_VARIANTS: ReadonlyArray<readonly [string, Load]> = [
   ["without key", { ...membersPost, id: "idempotency" }],
   ["with key", { ...membersPost, id: "idempotency", requests: () => [memberPost(() => ({ "idempotency-key": `bench-${RUN}-${++nextKey}` }))] }],
-  ["replay", {
-    ...membersPost,
-    id: "idempotency",
-    requests: () => [{ method: "POST", path: "/api/v1/members", headers: { ...JSON_HEADERS, "idempotency-key": REPLAYED_KEY }, body: REPLAYED_BODY }]
-  }]
+  ["replay", { ...membersPost, id: "idempotency", requests: () => [{ method: "POST", path: "/api/v1/members", headers: { ...JSON_HEADERS, "idempotency-key": REPLAYED_KEY }, body: REPLAYED_BODY }] }]
 ]
 
 const ALL_ENDPOINTS: ReadonlyArray<Endpoint> = [
@@ -265,13 +245,10 @@ const OBSERVED_ENDPOINTS = ["members", "me"]
 const OBSERVED_SERVERS = ["ours-metrics", "ours-otlp"]
 const ENDPOINTS = ALL_ENDPOINTS.filter((e) => ONLY.length === 0 || ONLY.includes(e.id))
 const runs = (section: string) => ONLY.length === 0 || ONLY.includes(section)
-{
-  const known = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "changes", "large", "embedded", "fair"]
-  const unknown = ONLY.filter((id) => !known.includes(id))
-  if (unknown.length > 0) {
-    console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
-    process.exit(2)
-  }
+const KNOWN = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "changes", "large", "embedded", "fair"]
+if (ONLY.some((id) => !KNOWN.includes(id))) {
+  console.error(`BENCH_ONLY: unknown section ${ONLY.filter((id) => !KNOWN.includes(id)).join(", ")}; known: ${KNOWN.join(", ")}`)
+  process.exit(2)
 }
 
 /** The tables the measured writes grow. */
@@ -321,7 +298,7 @@ const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly
       }
     }
     // Metrics (CHAMBER_METRICS_PORT) against ours without them (docs/operations.md "Metrics"); OTLP export at
-    // ratio 1 has no bar of its own: its cost is compared between runs (issue 47: the peers are the measure).
+    // ratio 1 has no bar: its cost is printed, to be compared between runs.
     const [metrics, otlp] = [get("ours-metrics"), get("ours-otlp")]
     const costOf = (m: Measured) => `${f((1 - m.rps / ours.rps) * 100)}% of ${label}'s throughput`
     if (metrics !== undefined) {

@@ -1,9 +1,7 @@
 /**
- * A PostgreSQL wire proxy that records the statements its clients execute, so that run.ts can
- * check that the baseline runs the same statements as ours, in the same transactions. It reads
- * the frontend messages only and passes every byte through unchanged: `Parse` (a statement's
- * text), `Bind` (which statement runs, with how many parameters) and `Query` (the simple
- * protocol), each recorded with its connection. Used for a handful of requests, never under load.
+ * A PostgreSQL wire proxy that records the statements its clients execute (`Parse`, `Bind`,
+ * `Query`, each with its connection), passing every byte through: run.ts checks with it that the
+ * baseline runs our statements in our transactions. For a handful of requests, never under load.
  */
 import { connect, createServer, type Socket } from "node:net"
 
