@@ -47,34 +47,23 @@ const listener = new pg.Client({ connectionString: url })
 await db.connect()
 await listener.connect()
 
-let notified = false
+let [notified, stopping] = [false, false]
 let wake: (() => void) | undefined
-listener.on("notification", () => {
-  notified = true
-  wake?.()
-})
+listener.on("notification", () => void (notified = true, wake?.()))
 await listener.query("LISTEN chamber_deliveries")
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void (stopping = true, wake?.()))
 
-/** Until a notification (one that came meanwhile counts) or the next poll. */
+/** Until a notification (one that came meanwhile counts), a signal or the next poll. */
 const idle = () =>
   new Promise<void>((resolve) => {
     if (notified) return resolve()
-    const done = () => {
+    const timer = setTimeout(() => wake?.(), POLL_MS)
+    wake = () => {
       clearTimeout(timer)
       wake = undefined
       resolve()
     }
-    const timer = setTimeout(done, POLL_MS)
-    wake = done
   })
-
-let stopping = false
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, () => {
-    stopping = true
-    wake?.()
-  })
-}
 
 const batch = async (): Promise<number> => {
   await db.query({ name: "begin", text: "BEGIN" })

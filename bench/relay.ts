@@ -60,11 +60,9 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
     const warm = planEvents(subscriptions, WARMUP, 0, RESOURCES)
     const burst = planEvents(subscriptions, DELIVERIES, warm.length, RESOURCES)
     const stream = planEvents(subscriptions, RATE * SECONDS, warm.length + burst.length, RESOURCES)
-    log(
-      `\nwebhook relay: ${PROCESSES} processes each, ${subscriptions.length} subscriptions on one HTTPS receiver, ${f(meanFanout(subscriptions))} ` +
-        `deliveries an event, about ${RESOURCES === 1 ? "one hot resource" : `${RESOURCES} resources`}; a round: warm-up ${sum(warm)}, a burst of ${sum(burst)} in one transaction, then ${stream.length} events one a ` +
-        `transaction over ${SECONDS} s; ${history.deliveries} settled deliveries of history; ${ROUNDS} rounds each`
-    )
+    log(`\nwebhook relay: ${PROCESSES} processes each, ${subscriptions.length} subscriptions on one HTTPS receiver, ${f(meanFanout(subscriptions))} ` +
+      `deliveries an event, about ${RESOURCES === 1 ? "one hot resource" : `${RESOURCES} resources`}; a round: warm-up ${sum(warm)}, a burst of ${sum(burst)} in one ` +
+      `transaction, then ${stream.length} events one a transaction over ${SECONDS} s; ${history.deliveries} settled deliveries of history; ${ROUNDS} rounds each`)
 
     const outputs: Record<Name, Array<Output>> = { ours: [], baseline: [] }
     const baseline = [fileURLToPath(new URL("./relay-baseline.ts", import.meta.url))]
@@ -77,11 +75,8 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
       }
       await db.query("UPDATE webhook_subscriptions SET active = true, failure_count = 0 WHERE tenant_id = $1", [tenantId])
       // The baseline's claim reads waiting deliveries in due order: the index it needs, for its rounds only.
-      await db.query(
-        name === "baseline"
-          ? "CREATE INDEX IF NOT EXISTS bench_baseline_due ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending'"
-          : "DROP INDEX IF EXISTS bench_baseline_due"
-      )
+      await db.query(name === "ours" ? "DROP INDEX IF EXISTS bench_baseline_due"
+        : "CREATE INDEX IF NOT EXISTS bench_baseline_due ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending'")
       // The baseline does not order deliveries: the trigger that lets a held one go is ours alone.
       await db.query(`ALTER TABLE webhook_deliveries ${name === "baseline" ? "DISABLE" : "ENABLE"} TRIGGER webhook_deliveries_next`)
       await db.query(`VACUUM (ANALYZE) ${TABLES.join(", ")}`)
@@ -93,26 +88,20 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
     /** Waits for `count` receipts; if they do not come, says where the missing deliveries stand. */
     const received = (count: number) =>
       receiver.waitFor(count, TIMEOUT_MS).catch(async (error) => {
-        const states = (await db.query(
-          `SELECT status, attempt_count, count(*)::int AS n FROM webhook_deliveries WHERE status <> 'succeeded' GROUP BY 1, 2 ORDER BY 1, 2`
-        )).rows.map((r) => `${r.n} ${r.status} after ${r.attempt_count} attempts`)
+        const states = (await db.query(`SELECT status, attempt_count, count(*)::int AS n FROM webhook_deliveries WHERE status <> 'succeeded' GROUP BY 1, 2 ORDER BY 1, 2`))
+          .rows.map((r) => `${r.n} ${r.status} after ${r.attempt_count} attempts`)
         const printed = [...outputs.ours, ...outputs.baseline].flatMap((o) => o.first).map((line) => `\n  | ${line.slice(0, 300)}`).join("")
         throw new Error(`${error.message}; not delivered: ${states.join(", ") || "none"}${printed}`)
       })
 
     const check = async (name: Name): Promise<Array<string>> => {
-      const rows = (await db.query(
-        `SELECT e.event_id, e.id::int AS position, d.resource, d.hook_id::int AS hook, d.status
-         FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id WHERE d.id > $1`,
-        [history.deliveries]
-      )).rows
-      const expected = new Set(rows.map((r) => `${r.event_id} ${pathOf.get(r.hook)}`))
+      const rows = (await db.query(`SELECT e.event_id, e.id::int AS position, d.resource, d.hook_id::int AS hook, d.status
+        FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id WHERE d.id > $1`, [history.deliveries])).rows
       const placeOf = new Map(rows.map((r) => [`${r.event_id} ${pathOf.get(r.hook)}`, r]))
-      const seen = new Map<string, number>()
+      const [expected, seen] = [new Set(placeOf.keys()), new Map<string, number>()]
       // Ours delivers one subscription's events of one resource in commit order (ruling 32).
       const last = new Map<string, number>()
-      let outOfOrder = 0
-      let badSignatures = 0
+      let [outOfOrder, badSignatures] = [0, 0]
       for (const r of receiver.receipts) {
         const key = `${r.event} ${r.path}`
         seen.set(key, (seen.get(key) ?? 0) + 1)
@@ -122,9 +111,7 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
           if ((last.get(stream) ?? 0) > place.position) outOfOrder++
           last.set(stream, Math.max(last.get(stream) ?? 0, place.position))
         }
-        const secret = secretOf.get(r.path)
-        const raw = r.body.toString("utf8")
-        const h = r.headers
+        const [secret, raw, h] = [secretOf.get(r.path), r.body.toString("utf8"), r.headers]
         const good = secret !== undefined && verify(secret, raw, String(h["x-cc-signature"])) &&
           verifyStandard(secret, String(h["webhook-id"]), String(h["webhook-timestamp"]), raw, String(h["webhook-signature"])) &&
           h["webhook-id"] === r.event && JSON.parse(raw).id === r.event

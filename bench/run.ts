@@ -142,7 +142,7 @@ const compare = (label: string, ours: Answer, baseline: Answer, differs: Readonl
     `ours in full:\n${x.join("\n")}\nbaseline in full:\n${y.join("\n")}`)
 }
 
-const statements = (answer: Answer) => answer.sql.reduce((n, u) => n + (u.tx ? u.statements.length : 1), 0)
+const statements = (answer: Answer) => answer.sql.reduce((n, u) => n + u.statements.length, 0)
 
 // Endpoints.
 

@@ -58,12 +58,7 @@ export const startTracer = (target: string): Promise<Tracer> => {
       }
     })
     pg.pipe(client)
-    const end = () => {
-      for (const socket of [client, pg]) {
-        socket.destroy()
-        sockets.delete(socket)
-      }
-    }
+    const end = () => [client, pg].forEach((socket) => void (socket.destroy(), sockets.delete(socket)))
     client.on("error", end).on("close", end)
     pg.on("error", end).on("close", end)
   })
@@ -84,8 +79,8 @@ export const startTracer = (target: string): Promise<Tracer> => {
   })
 }
 
-/** One request's statements, each transaction (BEGIN ... COMMIT on one connection) as one group. */
-export type Unit = { readonly tx: false; readonly statement: string } | { readonly tx: true; readonly statements: ReadonlyArray<string> }
+/** A statement alone, or a transaction's (BEGIN ... COMMIT on one connection) as one group. */
+export type Unit = { readonly tx: boolean; readonly statements: Array<string> }
 
 /** In order of their first statement; `ignore` drops the statements that run off the request's path. */
 export const units = (executed: ReadonlyArray<Executed>, ignore: (text: string) => boolean): Array<Unit> => {
@@ -97,12 +92,10 @@ export const units = (executed: ReadonlyArray<Executed>, ignore: (text: string) 
     if (current !== undefined) {
       current.push(label)
       if (/^(COMMIT|ROLLBACK|END)\b/i.test(label)) open.delete(connection)
-    } else if (/^(BEGIN|START TRANSACTION)\b/i.test(label)) {
-      const statements = [label]
-      open.set(connection, statements)
-      out.push({ tx: true, statements })
     } else {
-      out.push({ tx: false, statement: label })
+      const unit = { tx: /^(BEGIN|START TRANSACTION)\b/i.test(label), statements: [label] }
+      if (unit.tx) open.set(connection, unit.statements)
+      out.push(unit)
     }
   }
   return out
@@ -110,4 +103,4 @@ export const units = (executed: ReadonlyArray<Executed>, ignore: (text: string) 
 
 /** The units as lines, for a difference in an error message. */
 export const describeUnits = (list: ReadonlyArray<Unit>): Array<string> =>
-  list.flatMap((u) => (u.tx ? ["TRANSACTION", ...u.statements.map((s) => `  ${s}`)] : [u.statement]))
+  list.flatMap((u) => (u.tx ? ["TRANSACTION", ...u.statements.map((s) => `  ${s}`)] : u.statements))
