@@ -307,8 +307,7 @@ const member = async (key: Key, id: number) => {
 
 const MEMBER_STATUSES = ["active", "pending", "lapsed", "former"] as const
 const TEXT_LIMITS: ReadonlyArray<readonly [string, number]> = [
-  ["industry", 255], ["slogan", 160], ["about", 5000], ["website", 255], ["phone", 50], ["address_line1", 255], ["address_line2", 255],
-  ["city", 255], ["state", 50], ["zip", 20]
+  ["industry", 255], ["slogan", 160], ["about", 5000], ["website", 255], ["phone", 50], ["address_line1", 255], ["address_line2", 255], ["city", 255], ["state", 50], ["zip", 20]
 ]
 
 /** The stored values of a new member: what the body gives, else null (directory_visible: true). */
@@ -323,16 +322,11 @@ const memberValues = (body: Body): Record<(typeof MEMBER_FIELDS)[number], unknow
   const visible = body.directory_visible ?? null
   if (visible !== null && typeof visible !== "boolean") throw invalid("directory_visible", "must be true or false")
   return {
-    name: textOf(body, "name", 255, true),
-    slug,
-    status: oneOf(body, "status", MEMBER_STATUSES),
+    name: textOf(body, "name", 255, true), slug, status: oneOf(body, "status", MEMBER_STATUSES),
     ...Object.fromEntries(TEXT_LIMITS.map(([field, max]) => [field, textOf(body, field, max)])),
-    secondary_industries: secondary === null ? null : JSON.stringify(secondary),
-    email,
-    member_since: dateOf(body, "member_since"),
+    secondary_industries: secondary === null ? null : JSON.stringify(secondary), email, member_since: dateOf(body, "member_since"),
     employee_count: (body.employee_count ?? null) === null ? null : integerOf(body.employee_count, "employee_count", 0, 1_000_000),
-    directory_visible: visible ?? true,
-    custom_fields: "{}"
+    directory_visible: visible ?? true, custom_fields: "{}"
   } as Record<(typeof MEMBER_FIELDS)[number], unknown>
 }
 
@@ -380,11 +374,9 @@ const createInvoice = async (key: Key, body: Body) => {
   const lines = given.map((line: unknown, i) => {
     if (typeof line !== "object" || line === null || Array.isArray(line)) throw invalid(`lines.${i}`, "must be an object")
     const l = line as Body
-    return {
-      description: textOf(l, "description", 255, true),
-      cents: dollarsOf(l.unit, `lines.${i}.unit`, 0),
-      quantity: (l.quantity ?? null) === null ? 1 : integerOf(l.quantity, `lines.${i}.quantity`, 1, MAX_CENTS)
-    }
+    const description = textOf(l, "description", 255, true)
+    const cents = dollarsOf(l.unit, `lines.${i}.unit`, 0)
+    return { description, cents, quantity: (l.quantity ?? null) === null ? 1 : integerOf(l.quantity, `lines.${i}.quantity`, 1, MAX_CENTS) }
   })
   const memo = textOf(body, "memo", 2000)
   const subtotal = lines.reduce((sum, l) => sum + BigInt(l.cents) * BigInt(l.quantity), 0n)
@@ -422,28 +414,21 @@ const issueInvoice = (key: Key, id: number) =>
     const number = `${tenant.invoice_prefix}${String(n).padStart(6, "0")}`
     await run(client, "invoice-issue", ISSUE_SQL, [number, settled ? "paid" : "open", now.toISOString(), due, key.tenantId, id])
     const invoice = await findInvoice(client, key.tenantId, id)
-    await outbox(client, key.tenantId, "invoice.updated", invoice)
-    await outbox(client, key.tenantId, "invoice.issued", invoice)
-    if (settled) await outbox(client, key.tenantId, "invoice.paid", invoice)
+    for (const type of ["invoice.updated", "invoice.issued", ...(settled ? ["invoice.paid"] : [])]) await outbox(client, key.tenantId, type, invoice)
     return invoice
   })
 
 const PAYMENT_METHODS = ["card", "check", "cash", "ach", "comp", "refund", "other"] as const
 
 const recordPayment = async (key: Key, id: number, body: Body) => {
-  const method = oneOf(body, "method", PAYMENT_METHODS)
-  const amount = dollarsOf(body.amount, "amount", 1)
-  const receivedOn = dateOf(body, "received_on")
-  const reference = textOf(body, "reference", 255)
-  const notes = textOf(body, "notes", 2000)
+  const [method, amount] = [oneOf(body, "method", PAYMENT_METHODS), dollarsOf(body.amount, "amount", 1)]
+  const [receivedOn, reference, notes] = [dateOf(body, "received_on"), textOf(body, "reference", 255), textOf(body, "notes", 2000)]
   return transaction(async (client) => {
     const invoice = await lockInvoice(client, key.tenantId, id)
     if (method === "refund") throw new HttpError(422, "A refund cannot be recorded as a payment.")
     if (invoice.status !== "open") throw new HttpError(422, `This invoice is ${invoice.status}; only an open invoice can take a payment.`)
     if (amount > invoice.balance_cents) throw new HttpError(422, "The payment is more than the invoice's outstanding balance.")
-    const paymentId = Number((await run(client, "payment-insert", PAYMENT_INSERT_SQL, [
-      key.tenantId, invoice.member_id, method, null, amount, receivedOn, reference, notes, id
-    ]))[0].id)
+    const paymentId = Number((await run(client, "payment-insert", PAYMENT_INSERT_SQL, [key.tenantId, invoice.member_id, method, null, amount, receivedOn, reference, notes, id]))[0].id)
     const payment = toPayment((await run(client, "payment-find", PAYMENT_FIND_SQL, [key.tenantId, paymentId]))[0])
     const balance = invoice.balance_cents - amount
     const paid = invoice.amount_paid_cents + amount

@@ -39,13 +39,8 @@ export const startRelays = (count: number, start: () => ReturnType<typeof startO
     return child
   }))
 
-export interface Subscription {
-  readonly id: number
-  /** Path and query on the receiver. */
-  readonly path: string
-  readonly secret: string
-  readonly events: ReadonlyArray<EventKind>
-}
+/** A subscription, its path and query on the receiver. */
+export type Subscription = { readonly id: number; readonly path: string; readonly secret: string; readonly events: ReadonlyArray<EventKind> }
 
 /** Four kinds of integration, in turn: everything, members and contacts, billing, events and deals. */
 const INTEGRATIONS: ReadonlyArray<readonly [string, ReadonlyArray<EventKind>]> = [
@@ -75,12 +70,8 @@ export const setupChamber = (hookCount: number, receiverUrl: string) =>
     // The bench's receiver is on loopback (CHAMBER_WEBHOOK_ALLOW_PRIVATE=true, as its relays have it).
   }).pipe(Effect.provideService(AllowPrivateDestinations, true), Effect.orDie)
 
-export interface PlannedEvent {
-  readonly type: EventKind
-  readonly data: unknown
-  /** Deliveries it fans out to. */
-  readonly fanout: number
-}
+/** An event, and the deliveries it fans out to. */
+export type PlannedEvent = { readonly type: EventKind; readonly data: unknown; readonly fanout: number }
 
 /** A member as GET returns it (about 1 KB of JSON), the data of every event. */
 const resources = memberInputs(200).map((input, i) => {
@@ -104,29 +95,25 @@ const resources = memberInputs(200).map((input, i) => {
  * whose deliveries to each subscription go out one after another, ruling 32).
  */
 export const planEvents = (subscriptions: ReadonlyArray<Subscription>, deliveries: number, offset = 0, resourceCount = resources.length): Array<PlannedEvent> => {
-  const fanout = (type: EventKind) => subscriptions.filter((s) => s.events.includes(type)).length
   const out: Array<PlannedEvent> = []
-  let total = 0
-  for (let i = offset; total < deliveries; i++) {
+  for (let [i, total] = [offset, 0]; total < deliveries; i++) {
     const type = EVENT_MIX[i % EVENT_MIX.length]!
-    const event = { type, data: resources[i % Math.min(resourceCount, resources.length)], fanout: fanout(type) }
-    out.push(event)
-    total += event.fanout
+    out.push({ type, data: resources[i % Math.min(resourceCount, resources.length)], fanout: fanoutOf(subscriptions, type) })
+    total += out[out.length - 1]!.fanout
   }
   return out
 }
 
 /** The mean deliveries per event of the mix. */
-export const meanFanout = (subscriptions: ReadonlyArray<Subscription>) =>
-  EVENT_MIX.reduce((n, type) => n + subscriptions.filter((s) => s.events.includes(type)).length, 0) / EVENT_MIX.length
+export const meanFanout = (subscriptions: ReadonlyArray<Subscription>) => EVENT_MIX.reduce((n, type) => n + fanoutOf(subscriptions, type), 0) / EVENT_MIX.length
+const fanoutOf = (subscriptions: ReadonlyArray<Subscription>, type: EventKind) => subscriptions.filter((s) => s.events.includes(type)).length
 
 /** Appends the events in one transaction; their ids, and performance.now() once COMMIT has returned. */
 export const commitEvents = (tenantId: number, events: ReadonlyArray<PlannedEvent>) =>
   Effect.gen(function*() {
     const outbox = yield* Outbox
     const appended = yield* (yield* Transactor).withTransaction(Effect.forEach(events, (e) => outbox.append(tenantId, e.type, e.data)))
-    const committedAt = performance.now()
-    return { ids: appended.map((e) => e.id), committedAt }
+    return { ids: appended.map((e) => e.id), committedAt: performance.now() }
   })
 
 /**
@@ -154,9 +141,8 @@ export const seedHistory = async (db: pg.Client, tenantId: number, subscriptions
     `INSERT INTO webhook_attempts (tenant_id, delivery_id, attempted_at, status, latency_ms, response_excerpt)
      SELECT tenant_id, id, created_at + interval '1 second', 200, 40, 'ok' FROM webhook_deliveries ORDER BY id`
   )
-  const max = (await db.query(
-    `SELECT (SELECT max(id) FROM outbox_events) AS events, (SELECT max(id) FROM webhook_deliveries) AS deliveries, (SELECT max(id) FROM webhook_attempts) AS attempts`
-  )).rows[0]
+  const max = (await db.query(`SELECT (SELECT max(id) FROM outbox_events) AS events, (SELECT max(id) FROM webhook_deliveries) AS deliveries,
+    (SELECT max(id) FROM webhook_attempts) AS attempts`)).rows[0]
   return { events: Number(max.events ?? 0), deliveries: Number(max.deliveries ?? 0), attempts: Number(max.attempts ?? 0) }
 }
 
