@@ -19,29 +19,35 @@ const BAR = { coldStartMs: 5_000, postgresIdleRssMb: 160 }
 
 type Serving = ReturnType<typeof serveChamber>
 
-/** `serve --demo-if-empty` on an empty data directory until GET /api/v1/me answers 200 with its key; then idle. */
-const coldStart = async (dir: string) => {
-  const serving = serveChamber(["--demo-if-empty"], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dir, "data") })
+/** `chamber serve <args>` for as long as `use` takes. */
+const serving = async <A>(args: ReadonlyArray<string>, env: Record<string, string>, use: (serving: Serving) => Promise<A>) => {
+  const server = serveChamber(args, env)
   try {
-    const [base, key] = [await serving.base(), await serving.key()]
+    return await use(server)
+  } finally {
+    await server.stop()
+  }
+}
+
+/** `serve --demo-if-empty` on an empty data directory until GET /api/v1/me answers 200 with its key; then idle. */
+const coldStart = (dir: string) =>
+  serving(["--demo-if-empty"], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dir, "data") }, async (server) => {
+    const [base, key] = [await server.base(), await server.key()]
     for (;;) {
       const response = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } }).catch(() => undefined)
       await response?.arrayBuffer()
       if (response?.status === 200) break
       await sleep(10)
     }
-    const firstOkMs = performance.now() - serving.started
+    const firstOkMs = performance.now() - server.started
     await sleep(IDLE_SECONDS * 1000)
-    return { key, firstOkMs, rss: serving.rss() }
-  } finally {
-    await serving.stop()
-  }
-}
+    return { key, firstOkMs, rss: server.rss() }
+  })
 
 /** A little load on a running server, the members page and /me in turn, its RSS sampled. */
-const load = async (serving: Serving, base: string, key: string) => {
-  let peakRss = serving.rss()
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, serving.rss())), 100)
+const load = async (server: Serving, base: string, key: string) => {
+  let peakRss = server.rss()
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, server.rss())), 100)
   const requests = [{ method: "GET", path: "/api/v1/members?page=1" }, { method: "GET", path: "/api/v1/me" }]
   const result = await new Promise<any>((resolve, reject) =>
     autocannon({ url: base, connections: LOAD_CONNECTIONS, duration: LOAD_SECONDS, headers: { authorization: `Bearer ${key}` }, requests }, (error: unknown, r: unknown) =>
@@ -51,10 +57,10 @@ const load = async (serving: Serving, base: string, key: string) => {
 }
 
 /** `serve` until it listens, then idle: its RSS. */
-const idle = async (serving: Serving) => {
-  const base = await serving.base()
+const idle = async (server: Serving) => {
+  const base = await server.base()
   await sleep(IDLE_SECONDS * 1000)
-  return { base, listeningMs: serving.listeningMs(), rss: serving.rss() }
+  return { base, listeningMs: server.listeningMs(), rss: server.rss() }
 }
 
 export const benchEmbedded = async (ctx: SectionContext): Promise<void> => {
@@ -69,32 +75,18 @@ export const benchEmbedded = async (ctx: SectionContext): Promise<void> => {
       log(`[${ctx.elapsed()}] cold start ${i + 1}: first 200 after ${f(starts[i]!.firstOkMs, 0)} ms, then ${f(starts[i]!.rss, 0)} MB idle`)
     }
     const coldMs = percentile(starts.map((s) => s.firstOkMs))(50)
-
-    const restarted = serveChamber([], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dirs[dirs.length - 1]!, "data") })
-    let restart, underLoad
-    try {
-      restart = await idle(restarted)
-      underLoad = await load(restarted, restart.base, starts[starts.length - 1]!.key)
-    } finally {
-      await restarted.stop()
-    }
-    const onPostgres = serveChamber([], { DATABASE_URL: ctx.dbUrl })
-    let postgres
-    try {
-      postgres = await idle(onPostgres)
-    } finally {
-      await onPostgres.stop()
-    }
+    const [restart, underLoad] = await serving([], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dirs[dirs.length - 1]!, "data") }, async (server) => {
+      const restart = await idle(server)
+      return [restart, await load(server, restart.base, starts[starts.length - 1]!.key)] as const
+    })
+    const postgres = await serving([], { DATABASE_URL: ctx.dbUrl }, idle)
 
     log(`\n${machine()}; RSS = VmRSS, idle = after ${IDLE_SECONDS} s without requests (the relay runs in the process)`)
     log(`  embedded, cold start (demo chamber made): first 200 after ${f(coldMs, 0)} ms (median of ${STARTS}), idle ${f(percentile(starts.map((s) => s.rss))(50), 0)} MB`)
     log(`  embedded, restarted on that data: listening after ${f(restart.listeningMs, 0)} ms, idle ${f(restart.rss, 0)} MB`)
-    log(
-      `  embedded under load (${LOAD_CONNECTIONS} connections, members page and /me): ${f(underLoad.rps, 0)} req/s, p50 ${f(underLoad.p50)} ms, ` +
-        `p99 ${f(underLoad.p99)} ms, non-2xx/errors ${underLoad.bad}, peak ${f(underLoad.peakRss, 0)} MB`
-    )
-    log(`  PostgreSQL: listening after ${f(postgres.listeningMs, 0)} ms, idle ${f(postgres.rss, 0)} MB`)
-    log("")
+    log(`  embedded under load (${LOAD_CONNECTIONS} connections, members page and /me): ${f(underLoad.rps, 0)} req/s, p50 ${f(underLoad.p50)} ms, ` +
+      `p99 ${f(underLoad.p99)} ms, non-2xx/errors ${underLoad.bad}, peak ${f(underLoad.peakRss, 0)} MB`)
+    log(`  PostgreSQL: listening after ${f(postgres.listeningMs, 0)} ms, idle ${f(postgres.rss, 0)} MB\n`)
     verdict(log, coldMs <= BAR.coldStartMs, `cold start to the first 200 on an empty embedded database ${f(coldMs, 0)} ms (bar <= ${BAR.coldStartMs} ms)`)
     verdict(log, postgres.rss <= BAR.postgresIdleRssMb, `idle RSS of \`chamber serve\` on PostgreSQL ${f(postgres.rss, 0)} MB (bar <= ${BAR.postgresIdleRssMb} MB)`)
   } finally {

@@ -7,10 +7,11 @@
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as SqlClient from "effect/sql/SqlClient"
-import { readFileSync } from "node:fs"
 import pg from "pg"
 import { Members, Transactor } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
+import { cpuSeconds } from "./processes.ts"
+import { f } from "./shared.ts"
 
 const N = Number(process.env.BENCH_FIRST_MEMBERS ?? 250)
 const REPEAT = Number(process.env.BENCH_FIRST_REPEAT ?? 2)
@@ -21,9 +22,7 @@ const name = `chamber_bench_first_${Date.now().toString(36)}`
 const admin = new pg.Client({ connectionString: base })
 await admin.connect()
 await admin.query(`CREATE DATABASE ${name}`)
-const u = new URL(base)
-u.pathname = `/${name}`
-const url = u.toString()
+const url = Object.assign(new URL(base), { pathname: `/${name}` }).toString()
 const runtime = ManagedRuntime.make(StorageLive({ _tag: "Postgres", url, maxConnections: 1 }))
 const db = new pg.Client({ connectionString: url })
 await db.connect()
@@ -34,46 +33,30 @@ try {
   }
   if (EMPTY) await db.query("VACUUM ANALYZE")
   const tenant = Number((await db.query(`INSERT INTO tenants (public_id, name) VALUES ('chm_r', 'R') RETURNING id`)).rows[0].id)
-  const ids = (await db.query(
-    `INSERT INTO members (tenant_id, name, slug, status) SELECT $1, 'M ' || g, 'm-' || g, 'active' FROM generate_series(1, $2) g RETURNING id`,
-    [tenant, N]
-  )).rows.map((r) => Number(r.id))
-  await db.query(
-    `INSERT INTO webhook_subscriptions (tenant_id, url, events, secret) SELECT $1, 'https://h' || g || '.example/x', '["member.updated"]', 's' FROM generate_series(1, $2) g`,
-    [tenant, HOOKS]
-  )
+  const ids = (await db.query(`INSERT INTO members (tenant_id, name, slug, status) SELECT $1, 'M ' || g, 'm-' || g, 'active' FROM generate_series(1, $2) g RETURNING id`,
+    [tenant, N])).rows.map((r) => Number(r.id))
+  await db.query(`INSERT INTO webhook_subscriptions (tenant_id, url, events, secret)
+    SELECT $1, 'https://h' || g || '.example/x', '["member.updated"]', 's' FROM generate_series(1, $2) g`, [tenant, HOOKS])
   const pid = await runtime.runPromise(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return (yield* sql<{ p: number }>`SELECT pg_backend_pid() AS p`)[0]!.p
   }))
-  const cpu = (): number | undefined => {
-    try {
-      const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-      return (Number(f[11]) + Number(f[12])) * 10
-    } catch {
-      return undefined
-    }
-  }
   const burst = (round: number) =>
     runtime.runPromise(Effect.gen(function*() {
-      const members = yield* Members
-      const tx = yield* Transactor
-      const c0 = cpu()
-      const t0 = performance.now()
+      const [members, tx] = [yield* Members, yield* Transactor]
+      const [c0, t0] = [cpuSeconds(pid), performance.now()]
       yield* tx.withTransaction(Effect.forEach(ids, (id) =>
         Effect.forEach(Array.from({ length: REPEAT }, (_, k) => k), (k) => members.update(tenant, id, { name: `M ${id} r${round}.${k}` }), { discard: true }), { discard: true }))
-      const c1 = cpu()
-      return `${(performance.now() - t0).toFixed(0)} ms, database backend CPU ${c0 === undefined || c1 === undefined ? "n/a" : `${c1 - c0} ms`}`
+      return `${(performance.now() - t0).toFixed(0)} ms, database backend CPU ${f((cpuSeconds(pid) - c0) * 1000, 0)} ms`
     }))
   const settle = () => db.query(`UPDATE webhook_deliveries SET status = 'succeeded', settled_at = now() WHERE status = 'pending'`)
   console.log(`${N * REPEAT} member updates in one transaction, ${HOOKS} subscriptions each (${N * REPEAT * HOOKS} deliveries)`)
   console.log(`first write (${EMPTY ? "analyzed while empty" : "never analyzed"}): ${await burst(1)}`)
-  await settle()
-  await db.query("ANALYZE")
-  console.log(`after ANALYZE: ${await burst(2)}`)
-  await settle()
-  await db.query("ANALYZE")
-  console.log(`after ANALYZE, again: ${await burst(3)}`)
+  for (const [round, what] of [[2, "after ANALYZE"], [3, "after ANALYZE, again"]] as const) {
+    await settle()
+    await db.query("ANALYZE")
+    console.log(`${what}: ${await burst(round)}`)
+  }
 } finally {
   await db.end()
   await runtime.dispose()
