@@ -64,29 +64,16 @@ const MEMBER_INSERT_SQL = `${insertInto("members", ["tenant_id", ...MEMBER_FIELD
 // the same resource, which is marked followed: ruling 32), and the NOTIFY, in one statement:
 // pg-adapter OutboxSql.ts's.
 const OUTBOX_SQL = `
-        WITH e AS (
-          INSERT INTO outbox_events (event_id, tenant_id, type, payload)
-          VALUES ($1, $2, $3, $4::jsonb) RETURNING *
-        ), hooks AS MATERIALIZED (
-          SELECT s.id FROM e
-          JOIN webhook_subscriptions s ON s.tenant_id = e.tenant_id AND s.active AND s.events @> jsonb_build_array(e.type)
-          ORDER BY s.id
-        ), ahead AS MATERIALIZED (
-          SELECT h.id AS hook_id, p.id, p.followed FROM hooks h CROSS JOIN LATERAL (
-            SELECT p.id, p.followed FROM webhook_deliveries p
-            WHERE p.hook_id = h.id AND p.resource = $5 AND p.status = 'pending'
-            ORDER BY p.event_id LIMIT 1 FOR KEY SHARE
-          ) p
-        ), marked AS (
-          UPDATE webhook_deliveries SET followed = true WHERE id = ANY(ARRAY(SELECT id FROM ahead WHERE NOT followed))
-        ), d AS (
-          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, held)
-          SELECT e.tenant_id, e.id, h.id, $6, ahead.hook_id IS NOT NULL
-          FROM e CROSS JOIN hooks h LEFT JOIN ahead ON ahead.hook_id = h.id
-          RETURNING 1
-        )
-        -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.
-        SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`
+  WITH e AS ( INSERT INTO outbox_events (event_id, tenant_id, type, payload) VALUES ($1, $2, $3, $4::jsonb) RETURNING * ),
+  hooks AS MATERIALIZED ( SELECT s.id FROM e
+    JOIN webhook_subscriptions s ON s.tenant_id = e.tenant_id AND s.active AND s.events @> jsonb_build_array(e.type) ORDER BY s.id ),
+  ahead AS MATERIALIZED ( SELECT h.id AS hook_id, p.id, p.followed FROM hooks h CROSS JOIN LATERAL ( SELECT p.id, p.followed FROM webhook_deliveries p
+    WHERE p.hook_id = h.id AND p.resource = $5 AND p.status = 'pending' ORDER BY p.event_id LIMIT 1 FOR KEY SHARE ) p ),
+  marked AS ( UPDATE webhook_deliveries SET followed = true WHERE id = ANY(ARRAY(SELECT id FROM ahead WHERE NOT followed)) ),
+  d AS ( INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, held)
+    SELECT e.tenant_id, e.id, h.id, $6, ahead.hook_id IS NOT NULL FROM e CROSS JOIN hooks h LEFT JOIN ahead ON ahead.hook_id = h.id RETURNING 1 )
+  -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.
+  SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`
 
 const TENANT_SQL = `SELECT * FROM tenants WHERE id = $1`
 

@@ -11,7 +11,7 @@ import pg from "pg"
 import { Members, Transactor } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { cpuSeconds } from "./processes.ts"
-import { f } from "./shared.ts"
+import { f, noAutovacuum } from "./shared.ts"
 
 const N = Number(process.env.BENCH_FIRST_MEMBERS ?? 250)
 const REPEAT = Number(process.env.BENCH_FIRST_REPEAT ?? 2)
@@ -28,9 +28,7 @@ const db = new pg.Client({ connectionString: url })
 await db.connect()
 try {
   await runtime.runPromise(Effect.void)
-  for (const t of ["webhook_deliveries", "outbox_events", "webhook_subscriptions", "members", "webhook_attempts"]) {
-    await db.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`)
-  }
+  await noAutovacuum(db, ["webhook_deliveries", "outbox_events", "webhook_subscriptions", "members", "webhook_attempts"])
   if (EMPTY) await db.query("VACUUM ANALYZE")
   const tenant = Number((await db.query(`INSERT INTO tenants (public_id, name) VALUES ('chm_r', 'R') RETURNING id`)).rows[0].id)
   const ids = (await db.query(`INSERT INTO members (tenant_id, name, slug, status) SELECT $1, 'M ' || g, 'm-' || g, 'active' FROM generate_series(1, $2) g RETURNING id`,

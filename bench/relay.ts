@@ -12,7 +12,7 @@ import { startBenchReceiver } from "./relay-receiver.ts"
 import {
   commitEvents, commitPaced, meanFanout, type PlannedEvent, planEvents, relayEnv, relayRuntime, seedHistory, setupChamber, startOurRelay, startRelays
 } from "./relay-work.ts"
-import { f, machine, notePrinted, percentile, type SectionContext, sleep, verdict } from "./shared.ts"
+import { f, machine, noAutovacuum, notePrinted, percentile, type SectionContext, settleTables, sleep, verdict } from "./shared.ts"
 
 const DELIVERIES = Number(process.env.BENCH_RELAY_EVENTS ?? 20_000)
 const HOOKS = Number(process.env.BENCH_RELAY_HOOKS ?? 40)
@@ -54,7 +54,7 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
     const { tenantId, subscriptions } = await runtime.runPromise(setupChamber(HOOKS, receiver.url))
     const pathOf = new Map(subscriptions.map((s) => [s.id, s.path]))
     const secretOf = new Map(subscriptions.map((s) => [s.path, s.secret]))
-    for (const table of TABLES) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)`)
+    await noAutovacuum(db, TABLES)
     const history = await seedHistory(db, tenantId, subscriptions, HISTORY)
 
     const warm = planEvents(subscriptions, WARMUP, 0, RESOURCES)
@@ -79,8 +79,7 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
         : "CREATE INDEX IF NOT EXISTS bench_baseline_due ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending'")
       // The baseline does not order deliveries: the trigger that lets a held one go is ours alone.
       await db.query(`ALTER TABLE webhook_deliveries ${name === "baseline" ? "DISABLE" : "ENABLE"} TRIGGER webhook_deliveries_next`)
-      await db.query(`VACUUM (ANALYZE) ${TABLES.join(", ")}`)
-      await db.query("CHECKPOINT").catch(() => {})
+      await settleTables(db, TABLES)
     }
 
     const commit = (events: ReadonlyArray<PlannedEvent>) => runtime.runPromise(commitEvents(tenantId, events))

@@ -13,7 +13,7 @@ import pg from "pg"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { getLoad, inTurn, type Load, type Measured, printRows, Tally, fire, type World } from "./load.ts"
 import { children, type Server, startServer, stopChild } from "./processes.ts"
-import { accessLogFile, CONNECTIONS, DURATION, f, machine, notePrinted, POOL_SIZE, ROUNDS, verdict, WARMUP } from "./shared.ts"
+import { accessLogFile, CONNECTIONS, DURATION, f, machine, noAutovacuum, notePrinted, POOL_SIZE, ROUNDS, settleTables, verdict, WARMUP } from "./shared.ts"
 import { invoiceBodies, memberBodies, paymentBodies, seedChamber } from "./seed-data.ts"
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
 import { benchRelay } from "./relay.ts"
@@ -254,15 +254,8 @@ if (ONLY.some((id) => !KNOWN.includes(id))) {
 /** The tables the measured writes grow. */
 const WRITTEN_TABLES = ["members", "outbox_events", "invoices", "invoice_lines", "invoice_sequences", "payments", "api_keys", "idempotency_keys"]
 
-/**
- * Before a round of a write endpoint, outside the measured window: the previous rounds' dead rows
- * vacuumed, statistics refreshed, dirty pages flushed, so that no round pays for another's writes.
- * CHECKPOINT needs a superuser or pg_checkpoint; without it the round goes ahead anyway.
- */
-const settle = async () => {
-  await db!.query(`VACUUM (ANALYZE) ${WRITTEN_TABLES.join(", ")}`)
-  await db!.query("CHECKPOINT").catch(() => {})
-}
+/** Before a round of a write endpoint, outside the measured window. */
+const settle = () => settleTables(db!, WRITTEN_TABLES)
 
 // Report.
 
@@ -349,7 +342,7 @@ const benchHttp = async (db: pg.Client) => {
   // Statistics and the visibility map fresh, so that no autovacuum mid-run changes a plan; the
   // written tables are settled before each round instead (settle).
   await db.query("VACUUM ANALYZE")
-  for (const table of WRITTEN_TABLES) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)`)
+  await noAutovacuum(db, WRITTEN_TABLES)
   const world: World = { keys, memberIds: (await db.query("SELECT id FROM members ORDER BY id")).rows.map((r) => Number(r.id)) }
   lastEvent = Number((await db.query("SELECT coalesce(max(id), 0) AS id FROM outbox_events")).rows[0].id)
   progress("seeded")
@@ -387,18 +380,14 @@ const benchHttp = async (db: pg.Client) => {
 
   const results: Array<{ endpoint: Endpoint; rows: Rows }> = []
   for (const endpoint of ENDPOINTS) {
-    const measured = servers.filter((s) =>
-      endpoint === MEMBERS_PAGE || !s.name.startsWith("ours-") || (OBSERVED_ENDPOINTS.includes(endpoint.id) && OBSERVED_SERVERS.includes(s.name))
-    )
+    const observed = (s: Server) => OBSERVED_ENDPOINTS.includes(endpoint.id) && OBSERVED_SERVERS.includes(s.name)
+    const measured = servers.filter((s) => endpoint === MEMBERS_PAGE || !s.name.startsWith("ours-") || observed(s))
     for (const server of measured) await fire(server.base, endpoint, world, WARMUP)
     const writes = endpoint.steps.some((step) => step.startsWith("POST"))
     results.push({ endpoint, rows: await inTurn(measured.map((server) => new Tally(server, endpoint)), world, DURATION, progress, writes ? settle : undefined) })
   }
-  let idempotency: (() => void) | undefined
-  if (runs("idempotency")) {
-    progress("idempotency: ours without and with an Idempotency-Key, and replayed")
-    idempotency = await benchIdempotency(servers[0]!, world)
-  }
+  if (runs("idempotency")) progress("idempotency: ours without and with an Idempotency-Key, and replayed")
+  const idempotency = runs("idempotency") ? await benchIdempotency(servers[0]!, world) : undefined
   await Promise.all(servers.map((server) => stopChild(server.child)))
   if (collector !== undefined) {
     progress(`the OTLP collector received ${collector.posts()} exports, ${f(collector.bytes() / 1e6)} MB`)
@@ -414,11 +403,8 @@ const benchHttp = async (db: pg.Client) => {
 }
 
 const main = async () => {
-  const version = await admin(async (c) => {
-    const version = (await c.query("SHOW server_version")).rows[0].server_version as string
-    await c.query(`CREATE DATABASE ${dbName}`)
-    return version
-  })
+  const version = await admin(async (c) => (await c.query("SHOW server_version")).rows[0].server_version as string)
+  await admin((c) => c.query(`CREATE DATABASE ${dbName}`))
   dbCreated = true
   log(`bench: node ${process.version}, ${cpus().length} CPUs, PostgreSQL ${version}, database ${dbName}`)
   db = new pg.Client({ connectionString: dbUrl })

@@ -79,3 +79,19 @@ export const listen = async (server: Server) => {
   const close = () => new Promise<void>((resolve) => void (server.close(() => resolve()), sockets.forEach((socket) => socket.destroy())))
   return { port: (server.address() as { port: number }).port, close }
 }
+
+type Queries = { readonly query: (text: string) => Promise<unknown> }
+
+/** Autovacuum off on the tables the bench writes, for the run: it settles them itself, outside the measured windows. */
+export const noAutovacuum = async (db: Queries, tables: ReadonlyArray<string>) => {
+  for (const table of tables) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)`)
+}
+
+/**
+ * Dead rows vacuumed, statistics refreshed, dirty pages flushed, so that no round pays for
+ * another's writes. CHECKPOINT needs a superuser or pg_checkpoint; without it the round goes ahead.
+ */
+export const settleTables = async (db: Queries, tables: ReadonlyArray<string>) => {
+  await db.query(`VACUUM (ANALYZE) ${tables.join(", ")}`)
+  await db.query("CHECKPOINT").catch(() => {})
+}
