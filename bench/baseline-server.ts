@@ -23,29 +23,19 @@ const MAX_BODY = 1024 * 1024
 // The product's statements, written out.
 
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-
-const AUTH_SQL = `SELECT k.id, k.tenant_id, k.name, k.prefix, k.scopes, k.daily_limit,
-       t.public_id AS chamber_id, t.name AS chamber_name, t.website AS chamber_website
-  FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-  WHERE k.key_hash = $1 AND k.revoked_at IS NULL`
-
-const MEMBER_COLUMNS = `m.id, m.name, m.slug, m.status, m.industry, m.secondary_industries, m.slogan, m.about, m.website,
-  m.email, m.phone, m.address_line1, m.address_line2, m.city, m.state, m.zip, m.member_since::text AS member_since,
-  m.employee_count, m.directory_visible,
-  (SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
-     FROM jsonb_each(m.custom_fields) e
-     JOIN custom_field_definitions d
-       ON d.tenant_id = m.tenant_id AND d.resource = 'member' AND d.api_visible AND d.key = e.key) AS custom_fields,
-  ${iso("m.created_at")} AS created_at, ${iso("m.updated_at")} AS updated_at`
+const AUTH_SQL = `SELECT k.id, k.tenant_id, k.name, k.prefix, k.scopes, k.daily_limit, t.public_id AS chamber_id, t.name AS chamber_name, t.website AS
+  chamber_website FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`
+const MEMBER_COLUMNS = `m.id, m.name, m.slug, m.status, m.industry, m.secondary_industries, m.slogan, m.about, m.website, m.email, m.phone,
+  m.address_line1, m.address_line2, m.city, m.state, m.zip, m.member_since::text AS member_since, m.employee_count, m.directory_visible, (SELECT
+  coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb) FROM jsonb_each(m.custom_fields) e JOIN custom_field_definitions d ON d.tenant_id =
+  m.tenant_id AND d.resource = 'member' AND d.api_visible AND d.key = e.key) AS custom_fields, ${iso("m.created_at")} AS created_at,
+  ${iso("m.updated_at")} AS updated_at`
 
 /** Page 1 with the chamber's kept member count beside its rows. */
-const FIRST_PAGE_SQL = `SELECT (SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = $1) AS total_count, ${MEMBER_COLUMNS}
-  FROM members m WHERE m.tenant_id = $2
-  ORDER BY lower(m.name) COLLATE "C" ASC, m.id ASC LIMIT $3`
-
+const FIRST_PAGE_SQL = `SELECT (SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = $1) AS total_count,
+  ${MEMBER_COLUMNS} FROM members m WHERE m.tenant_id = $2 ORDER BY lower(m.name) COLLATE "C" ASC, m.id ASC LIMIT $3`
 const MEMBER_FIND_SQL = `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.tenant_id = $1 AND m.id = $2`
 const SLUGS_SQL = `SELECT slug FROM members WHERE tenant_id = $1 AND (slug = $2 OR slug LIKE $3)`
-
 const MEMBER_FIELDS = [
   "name", "slug", "status", "industry", "secondary_industries", "slogan", "about", "website", "email", "phone",
   "address_line1", "address_line2", "city", "state", "zip", "member_since", "employee_count", "directory_visible", "custom_fields"
@@ -56,9 +46,7 @@ const insertInto = (table: string, columns: ReadonlyArray<string>, rows = 1) =>
   `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(",")}) VALUES ${
     Array.from({ length: rows }, (_, r) => `(${columns.map((_, i) => `$${r * columns.length + i + 1}`).join(",")})`).join(",")
   }`
-
-const MEMBER_INSERT_SQL = `${insertInto("members", ["tenant_id", ...MEMBER_FIELDS])}
-  ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING id`
+const MEMBER_INSERT_SQL = `${insertInto("members", ["tenant_id", ...MEMBER_FIELDS])} ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING id`
 
 // The event, one delivery per active subscription listing its kind (held behind a pending one of
 // the same resource, which is marked followed: ruling 32), and the NOTIFY, in one statement:
@@ -74,41 +62,31 @@ const OUTBOX_SQL = `
     SELECT e.tenant_id, e.id, h.id, $6, ahead.hook_id IS NOT NULL FROM e CROSS JOIN hooks h LEFT JOIN ahead ON ahead.hook_id = h.id RETURNING 1 )
   -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.
   SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`
-
 const TENANT_SQL = `SELECT * FROM tenants WHERE id = $1`
-
-const INVOICE_COLUMNS = `i.id, i.member_id::float8 AS member_id, i.number, i.status, i.currency,
-  i.subtotal_cents::float8 AS subtotal_cents, i.total_cents::float8 AS total_cents,
-  i.amount_paid_cents::float8 AS amount_paid_cents, i.balance_cents::float8 AS balance_cents,
-  ${iso("i.issued_at")} AS issued_at, i.due_on::text AS due_on, ${iso("i.voided_at")} AS voided_at, i.memo,
-  ${iso("i.created_at")} AS created_at, ${iso("i.updated_at")} AS updated_at`
-
+const INVOICE_COLUMNS = `i.id, i.member_id::float8 AS member_id, i.number, i.status, i.currency, i.subtotal_cents::float8 AS subtotal_cents,
+  i.total_cents::float8 AS total_cents, i.amount_paid_cents::float8 AS amount_paid_cents, i.balance_cents::float8 AS balance_cents,
+  ${iso("i.issued_at")} AS issued_at, i.due_on::text AS due_on, ${iso("i.voided_at")} AS voided_at, i.memo, ${iso("i.created_at")} AS created_at,
+  ${iso("i.updated_at")} AS updated_at`
 const INVOICE_FIND_SQL = `SELECT ${INVOICE_COLUMNS} FROM invoices i WHERE i.tenant_id = $1 AND i.id = $2`
 const INVOICE_LOCK_SQL = `${INVOICE_FIND_SQL} FOR UPDATE`
-
 const INVOICE_INSERT_SQL = `${insertInto("invoices", [
   "tenant_id", "member_id", "number", "status", "currency", "subtotal_cents", "total_cents", "amount_paid_cents", "balance_cents", "issued_at", "due_on",
   "voided_at", "memo", "pay_token"
 ])} RETURNING id`
-
 const LINE_COLUMNS = ["tenant_id", "invoice_id", "position", "description", "unit_cents", "quantity"]
 
-const NEXT_NUMBER_SQL = `INSERT INTO invoice_sequences (tenant_id, last_number) VALUES ($1, 1)
-  ON CONFLICT (tenant_id) DO UPDATE SET last_number = invoice_sequences.last_number + 1
-  RETURNING last_number`
+const NEXT_NUMBER_SQL = `INSERT INTO invoice_sequences (tenant_id, last_number) VALUES ($1, 1) ON CONFLICT (tenant_id) DO UPDATE SET last_number =
+  invoice_sequences.last_number + 1 RETURNING last_number`
 
 // updated_at is the database's (migration 0014's trigger), as for the product.
-const ISSUE_SQL = `UPDATE invoices SET "number" = $1, "status" = $2, "issued_at" = $3, "due_on" = $4
-  WHERE tenant_id = $5 AND id = $6 RETURNING id`
-const PAY_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2
-  WHERE tenant_id = $3 AND id = $4 RETURNING id`
-const PAY_IN_FULL_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2, "status" = $3
-  WHERE tenant_id = $4 AND id = $5 RETURNING id`
-
+const ISSUE_SQL = `UPDATE invoices SET "number" = $1, "status" = $2, "issued_at" = $3, "due_on" = $4 WHERE tenant_id = $5 AND id = $6 RETURNING id`
+const PAY_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2 WHERE tenant_id = $3 AND id = $4 RETURNING id`
+const PAY_IN_FULL_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2, "status" = $3 WHERE tenant_id = $4 AND id = $5 RETURNING
+  id`
 const PAYMENT_INSERT_SQL = `${insertInto("payments", ["tenant_id", "member_id", "method", "gateway", "amount_cents", "received_on", "reference", "notes", "invoice_id"])} RETURNING id`
 const PAYMENT_FIND_SQL = `SELECT p.id, p.member_id::float8 AS member_id, p.method, p.gateway, p.amount_cents::float8 AS amount_cents,
-  p.received_on::text AS received_on, p.reference, ${iso("p.created_at")} AS created_at, ${iso("p.updated_at")} AS updated_at
-  FROM payments p WHERE p.tenant_id = $1 AND p.id = $2`
+  p.received_on::text AS received_on, p.reference, ${iso("p.created_at")} AS created_at, ${iso("p.updated_at")} AS updated_at FROM payments p WHERE
+  p.tenant_id = $1 AND p.id = $2`
 
 type Queryable = Pick<pg.PoolClient, "query">
 const run = async (db: Queryable, name: string, text: string, values: Array<unknown>): Promise<Array<any>> =>

@@ -17,11 +17,11 @@ const LOAD_SECONDS = Number(process.env.BENCH_EMBEDDED_LOAD ?? 10)
 const LOAD_CONNECTIONS = Number(process.env.BENCH_EMBEDDED_CONNECTIONS ?? 4)
 const BAR = { coldStartMs: 5_000, postgresIdleRssMb: 160 }
 
-type Serving = ReturnType<typeof serveChamber>
+type Serving = Awaited<ReturnType<typeof serveChamber>>
 
 /** `chamber serve <args>` for as long as `use` takes. */
 const serving = async <A>(args: ReadonlyArray<string>, env: Record<string, string>, use: (serving: Serving) => Promise<A>) => {
-  const server = serveChamber(args, env)
+  const server = await serveChamber(args, env)
   try {
     return await use(server)
   } finally {
@@ -32,7 +32,8 @@ const serving = async <A>(args: ReadonlyArray<string>, env: Record<string, strin
 /** `serve --demo-if-empty` on an empty data directory until GET /api/v1/me answers 200 with its key; then idle. */
 const coldStart = (dir: string) =>
   serving(["--demo-if-empty"], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dir, "data") }, async (server) => {
-    const [base, key] = [await server.base(), await server.key()]
+    const { base, key } = server
+    if (key === undefined) throw new Error("chamber serve --demo-if-empty printed no key")
     for (;;) {
       const response = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } }).catch(() => undefined)
       await response?.arrayBuffer()
@@ -58,9 +59,8 @@ const load = async (server: Serving, base: string, key: string) => {
 
 /** `serve` until it listens, then idle: its RSS. */
 const idle = async (server: Serving) => {
-  const base = await server.base()
   await sleep(IDLE_SECONDS * 1000)
-  return { base, listeningMs: server.listeningMs(), rss: server.rss() }
+  return { base: server.base, listeningMs: server.listeningMs, rss: server.rss() }
 }
 
 export const benchEmbedded = async (ctx: SectionContext): Promise<void> => {

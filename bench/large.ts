@@ -65,12 +65,9 @@ const insertMembers = (tenantId: number, count: number) =>
     const inputs = memberInputs(count)
     const base = Date.UTC(2015, 0, 1)
     for (let from = 0; from < count; from += BATCH) {
-      const batch = inputs.slice(from, from + BATCH).map((m, i) => ({
-        ...m,
-        slug: slugify(m.name),
-        // Creation times that follow neither ids nor names: minutes apart, shuffled in blocks.
-        created_at: new Date(base + (((from + i) * 7919) % count) * 60_000).toISOString()
-      }))
+      // Creation times that follow neither ids nor names: minutes apart, shuffled in blocks.
+      const batch = inputs.slice(from, from + BATCH)
+        .map((m, i) => ({ ...m, slug: slugify(m.name), created_at: new Date(base + (((from + i) * 7919) % count) * 60_000).toISOString() }))
       yield* sql`
         INSERT INTO members (tenant_id, name, slug, status, industry, secondary_industries, slogan, about, website, email, phone,
           address_line1, address_line2, city, state, zip, member_since, employee_count, directory_visible, custom_fields, created_at, updated_at)
@@ -162,9 +159,9 @@ const runOn = async (label: string, config: DatabaseConfig, serverEnv: Record<st
   log(`[${elapsed()}] seeded (tenants ${seeded.small.tenantId} and ${seeded.big.tenantId}); the handful search term is ${JSON.stringify(handful)}`)
 
   // No relay, warnings only.
-  const server = serveChamber(["--no-relay"], { ...serverEnv, LOG_LEVEL: "warn", NODE_ENV: "production" })
+  const server = await serveChamber(["--no-relay"], { ...serverEnv, LOG_LEVEL: "warn", NODE_ENV: "production" })
   try {
-    const base = await server.base()
+    const base = server.base
     log(`[${elapsed()}] chamber serve on ${base}; ${machine()}`)
     log(`  ${"case".padEnd(44)}${`${SMALL} ms`.padStart(9)}${`${BIG} ms`.padStart(10)}${"ratio".padStart(8)}`)
     return await timeCases(base, [seeded.small, seeded.big], list, log)

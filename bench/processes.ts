@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
-import { CHAMBER_NODE_FLAGS, chamberArgs, LISTENING, POOL_SIZE, sleep } from "./shared.ts"
+import { CHAMBER_NODE_FLAGS, chamberArgs, LISTENING, POOL_SIZE } from "./shared.ts"
 
 export const children: Array<ChildProcess> = []
 
@@ -16,7 +16,7 @@ export const spawnNode = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): 
 }
 
 /** Spawns `node <args>` and resolves once a line of its stdout matches `ready`: the child, the match, its other output. */
-export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000) =>
+export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000, onLine?: (line: string) => void) =>
   new Promise<{ readonly child: ChildProcess; readonly match: RegExpMatchArray; readonly output: Output }>((resolve, reject) => {
     const child = spawnNode(args, env)
     const output = newOutput()
@@ -24,6 +24,7 @@ export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS
     let started = false
     collectLines(child.stderr!, output)
     collectLines(child.stdout!, output, (line) => {
+      onLine?.(line)
       const match = started ? null : line.match(ready)
       if (match === null) return false
       started = true
@@ -49,38 +50,16 @@ export const startServer = async (name: string, file: string, databaseUrl: strin
 }
 
 /**
- * `chamber serve --port 0 <args>` as an operator runs it (no Redis, rate limits far away): where
- * it listens, and the demo key it printed, if any (its text output: a log line never carries a key).
+ * `chamber serve --port 0 <args>` as an operator runs it (no Redis, rate limits far away), once it
+ * listens: where, and the demo key it printed before, if any (its text output: a log line never carries a key).
  */
-export const serveChamber = (args: ReadonlyArray<string>, env: Record<string, string>) => {
+export const serveChamber = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
   const started = performance.now()
-  const child = spawnNode(chamberArgs("serve", "--port", "0", ...args), {
+  let key = undefined as string | undefined
+  const { child, match } = await startNode("chamber serve", chamberArgs("serve", "--port", "0", ...args), {
     ...process.env, REDIS_URL: "", LOG_LEVEL: "info", NO_COLOR: "1", CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", ...env
-  })
-  const output = newOutput()
-  let [base, key, listeningMs] = [undefined as string | undefined, undefined as string | undefined, NaN]
-  collectLines(child.stderr!, output, (line) => line.startsWith("Creating the demo chamber"))
-  collectLines(child.stdout!, output, (line) => {
-    const listening = /^Chamber Data API on (http:\/\/\S+)\/api\/v1/.exec(line)
-    if (listening !== null) [base, listeningMs] = [listening[1], performance.now() - started]
-    key ??= /^API key \(shown once, keep it\): (cck_\w+)/.exec(line)?.[1]
-    return true
-  })
-  const until = async <A>(what: string, value: () => A | undefined): Promise<A> => {
-    for (const deadline = performance.now() + 300_000; value() === undefined; await sleep(5)) {
-      if (child.exitCode !== null) throw new Error(`chamber serve exited (${child.exitCode}): ${output.first.slice(0, 4).join(" | ")}`)
-      if (performance.now() > deadline) throw new Error(`chamber serve: no ${what} within 300 s`)
-    }
-    return value()!
-  }
-  return {
-    started,
-    base: () => until("listening line", () => base),
-    key: () => until("demo key", () => key),
-    listeningMs: () => listeningMs,
-    rss: () => procStatus(child.pid!, "VmRSS"),
-    stop: () => stopChild(child)
-  }
+  }, /^Chamber Data API on (http:\/\/\S+)\/api\/v1/, 300_000, (line) => void (key ??= /^API key \(shown once, keep it\): (cck_\w+)/.exec(line)?.[1]))
+  return { started, base: match[1]!, key, listeningMs: performance.now() - started, rss: () => procStatus(child.pid!, "VmRSS"), stop: () => stopChild(child) }
 }
 
 export const stopChild = (child: ChildProcess) =>

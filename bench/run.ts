@@ -98,17 +98,20 @@ const offPath = (text: string) =>
 
 let lastEvent = 0
 const caller = (server: Server): Call => async (method, path, key, body) => {
-  const json = body === undefined ? {} : { headers: JSON_HEADERS, body: JSON.stringify(body) }
-  const response = await fetch(server.base + path, { method, ...json, headers: { authorization: `Bearer ${key}`, ...json.headers } })
+  const sent = body === undefined ? {} : { headers: JSON_HEADERS, body: JSON.stringify(body) }
+  const response = await fetch(server.base + path, { method, ...sent, headers: { authorization: `Bearer ${key}`, ...sent.headers } })
   const text = await response.text()
   const sql = units(tracer!.take(), offPath)
   const rows = (await db!.query("SELECT id, type, payload FROM outbox_events WHERE id > $1 ORDER BY id", [lastEvent])).rows
   if (rows.length > 0) lastEvent = Number(rows[rows.length - 1].id)
-  let answer: unknown = text
-  try {
-    answer = JSON.parse(text)
-  } catch { /* compared as text */ }
-  return { status: response.status, json: answer, sql, events: rows.map((r) => ({ type: r.type, payload: r.payload })) }
+  const json = (() => {
+    try {
+      return JSON.parse(text)
+    } catch {
+      return text // compared as text
+    }
+  })()
+  return { status: response.status, json, sql, events: rows.map((r) => ({ type: r.type, payload: r.payload })) }
 }
 
 /** Without the keys that differ by design (ids, numbers, times), and a slug without its -N. */
