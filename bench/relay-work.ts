@@ -74,19 +74,11 @@ export const setupChamber = (hookCount: number, receiverUrl: string) =>
 export type PlannedEvent = { readonly type: EventKind; readonly data: unknown; readonly fanout: number }
 
 /** A member as GET returns it (about 1 KB of JSON), the data of every event. */
-const resources = memberInputs(200).map((input, i) => {
-  const { custom_fields, ...attributes } = input
+const resources = memberInputs(200).map(({ custom_fields, ...attributes }, i) => {
   const created = new Date(Date.UTC(2026, 10, 1, 9, 0, i)).toISOString()
-  return {
-    id: 5001 + i,
-    attributes: {
-      ...attributes,
-      slug: input.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, ""),
-      custom_fields: { membership_level: custom_fields?.membership_level ?? null, board_member: custom_fields?.board_member ?? null }
-    },
-    created_at: created,
-    updated_at: created
-  }
+  const slug = attributes.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
+  const custom = { membership_level: custom_fields?.membership_level ?? null, board_member: custom_fields?.board_member ?? null }
+  return { id: 5001 + i, attributes: { ...attributes, slug, custom_fields: custom }, created_at: created, updated_at: created }
 })
 
 /**
