@@ -166,10 +166,8 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
         await Promise.all(relays.map((r) => stopChild(r)))
         const problems = await check(name)
         const p = percentile(latencies)
-        log(
-          `[${ctx.elapsed()}] relay round ${index}/${ROUNDS} ${name}: ${f(sum(burst) / seconds)} deliveries/s, ` +
-            `commit-to-receipt p50 ${f(p(50))} ms p99 ${f(p(99))} ms${problems.length === 0 ? "" : `; PROBLEMS: ${problems.join("; ")}`}`
-        )
+        log(`[${ctx.elapsed()}] relay round ${index}/${ROUNDS} ${name}: ${f(sum(burst) / seconds)} deliveries/s, ` +
+          `commit-to-receipt p50 ${f(p(50))} ms p99 ${f(p(99))} ms${problems.length === 0 ? "" : `; PROBLEMS: ${problems.join("; ")}`}`)
         return { name, deliveries: sum(burst), seconds, relayCpu: cpu, databaseCpu, latencies, peakRssMb, problems }
       } finally {
         await Promise.all(relays.map((r) => stopChild(r)))
@@ -189,15 +187,12 @@ const report = (log: (line: string) => void, rounds: ReadonlyArray<Round>, outpu
   const measure = (name: Name) => {
     const mine = rounds.filter((r) => r.name === name)
     const p = percentile(mine.flatMap((r) => r.latencies))
-    const deliveries = mine.reduce((n, r) => n + r.deliveries, 0)
+    const total = (of: (r: Round) => number) => mine.reduce((n, r) => n + of(r), 0)
+    const deliveries = total((r) => r.deliveries)
     return {
-      rate: deliveries / mine.reduce((n, r) => n + r.seconds, 0),
-      p50: p(50),
-      p99: p(99),
-      cpuMs: (mine.reduce((n, r) => n + r.relayCpu, 0) * 1000) / deliveries,
-      databaseMs: (mine.reduce((n, r) => n + r.databaseCpu, 0) * 1000) / deliveries,
-      peakRssMb: Math.max(...mine.map((r) => r.peakRssMb)),
-      problems: mine.flatMap((r) => r.problems)
+      rate: deliveries / total((r) => r.seconds), p50: p(50), p99: p(99),
+      cpuMs: (total((r) => r.relayCpu) * 1000) / deliveries, databaseMs: (total((r) => r.databaseCpu) * 1000) / deliveries,
+      peakRssMb: Math.max(...mine.map((r) => r.peakRssMb)), problems: mine.flatMap((r) => r.problems)
     }
   }
   const [ours, baseline] = [measure("ours"), measure("baseline")]
