@@ -132,15 +132,11 @@ const timeCases = async (base: string, chambers: readonly [Chamber, Chamber], li
         last[i] = { rows: body.data.length, total: body.meta.total }
       }
     }
-    const [small, big] = samples.map((s, i) => ({ p50: median(s), n: s.length, ...last[i]! }))
-    const timed: Timed = { name: c.name, promised: c.promised, small: small!, big: big! }
-    out.push(timed)
-    const ratio = timed.big.p50 / timed.small.p50
-    log(
-      `  ${c.name.padEnd(44)}${f(timed.small.p50).padStart(9)}${f(timed.big.p50).padStart(10)}${`${f(ratio, 2)}x`.padStart(8)}  ${
-        ratio <= BAR ? "PASS" : "FAIL"
-      }${c.promised ? "       " : " (shown)"}  rows/total ${timed.small.rows}/${timed.small.total}, ${timed.big.rows}/${timed.big.total}; n ${timed.small.n}`
-    )
+    const [small, big] = samples.map((s, i) => ({ p50: median(s), n: s.length, ...last[i]! })) as [Size, Size]
+    out.push({ name: c.name, promised: c.promised, small, big })
+    const ratio = big.p50 / small.p50
+    log(`  ${c.name.padEnd(44)}${f(small.p50).padStart(9)}${f(big.p50).padStart(10)}${`${f(ratio, 2)}x`.padStart(8)}  ${ratio <= BAR ? "PASS" : "FAIL"}` +
+      `${c.promised ? "       " : " (shown)"}  rows/total ${small.rows}/${small.total}, ${big.rows}/${big.total}; n ${small.n}`)
   }
   return out
 }
@@ -148,23 +144,20 @@ const timeCases = async (base: string, chambers: readonly [Chamber, Chamber], li
 const runOn = async (label: string, config: DatabaseConfig, serverEnv: Record<string, string>, ctx: SectionContext) => {
   const { log, elapsed } = ctx
   log(`\nlarge tenants on ${label}: seeding chambers of ${SMALL} and ${BIG} members`)
-  const storage = StorageLive(config)
   const seeded = await Effect.runPromise(Effect.gen(function*() {
     const [small, big] = [yield* makeChamber(SMALL), yield* makeChamber(BIG)]
     yield* (yield* SqlClient.SqlClient)`VACUUM ANALYZE`
     return { small: small.chamber, big: big.chamber, names: big.names }
-  }).pipe(Effect.provide(Layer.fresh(storage)), Effect.orDie))
+  }).pipe(Effect.provide(Layer.fresh(StorageLive(config))), Effect.orDie))
   const handful = handfulTerm(seeded.names)
-  const list = cases(handful)
   log(`[${elapsed()}] seeded (tenants ${seeded.small.tenantId} and ${seeded.big.tenantId}); the handful search term is ${JSON.stringify(handful)}`)
 
   // No relay, warnings only.
   const server = await serveChamber(["--no-relay"], { ...serverEnv, LOG_LEVEL: "warn", NODE_ENV: "production" })
   try {
-    const base = server.base
-    log(`[${elapsed()}] chamber serve on ${base}; ${machine()}`)
+    log(`[${elapsed()}] chamber serve on ${server.base}; ${machine()}`)
     log(`  ${"case".padEnd(44)}${`${SMALL} ms`.padStart(9)}${`${BIG} ms`.padStart(10)}${"ratio".padStart(8)}`)
-    return await timeCases(base, [seeded.small, seeded.big], list, log)
+    return await timeCases(server.base, [seeded.small, seeded.big], cases(handful), log)
   } finally {
     await server.stop()
   }

@@ -128,13 +128,9 @@ export const paymentBodies = (seed = 20261124) => {
   let check = 1000
   return (balanceCents: number) => {
     const method = pick(["check", "check", "card", "ach", "cash"] as const)
-    return {
-      method,
-      amount: `${Math.floor(balanceCents / 100)}.${String(balanceCents % 100).padStart(2, "0")}`,
-      received_on: new Date().toISOString().slice(0, 10),
-      reference: method === "check" ? `Check #${check++}` : maybe(0.5, () => `Batch ${Math.floor(random() * 90000) + 10000}`),
-      notes: maybe(0.3, () => "Dropped off at the front desk.")
-    }
+    const [amount, received_on] = [`${Math.floor(balanceCents / 100)}.${String(balanceCents % 100).padStart(2, "0")}`, new Date().toISOString().slice(0, 10)]
+    const reference = method === "check" ? `Check #${check++}` : maybe(0.5, () => `Batch ${Math.floor(random() * 90000) + 10000}`)
+    return { method, amount, received_on, reference, notes: maybe(0.3, () => "Dropped off at the front desk.") }
   }
 }
 

@@ -5,19 +5,11 @@
  */
 import { connect, createServer, type Socket } from "node:net"
 
-interface Executed {
-  readonly connection: number
-  /** The statement's text, white space collapsed, and its number of parameters. */
-  readonly label: string
-}
+/** A statement executed on a connection: its text, white space collapsed, and its number of parameters. */
+type Executed = { readonly connection: number; readonly label: string }
 
-export interface Tracer {
-  /** A DATABASE_URL that goes through the proxy. */
-  readonly url: string
-  /** The statements executed since the last call, in order. */
-  readonly take: () => Array<Executed>
-  readonly close: () => Promise<void>
-}
+/** A DATABASE_URL through the proxy, and the statements executed since the last `take`, in order. */
+export type Tracer = { readonly url: string; readonly take: () => Array<Executed>; readonly close: () => Promise<void> }
 
 const cstring = (buf: Buffer, at: number): [string, number] => {
   const end = buf.indexOf(0, at)
