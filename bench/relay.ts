@@ -32,15 +32,9 @@ const TABLES = ["webhook_attempts", "webhook_deliveries", "outbox_events", "webh
 type Name = "ours" | "baseline"
 
 /** A round of one relay: its burst's deliveries, seconds, the relays' and PostgreSQL's CPU seconds; the steady phase's latencies. */
-interface Round {
-  readonly name: Name
-  readonly deliveries: number
-  readonly seconds: number
-  readonly relayCpu: number
-  readonly databaseCpu: number
-  readonly latencies: ReadonlyArray<number>
-  readonly peakRssMb: number
-  readonly problems: ReadonlyArray<string>
+type Round = {
+  readonly name: Name; readonly deliveries: number; readonly seconds: number; readonly relayCpu: number; readonly databaseCpu: number
+  readonly latencies: ReadonlyArray<number>; readonly peakRssMb: number; readonly problems: ReadonlyArray<string>
 }
 
 const sum = (events: ReadonlyArray<PlannedEvent>) => events.reduce((n, e) => n + e.fanout, 0)
