@@ -1,9 +1,7 @@
 /**
- * The bench's raw baseline (bench/README.md "What it does"): plain node:http + `pg`, no framework,
- * doing our server's work for the endpoints `pnpm bench` measures by hand (request id, canonical
- * paths, body size, one Authorization header, the key's hash and scope, each body field), with the
- * product's statements, prepared, in the same transactions (run.ts checks that through
- * sql-trace.ts first). Pool of BENCH_POOL_SIZE connections. Prints `BENCH_LISTENING <port>`.
+ * The bench's raw baseline (bench/README.md "What it does"): node:http + `pg` doing our server's
+ * work by hand, with the product's statements, prepared, in the same transactions (run.ts checks
+ * that through sql-trace.ts). Pool of BENCH_POOL_SIZE connections. Prints `BENCH_LISTENING <port>`.
  */
 import { createHash, getRandomValues, randomBytes, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -25,29 +23,19 @@ const MAX_BODY = 1024 * 1024
 // The product's statements, written out.
 
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-
-const AUTH_SQL = `SELECT k.id, k.tenant_id, k.name, k.prefix, k.scopes, k.daily_limit,
-       t.public_id AS chamber_id, t.name AS chamber_name, t.website AS chamber_website
-  FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-  WHERE k.key_hash = $1 AND k.revoked_at IS NULL`
-
-const MEMBER_COLUMNS = `m.id, m.name, m.slug, m.status, m.industry, m.secondary_industries, m.slogan, m.about, m.website,
-  m.email, m.phone, m.address_line1, m.address_line2, m.city, m.state, m.zip, m.member_since::text AS member_since,
-  m.employee_count, m.directory_visible,
-  (SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
-     FROM jsonb_each(m.custom_fields) e
-     JOIN custom_field_definitions d
-       ON d.tenant_id = m.tenant_id AND d.resource = 'member' AND d.api_visible AND d.key = e.key) AS custom_fields,
-  ${iso("m.created_at")} AS created_at, ${iso("m.updated_at")} AS updated_at`
+const AUTH_SQL = `SELECT k.id, k.tenant_id, k.name, k.prefix, k.scopes, k.daily_limit, t.public_id AS chamber_id, t.name AS chamber_name, t.website AS
+  chamber_website FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`
+const MEMBER_COLUMNS = `m.id, m.name, m.slug, m.status, m.industry, m.secondary_industries, m.slogan, m.about, m.website, m.email, m.phone,
+  m.address_line1, m.address_line2, m.city, m.state, m.zip, m.member_since::text AS member_since, m.employee_count, m.directory_visible, (SELECT
+  coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb) FROM jsonb_each(m.custom_fields) e JOIN custom_field_definitions d ON d.tenant_id =
+  m.tenant_id AND d.resource = 'member' AND d.api_visible AND d.key = e.key) AS custom_fields, ${iso("m.created_at")} AS created_at,
+  ${iso("m.updated_at")} AS updated_at`
 
 /** Page 1 with the chamber's kept member count beside its rows. */
-const FIRST_PAGE_SQL = `SELECT (SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = $1) AS total_count, ${MEMBER_COLUMNS}
-  FROM members m WHERE m.tenant_id = $2
-  ORDER BY lower(m.name) COLLATE "C" ASC, m.id ASC LIMIT $3`
-
+const FIRST_PAGE_SQL = `SELECT (SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = $1) AS total_count,
+  ${MEMBER_COLUMNS} FROM members m WHERE m.tenant_id = $2 ORDER BY lower(m.name) COLLATE "C" ASC, m.id ASC LIMIT $3`
 const MEMBER_FIND_SQL = `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.tenant_id = $1 AND m.id = $2`
 const SLUGS_SQL = `SELECT slug FROM members WHERE tenant_id = $1 AND (slug = $2 OR slug LIKE $3)`
-
 const MEMBER_FIELDS = [
   "name", "slug", "status", "industry", "secondary_industries", "slogan", "about", "website", "email", "phone",
   "address_line1", "address_line2", "city", "state", "zip", "member_since", "employee_count", "directory_visible", "custom_fields"
@@ -58,77 +46,47 @@ const insertInto = (table: string, columns: ReadonlyArray<string>, rows = 1) =>
   `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(",")}) VALUES ${
     Array.from({ length: rows }, (_, r) => `(${columns.map((_, i) => `$${r * columns.length + i + 1}`).join(",")})`).join(",")
   }`
-
-const MEMBER_INSERT_SQL = `${insertInto("members", ["tenant_id", ...MEMBER_FIELDS])}
-  ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING id`
+const MEMBER_INSERT_SQL = `${insertInto("members", ["tenant_id", ...MEMBER_FIELDS])} ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING id`
 
 // The event, one delivery per active subscription listing its kind (held behind a pending one of
 // the same resource, which is marked followed: ruling 32), and the NOTIFY, in one statement:
 // pg-adapter OutboxSql.ts's.
 const OUTBOX_SQL = `
-        WITH e AS (
-          INSERT INTO outbox_events (event_id, tenant_id, type, payload)
-          VALUES ($1, $2, $3, $4::jsonb) RETURNING *
-        ), hooks AS MATERIALIZED (
-          SELECT s.id FROM e
-          JOIN webhook_subscriptions s ON s.tenant_id = e.tenant_id AND s.active AND s.events @> jsonb_build_array(e.type)
-          ORDER BY s.id
-        ), ahead AS MATERIALIZED (
-          SELECT h.id AS hook_id, p.id, p.followed FROM hooks h CROSS JOIN LATERAL (
-            SELECT p.id, p.followed FROM webhook_deliveries p
-            WHERE p.hook_id = h.id AND p.resource = $5 AND p.status = 'pending'
-            ORDER BY p.event_id LIMIT 1 FOR KEY SHARE
-          ) p
-        ), marked AS (
-          UPDATE webhook_deliveries SET followed = true WHERE id = ANY(ARRAY(SELECT id FROM ahead WHERE NOT followed))
-        ), d AS (
-          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, held)
-          SELECT e.tenant_id, e.id, h.id, $6, ahead.hook_id IS NOT NULL
-          FROM e CROSS JOIN hooks h LEFT JOIN ahead ON ahead.hook_id = h.id
-          RETURNING 1
-        )
-        -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.
-        SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`
-
+  WITH e AS ( INSERT INTO outbox_events (event_id, tenant_id, type, payload) VALUES ($1, $2, $3, $4::jsonb) RETURNING * ),
+  hooks AS MATERIALIZED ( SELECT s.id FROM e
+    JOIN webhook_subscriptions s ON s.tenant_id = e.tenant_id AND s.active AND s.events @> jsonb_build_array(e.type) ORDER BY s.id ),
+  ahead AS MATERIALIZED ( SELECT h.id AS hook_id, p.id, p.followed FROM hooks h CROSS JOIN LATERAL ( SELECT p.id, p.followed FROM webhook_deliveries p
+    WHERE p.hook_id = h.id AND p.resource = $5 AND p.status = 'pending' ORDER BY p.event_id LIMIT 1 FOR KEY SHARE ) p ),
+  marked AS ( UPDATE webhook_deliveries SET followed = true WHERE id = ANY(ARRAY(SELECT id FROM ahead WHERE NOT followed)) ),
+  d AS ( INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, held)
+    SELECT e.tenant_id, e.id, h.id, $6, ahead.hook_id IS NOT NULL FROM e CROSS JOIN hooks h LEFT JOIN ahead ON ahead.hook_id = h.id RETURNING 1 )
+  -- Relays listening are told on commit (webhook-relay Relay.ts); without a delivery, nothing to tell.
+  SELECT e.*, (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet FROM e`
 const TENANT_SQL = `SELECT * FROM tenants WHERE id = $1`
-
-const INVOICE_COLUMNS = `i.id, i.member_id::float8 AS member_id, i.number, i.status, i.currency,
-  i.subtotal_cents::float8 AS subtotal_cents, i.total_cents::float8 AS total_cents,
-  i.amount_paid_cents::float8 AS amount_paid_cents, i.balance_cents::float8 AS balance_cents,
-  ${iso("i.issued_at")} AS issued_at, i.due_on::text AS due_on, ${iso("i.voided_at")} AS voided_at, i.memo,
-  ${iso("i.created_at")} AS created_at, ${iso("i.updated_at")} AS updated_at`
-
+const INVOICE_COLUMNS = `i.id, i.member_id::float8 AS member_id, i.number, i.status, i.currency, i.subtotal_cents::float8 AS subtotal_cents,
+  i.total_cents::float8 AS total_cents, i.amount_paid_cents::float8 AS amount_paid_cents, i.balance_cents::float8 AS balance_cents,
+  ${iso("i.issued_at")} AS issued_at, i.due_on::text AS due_on, ${iso("i.voided_at")} AS voided_at, i.memo, ${iso("i.created_at")} AS created_at,
+  ${iso("i.updated_at")} AS updated_at`
 const INVOICE_FIND_SQL = `SELECT ${INVOICE_COLUMNS} FROM invoices i WHERE i.tenant_id = $1 AND i.id = $2`
-const INVOICE_LOCK_SQL = `SELECT ${INVOICE_COLUMNS} FROM invoices i
-  WHERE i.tenant_id = $1 AND i.id = $2 FOR UPDATE`
-
-const INVOICE_INSERT_SQL = `${
-  insertInto("invoices", [
-    "tenant_id", "member_id", "number", "status", "currency", "subtotal_cents", "total_cents", "amount_paid_cents", "balance_cents",
-    "issued_at", "due_on", "voided_at", "memo", "pay_token"
-  ])
-} RETURNING id`
-
+const INVOICE_LOCK_SQL = `${INVOICE_FIND_SQL} FOR UPDATE`
+const INVOICE_INSERT_SQL = `${insertInto("invoices", [
+  "tenant_id", "member_id", "number", "status", "currency", "subtotal_cents", "total_cents", "amount_paid_cents", "balance_cents", "issued_at", "due_on",
+  "voided_at", "memo", "pay_token"
+])} RETURNING id`
 const LINE_COLUMNS = ["tenant_id", "invoice_id", "position", "description", "unit_cents", "quantity"]
 
-const NEXT_NUMBER_SQL = `INSERT INTO invoice_sequences (tenant_id, last_number) VALUES ($1, 1)
-  ON CONFLICT (tenant_id) DO UPDATE SET last_number = invoice_sequences.last_number + 1
-  RETURNING last_number`
+const NEXT_NUMBER_SQL = `INSERT INTO invoice_sequences (tenant_id, last_number) VALUES ($1, 1) ON CONFLICT (tenant_id) DO UPDATE SET last_number =
+  invoice_sequences.last_number + 1 RETURNING last_number`
 
 // updated_at is the database's (migration 0014's trigger), as for the product.
-const ISSUE_SQL = `UPDATE invoices SET "number" = $1, "status" = $2, "issued_at" = $3, "due_on" = $4
-  WHERE tenant_id = $5 AND id = $6 RETURNING id`
-const PAY_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2
-  WHERE tenant_id = $3 AND id = $4 RETURNING id`
-const PAY_IN_FULL_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2, "status" = $3
-  WHERE tenant_id = $4 AND id = $5 RETURNING id`
-
-const PAYMENT_INSERT_SQL = `${
-  insertInto("payments", ["tenant_id", "member_id", "method", "gateway", "amount_cents", "received_on", "reference", "notes", "invoice_id"])
-} RETURNING id`
+const ISSUE_SQL = `UPDATE invoices SET "number" = $1, "status" = $2, "issued_at" = $3, "due_on" = $4 WHERE tenant_id = $5 AND id = $6 RETURNING id`
+const PAY_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2 WHERE tenant_id = $3 AND id = $4 RETURNING id`
+const PAY_IN_FULL_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2, "status" = $3 WHERE tenant_id = $4 AND id = $5 RETURNING
+  id`
+const PAYMENT_INSERT_SQL = `${insertInto("payments", ["tenant_id", "member_id", "method", "gateway", "amount_cents", "received_on", "reference", "notes", "invoice_id"])} RETURNING id`
 const PAYMENT_FIND_SQL = `SELECT p.id, p.member_id::float8 AS member_id, p.method, p.gateway, p.amount_cents::float8 AS amount_cents,
-  p.received_on::text AS received_on, p.reference, ${iso("p.created_at")} AS created_at, ${iso("p.updated_at")} AS updated_at
-  FROM payments p WHERE p.tenant_id = $1 AND p.id = $2`
+  p.received_on::text AS received_on, p.reference, ${iso("p.created_at")} AS created_at, ${iso("p.updated_at")} AS updated_at FROM payments p WHERE
+  p.tenant_id = $1 AND p.id = $2`
 
 type Queryable = Pick<pg.PoolClient, "query">
 const run = async (db: Queryable, name: string, text: string, values: Array<unknown>): Promise<Array<any>> =>
@@ -208,12 +166,6 @@ const readBody = (req: IncomingMessage): Promise<Body> =>
     })
   })
 
-const codePoints = (s: string) => {
-  let n = 0
-  for (const _ of s) n++
-  return n
-}
-
 /** A string of at most `max` characters, no NUL, no lone surrogate; null when absent unless required. */
 const textOf = (body: Body, field: string, max: number, required = false): string | null => {
   const value = body[field]
@@ -223,7 +175,7 @@ const textOf = (body: Body, field: string, max: number, required = false): strin
   }
   if (typeof value !== "string") throw invalid(field, "must be a string")
   if (value.includes("\u0000") || /\p{Cs}/u.test(value)) throw invalid(field, "must be valid text")
-  if (value.length > max && codePoints(value) > max) throw invalid(field, `must not be greater than ${max} characters`)
+  if (value.length > max && [...value].length > max) throw invalid(field, `must not be greater than ${max} characters`)
   if (required && value.trim() === "") throw invalid(field, "is required")
   return value
 }
@@ -264,54 +216,24 @@ const dollarsOf = (value: unknown, field: string, min: number): number => {
 const toMember = (r: any) => ({
   id: Number(r.id),
   attributes: {
-    name: r.name,
-    slug: r.slug,
-    status: r.status,
-    industry: r.industry,
-    secondary_industries: r.secondary_industries,
-    slogan: r.slogan,
-    about: r.about,
-    website: r.website,
-    email: r.email,
-    phone: r.phone,
-    address_line1: r.address_line1,
-    address_line2: r.address_line2,
-    city: r.city,
-    state: r.state,
-    zip: r.zip,
-    member_since: r.member_since,
-    employee_count: r.employee_count === null ? null : Number(r.employee_count),
-    directory_visible: r.directory_visible,
-    custom_fields: r.custom_fields
+    name: r.name, slug: r.slug, status: r.status, industry: r.industry, secondary_industries: r.secondary_industries, slogan: r.slogan,
+    about: r.about, website: r.website, email: r.email, phone: r.phone, address_line1: r.address_line1, address_line2: r.address_line2,
+    city: r.city, state: r.state, zip: r.zip, member_since: r.member_since, employee_count: r.employee_count === null ? null : Number(r.employee_count),
+    directory_visible: r.directory_visible, custom_fields: r.custom_fields
   },
   created_at: r.created_at,
   updated_at: r.updated_at
 })
 
 /** An invoice or a payment: one object, off the write path's many statements, built from its columns. */
-const resource = (r: any, attributes: ReadonlyArray<string>) => ({
-  id: Number(r.id),
-  attributes: Object.fromEntries(attributes.map((name) => [name, r[name]])),
-  created_at: r.created_at,
-  updated_at: r.updated_at
-})
-const INVOICE_ATTRIBUTES = [
-  "member_id", "number", "status", "currency", "subtotal_cents", "total_cents", "amount_paid_cents", "balance_cents", "issued_at", "due_on",
-  "voided_at", "memo"
-]
-const toInvoice = (r: any) => resource(r, INVOICE_ATTRIBUTES)
-const toPayment = (r: any) => resource(r, ["member_id", "method", "gateway", "amount_cents", "received_on", "reference"])
+const resource = (attributes: ReadonlyArray<string>) => (r: any) =>
+  ({ id: Number(r.id), attributes: Object.fromEntries(attributes.map((name) => [name, r[name]])), created_at: r.created_at, updated_at: r.updated_at })
+const toInvoice = resource([
+  "member_id", "number", "status", "currency", "subtotal_cents", "total_cents", "amount_paid_cents", "balance_cents", "issued_at", "due_on", "voided_at", "memo"
+])
+const toPayment = resource(["member_id", "method", "gateway", "amount_cents", "received_on", "reference"])
 
 // Auth.
-
-interface Key {
-  readonly keyId: number
-  readonly tenantId: number
-  readonly name: string
-  readonly prefix: string
-  readonly scopes: ReadonlyArray<string>
-  readonly chamber: { readonly id: string; readonly name: string; readonly website: string | null }
-}
 
 const touched = new Map<number, number>()
 const touch = (keyId: number) => {
@@ -321,27 +243,22 @@ const touch = (keyId: number) => {
   pool.query("UPDATE api_keys SET last_used_at = now() WHERE id = $1", [keyId]).catch(() => {})
 }
 
-const authenticate = async (req: IncomingMessage): Promise<Key | undefined> => {
+const authenticate = async (req: IncomingMessage) => {
   const header = req.headers.authorization ?? ""
   const plaintext = header.startsWith("Bearer ") ? header.slice(7) : ""
   if (!KEY_SHAPE.test(plaintext)) return undefined
   const r = (await run(pool, "auth", AUTH_SQL, [createHash("sha256").update(plaintext).digest("hex")]))[0]
   if (r === undefined) return undefined
   touch(Number(r.id))
-  return {
-    keyId: Number(r.id),
-    tenantId: Number(r.tenant_id),
-    name: r.name,
-    prefix: r.prefix,
-    scopes: r.scopes,
-    chamber: { id: r.chamber_id, name: r.chamber_name, website: r.chamber_website }
-  }
+  const chamber: { id: string; name: string; website: string | null } = { id: r.chamber_id, name: r.chamber_name, website: r.chamber_website }
+  return { keyId: Number(r.id), tenantId: Number(r.tenant_id), name: r.name as string, prefix: r.prefix as string, scopes: r.scopes as Array<string>, chamber }
 }
+type Key = NonNullable<Awaited<ReturnType<typeof authenticate>>>
 
 // Endpoints.
 
-const membersPage = async (key: Key, query: URLSearchParams) => {
-  if ((query.get("page") ?? "1") !== "1") throw new HttpError(404, "The baseline serves page 1 only.")
+const membersPage = async (key: Key, search: string) => {
+  if ((new URLSearchParams(search).get("page") ?? "1") !== "1") throw new HttpError(404, "The baseline serves page 1 only.")
   const rows = await run(pool, "members-first", FIRST_PAGE_SQL, [key.tenantId, key.tenantId, PER_PAGE])
   const total = rows.length === 0 ? 0 : Number(rows[0].total_count)
   return { data: rows.map(toMember), meta: { current_page: 1, per_page: PER_PAGE, total, last_page: Math.max(1, Math.ceil(total / PER_PAGE)) } }
@@ -353,16 +270,9 @@ const member = async (key: Key, id: number) => {
   return { data: toMember(row) }
 }
 
-const me = (key: Key) => ({
-  chamber: key.chamber,
-  key: { name: key.name, prefix: key.prefix, scopes: key.scopes, can_write: key.scopes.some((s) => s.endsWith(":write")) },
-  label: `${key.chamber.name} (${key.name})`
-})
-
 const MEMBER_STATUSES = ["active", "pending", "lapsed", "former"] as const
 const TEXT_LIMITS: ReadonlyArray<readonly [string, number]> = [
-  ["industry", 255], ["slogan", 160], ["about", 5000], ["website", 255], ["phone", 50], ["address_line1", 255], ["address_line2", 255],
-  ["city", 255], ["state", 50], ["zip", 20]
+  ["industry", 255], ["slogan", 160], ["about", 5000], ["website", 255], ["phone", 50], ["address_line1", 255], ["address_line2", 255], ["city", 255], ["state", 50], ["zip", 20]
 ]
 
 /** The stored values of a new member: what the body gives, else null (directory_visible: true). */
@@ -377,16 +287,11 @@ const memberValues = (body: Body): Record<(typeof MEMBER_FIELDS)[number], unknow
   const visible = body.directory_visible ?? null
   if (visible !== null && typeof visible !== "boolean") throw invalid("directory_visible", "must be true or false")
   return {
-    name: textOf(body, "name", 255, true),
-    slug,
-    status: oneOf(body, "status", MEMBER_STATUSES),
+    name: textOf(body, "name", 255, true), slug, status: oneOf(body, "status", MEMBER_STATUSES),
     ...Object.fromEntries(TEXT_LIMITS.map(([field, max]) => [field, textOf(body, field, max)])),
-    secondary_industries: secondary === null ? null : JSON.stringify(secondary),
-    email,
-    member_since: dateOf(body, "member_since"),
+    secondary_industries: secondary === null ? null : JSON.stringify(secondary), email, member_since: dateOf(body, "member_since"),
     employee_count: (body.employee_count ?? null) === null ? null : integerOf(body.employee_count, "employee_count", 0, 1_000_000),
-    directory_visible: visible ?? true,
-    custom_fields: "{}"
+    directory_visible: visible ?? true, custom_fields: "{}"
   } as Record<(typeof MEMBER_FIELDS)[number], unknown>
 }
 
@@ -434,11 +339,9 @@ const createInvoice = async (key: Key, body: Body) => {
   const lines = given.map((line: unknown, i) => {
     if (typeof line !== "object" || line === null || Array.isArray(line)) throw invalid(`lines.${i}`, "must be an object")
     const l = line as Body
-    return {
-      description: textOf(l, "description", 255, true),
-      cents: dollarsOf(l.unit, `lines.${i}.unit`, 0),
-      quantity: (l.quantity ?? null) === null ? 1 : integerOf(l.quantity, `lines.${i}.quantity`, 1, MAX_CENTS)
-    }
+    const description = textOf(l, "description", 255, true)
+    const cents = dollarsOf(l.unit, `lines.${i}.unit`, 0)
+    return { description, cents, quantity: (l.quantity ?? null) === null ? 1 : integerOf(l.quantity, `lines.${i}.quantity`, 1, MAX_CENTS) }
   })
   const memo = textOf(body, "memo", 2000)
   const subtotal = lines.reduce((sum, l) => sum + BigInt(l.cents) * BigInt(l.quantity), 0n)
@@ -453,6 +356,7 @@ const createInvoice = async (key: Key, body: Body) => {
     const invoice = await findInvoice(client, key.tenantId, id)
     const values = lines.flatMap((l, position) => [key.tenantId, id, position, l.description, l.cents, l.quantity])
     await run(client, `lines-${lines.length}`, insertInto("invoice_lines", LINE_COLUMNS, lines.length), values)
+    await outbox(client, key.tenantId, "invoice.created", invoice)
     return invoice
   })
 }
@@ -475,76 +379,51 @@ const issueInvoice = (key: Key, id: number) =>
     const number = `${tenant.invoice_prefix}${String(n).padStart(6, "0")}`
     await run(client, "invoice-issue", ISSUE_SQL, [number, settled ? "paid" : "open", now.toISOString(), due, key.tenantId, id])
     const invoice = await findInvoice(client, key.tenantId, id)
-    await outbox(client, key.tenantId, "invoice.issued", invoice)
-    if (settled) await outbox(client, key.tenantId, "invoice.paid", invoice)
+    for (const type of ["invoice.updated", "invoice.issued", ...(settled ? ["invoice.paid"] : [])]) await outbox(client, key.tenantId, type, invoice)
     return invoice
   })
 
 const PAYMENT_METHODS = ["card", "check", "cash", "ach", "comp", "refund", "other"] as const
 
 const recordPayment = async (key: Key, id: number, body: Body) => {
-  const method = oneOf(body, "method", PAYMENT_METHODS)
-  const amount = dollarsOf(body.amount, "amount", 1)
-  const receivedOn = dateOf(body, "received_on")
-  const reference = textOf(body, "reference", 255)
-  const notes = textOf(body, "notes", 2000)
+  const [method, amount] = [oneOf(body, "method", PAYMENT_METHODS), dollarsOf(body.amount, "amount", 1)]
+  const [receivedOn, reference, notes] = [dateOf(body, "received_on"), textOf(body, "reference", 255), textOf(body, "notes", 2000)]
   return transaction(async (client) => {
     const invoice = await lockInvoice(client, key.tenantId, id)
     if (method === "refund") throw new HttpError(422, "A refund cannot be recorded as a payment.")
     if (invoice.status !== "open") throw new HttpError(422, `This invoice is ${invoice.status}; only an open invoice can take a payment.`)
     if (amount > invoice.balance_cents) throw new HttpError(422, "The payment is more than the invoice's outstanding balance.")
-    const paymentId = Number((await run(client, "payment-insert", PAYMENT_INSERT_SQL, [
-      key.tenantId, invoice.member_id, method, null, amount, receivedOn, reference, notes, id
-    ]))[0].id)
+    const paymentId = Number((await run(client, "payment-insert", PAYMENT_INSERT_SQL, [key.tenantId, invoice.member_id, method, null, amount, receivedOn, reference, notes, id]))[0].id)
     const payment = toPayment((await run(client, "payment-find", PAYMENT_FIND_SQL, [key.tenantId, paymentId]))[0])
     const balance = invoice.balance_cents - amount
     const paid = invoice.amount_paid_cents + amount
     if (balance === 0) await run(client, "invoice-pay-in-full", PAY_IN_FULL_SQL, [paid, balance, "paid", key.tenantId, id])
     else await run(client, "invoice-pay", PAY_SQL, [paid, balance, key.tenantId, id])
     const updated = await findInvoice(client, key.tenantId, id)
+    await outbox(client, key.tenantId, "payment.created", payment)
+    await outbox(client, key.tenantId, "invoice.updated", updated)
     if (balance === 0) await outbox(client, key.tenantId, "invoice.paid", updated)
     return payment
   })
 }
 
-// Routing.
+// Routing: method, path, scope, status, handler (`id` from the path: one that is no positive
+// integer names no row, id 0: 404, like a missing one).
 
+type Handler = (key: Key, id: number, req: IncomingMessage, search: string) => unknown
+const ROUTES: ReadonlyArray<readonly [string, RegExp, string | undefined, number, Handler]> = [
+  ["GET", /^\/api\/v1\/members\/?$/, "members:read", 200, (key, _, __, search) => membersPage(key, search)],
+  ["GET", /^\/api\/v1\/me$/, undefined, 200, ({ chamber, name, prefix, scopes }) =>
+    ({ chamber, key: { name, prefix, scopes, can_write: scopes.some((s) => s.endsWith(":write")) }, label: `${chamber.name} (${name})` })],
+  ["GET", /^\/api\/v1\/members\/(?!search$)([^/]+)$/, "members:read", 200, (key, id) => member(key, id)],
+  ["POST", /^\/api\/v1\/members$/, "members:write", 201, async (key, _, req) => ({ data: await createMember(key, await readBody(req)) })],
+  ["POST", /^\/api\/v1\/invoices$/, "invoices:write", 201, async (key, _, req) => ({ data: await createInvoice(key, await readBody(req)) })],
+  ["POST", /^\/api\/v1\/invoices\/([^/]+)\/issue$/, "invoices:write", 200, async (key, id) => ({ data: await issueInvoice(key, id) })],
+  ["POST", /^\/api\/v1\/invoices\/([^/]+)\/payments$/, "payments:write", 201, async (key, id, req) => ({ data: await recordPayment(key, id, await readBody(req)) })]
+]
 const ROW_ID = /^[1-9][0-9]{0,15}$/
-const MEMBER_PATH = /^\/api\/v1\/members\/([^/]+)$/
-const INVOICE_ACTION = /^\/api\/v1\/invoices\/([^/]+)\/(issue|payments)$/
 const NOT_CANONICAL = /[^A-Za-z0-9/._~-]/
 const WELL_FORMED_ID = /^[A-Za-z0-9._:-]{1,128}$/
-
-type Route =
-  | { readonly name: "members" | "me" | "member-create" | "invoice-create"; readonly id?: undefined }
-  | { readonly name: "member" | "invoice-issue" | "payment-record"; readonly id: number }
-
-/** A path id that is no positive integer names no row (id 0): 404, like a missing one. */
-const route = (method: string | undefined, path: string): Route | undefined => {
-  if (method === "GET") {
-    if (path === "/api/v1/members" || path === "/api/v1/members/") return { name: "members" }
-    if (path === "/api/v1/me") return { name: "me" }
-    const one = MEMBER_PATH.exec(path)
-    if (one !== null && one[1] !== "search") return { name: "member", id: ROW_ID.test(one[1]!) ? Number(one[1]) : 0 }
-    return undefined
-  }
-  if (method !== "POST") return undefined
-  if (path === "/api/v1/members") return { name: "member-create" }
-  if (path === "/api/v1/invoices") return { name: "invoice-create" }
-  const m = INVOICE_ACTION.exec(path)
-  if (m === null) return undefined
-  return { name: m[2] === "issue" ? "invoice-issue" : "payment-record", id: ROW_ID.test(m[1]!) ? Number(m[1]) : 0 }
-}
-
-const SCOPES: Record<Route["name"], string | undefined> = {
-  members: "members:read",
-  member: "members:read",
-  me: undefined,
-  "member-create": "members:write",
-  "invoice-create": "invoices:write",
-  "invoice-issue": "invoices:write",
-  "payment-record": "payments:write"
-}
 
 const send = (res: ServerResponse, status: number, body: unknown) => {
   const text = JSON.stringify(body)
@@ -563,29 +442,16 @@ const server = createServer(async (req, res) => {
   res.setHeader("x-request-id", typeof incoming === "string" && WELL_FORMED_ID.test(incoming) ? incoming : randomUUID())
   try {
     const [path = "/", search = ""] = (req.url ?? "/").split("?")
-    const target = NOT_CANONICAL.test(path) ? undefined : route(req.method, path)
-    if (target === undefined) return send(res, 404, { message: "Not found." })
+    let match: RegExpExecArray | null = null
+    const route = NOT_CANONICAL.test(path) ? undefined : ROUTES.find(([method, pattern]) => method === req.method && (match = pattern.exec(path)) !== null)
+    if (route === undefined) return send(res, 404, { message: "Not found." })
     if (Number(req.headers["content-length"] ?? 0) > MAX_BODY) return send(res, 413, { message: "The request body is larger than 1 MiB." })
     const key = authorizationHeaders(req) > 1 ? undefined : await authenticate(req)
     if (key === undefined) return send(res, 401, { message: "Unauthenticated." })
-    const scope = SCOPES[target.name]
+    const [, , scope, status, handle] = route
     if (scope !== undefined && !key.scopes.includes(scope)) return send(res, 403, { message: "This action is unauthorized." })
-    switch (target.name) {
-      case "me":
-        return send(res, 200, me(key))
-      case "members":
-        return send(res, 200, await membersPage(key, new URLSearchParams(search)))
-      case "member":
-        return send(res, 200, await member(key, target.id))
-      case "member-create":
-        return send(res, 201, { data: await createMember(key, await readBody(req)) })
-      case "invoice-create":
-        return send(res, 201, { data: await createInvoice(key, await readBody(req)) })
-      case "invoice-issue":
-        return send(res, 200, { data: await issueInvoice(key, target.id) })
-      case "payment-record":
-        return send(res, 201, { data: await recordPayment(key, target.id, await readBody(req)) })
-    }
+    const id = (match as RegExpExecArray | null)?.[1]
+    return send(res, status, await handle(key, id !== undefined && ROW_ID.test(id) ? Number(id) : 0, req, search))
   } catch (error) {
     if (error instanceof HttpError) return send(res, error.status, { message: error.message })
     console.error(error)
@@ -595,9 +461,6 @@ const server = createServer(async (req, res) => {
 
 server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => console.log(`${LISTENING} ${(server.address() as { port: number }).port}`))
 
-const stop = () => {
-  server.close(() => pool.end().finally(() => process.exit(0)))
-  server.closeAllConnections()
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.on(signal, () => void (server.close(() => pool.end().finally(() => process.exit(0))), server.closeAllConnections()))
 }
-process.on("SIGTERM", stop)
-process.on("SIGINT", stop)

@@ -8,8 +8,8 @@ import autocannon from "autocannon"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { collectLines, newOutput, procStatus, spawnNode, stopChild } from "./processes.ts"
-import { chamberArgs, f, machine, percentile, type SectionContext, sleep, verdict } from "./shared.ts"
+import { serveChamber } from "./processes.ts"
+import { f, machine, percentile, type SectionContext, sleep, verdict } from "./shared.ts"
 
 const STARTS = Math.max(1, Number(process.env.BENCH_EMBEDDED_STARTS ?? 3))
 const IDLE_SECONDS = Number(process.env.BENCH_EMBEDDED_IDLE ?? 5)
@@ -17,95 +17,50 @@ const LOAD_SECONDS = Number(process.env.BENCH_EMBEDDED_LOAD ?? 10)
 const LOAD_CONNECTIONS = Number(process.env.BENCH_EMBEDDED_CONNECTIONS ?? 4)
 const BAR = { coldStartMs: 5_000, postgresIdleRssMb: 160 }
 
-/**
- * One `chamber serve` child: where it listens, and the demo key it printed, if any (its text
- * output: a log line never carries a key).
- */
-const serve = (args: ReadonlyArray<string>, env: Record<string, string>) => {
-  const started = performance.now()
-  const child = spawnNode(chamberArgs("serve", "--port", "0", ...args), {
-    ...process.env,
-    REDIS_URL: "",
-    LOG_LEVEL: "info",
-    NO_COLOR: "1",
-    CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
-    ...env
-  })
-  const output = newOutput()
-  let base: string | undefined
-  let key: string | undefined
-  let listeningMs = NaN
-  collectLines(child.stderr!, output, (line) => line.startsWith("Creating the demo chamber"))
-  collectLines(child.stdout!, output, (line) => {
-    const listening = /^Chamber Data API on (http:\/\/\S+)\/api\/v1/.exec(line)
-    if (listening !== null) {
-      base = listening[1]
-      listeningMs = performance.now() - started
-    }
-    key ??= /^API key \(shown once, keep it\): (cck_\w+)/.exec(line)?.[1]
-    return true
-  })
-  const until = async <A>(what: string, value: () => A | undefined): Promise<A> => {
-    for (const deadline = performance.now() + 300_000; value() === undefined; await sleep(5)) {
-      if (child.exitCode !== null) throw new Error(`chamber serve exited (${child.exitCode}): ${output.first.slice(0, 4).join(" | ")}`)
-      if (performance.now() > deadline) throw new Error(`chamber serve: no ${what} within 300 s`)
-    }
-    return value()!
-  }
-  return {
-    child,
-    started,
-    base: () => until("listening line", () => base),
-    key: () => until("demo key", () => key),
-    listeningMs: () => listeningMs,
-    rss: () => procStatus(child.pid!, "VmRSS"),
-    stop: () => stopChild(child)
+type Serving = Awaited<ReturnType<typeof serveChamber>>
+
+/** `chamber serve <args>` for as long as `use` takes. */
+const serving = async <A>(args: ReadonlyArray<string>, env: Record<string, string>, use: (serving: Serving) => Promise<A>) => {
+  const server = await serveChamber(args, env)
+  try {
+    return await use(server)
+  } finally {
+    await server.stop()
   }
 }
 
 /** `serve --demo-if-empty` on an empty data directory until GET /api/v1/me answers 200 with its key; then idle. */
-const coldStart = async (dir: string) => {
-  const serving = serve(["--demo-if-empty"], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dir, "data") })
-  try {
-    const [base, key] = [await serving.base(), await serving.key()]
+const coldStart = (dir: string) =>
+  serving(["--demo-if-empty"], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dir, "data") }, async (server) => {
+    const { base, key } = server
+    if (key === undefined) throw new Error("chamber serve --demo-if-empty printed no key")
     for (;;) {
       const response = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } }).catch(() => undefined)
       await response?.arrayBuffer()
       if (response?.status === 200) break
       await sleep(10)
     }
-    const firstOkMs = performance.now() - serving.started
+    const firstOkMs = performance.now() - server.started
     await sleep(IDLE_SECONDS * 1000)
-    return { key, firstOkMs, rss: serving.rss() }
-  } finally {
-    await serving.stop()
-  }
-}
+    return { key, firstOkMs, rss: server.rss() }
+  })
 
 /** A little load on a running server, the members page and /me in turn, its RSS sampled. */
-const load = async (serving: ReturnType<typeof serve>, base: string, key: string) => {
-  let peakRss = serving.rss()
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, serving.rss())), 100)
+const load = async (server: Serving, base: string, key: string) => {
+  let peakRss = server.rss()
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, server.rss())), 100)
+  const requests = [{ method: "GET", path: "/api/v1/members?page=1" }, { method: "GET", path: "/api/v1/me" }]
   const result = await new Promise<any>((resolve, reject) =>
-    autocannon(
-      {
-        url: base,
-        connections: LOAD_CONNECTIONS,
-        duration: LOAD_SECONDS,
-        headers: { authorization: `Bearer ${key}` },
-        requests: [{ method: "GET", path: "/api/v1/members?page=1" }, { method: "GET", path: "/api/v1/me" }]
-      },
-      (error: unknown, r: unknown) => (error ? reject(error) : resolve(r))
-    )
+    autocannon({ url: base, connections: LOAD_CONNECTIONS, duration: LOAD_SECONDS, headers: { authorization: `Bearer ${key}` }, requests }, (error: unknown, r: unknown) =>
+      error ? reject(error) : resolve(r))
   ).finally(() => clearInterval(sampler))
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad: result.non2xx + result.errors + result.timeouts, peakRss }
 }
 
 /** `serve` until it listens, then idle: its RSS. */
-const idle = async (serving: ReturnType<typeof serve>) => {
-  const base = await serving.base()
+const idle = async (server: Serving) => {
   await sleep(IDLE_SECONDS * 1000)
-  return { base, listeningMs: serving.listeningMs(), rss: serving.rss() }
+  return { base: server.base, listeningMs: server.listeningMs, rss: server.rss() }
 }
 
 export const benchEmbedded = async (ctx: SectionContext): Promise<void> => {
@@ -120,32 +75,18 @@ export const benchEmbedded = async (ctx: SectionContext): Promise<void> => {
       log(`[${ctx.elapsed()}] cold start ${i + 1}: first 200 after ${f(starts[i]!.firstOkMs, 0)} ms, then ${f(starts[i]!.rss, 0)} MB idle`)
     }
     const coldMs = percentile(starts.map((s) => s.firstOkMs))(50)
-
-    const restarted = serve([], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dirs[dirs.length - 1]!, "data") })
-    let restart, underLoad
-    try {
-      restart = await idle(restarted)
-      underLoad = await load(restarted, restart.base, starts[starts.length - 1]!.key)
-    } finally {
-      await restarted.stop()
-    }
-    const onPostgres = serve([], { DATABASE_URL: ctx.dbUrl })
-    let postgres
-    try {
-      postgres = await idle(onPostgres)
-    } finally {
-      await onPostgres.stop()
-    }
+    const [restart, underLoad] = await serving([], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dirs[dirs.length - 1]!, "data") }, async (server) => {
+      const restart = await idle(server)
+      return [restart, await load(server, restart.base, starts[starts.length - 1]!.key)] as const
+    })
+    const postgres = await serving([], { DATABASE_URL: ctx.dbUrl }, idle)
 
     log(`\n${machine()}; RSS = VmRSS, idle = after ${IDLE_SECONDS} s without requests (the relay runs in the process)`)
     log(`  embedded, cold start (demo chamber made): first 200 after ${f(coldMs, 0)} ms (median of ${STARTS}), idle ${f(percentile(starts.map((s) => s.rss))(50), 0)} MB`)
     log(`  embedded, restarted on that data: listening after ${f(restart.listeningMs, 0)} ms, idle ${f(restart.rss, 0)} MB`)
-    log(
-      `  embedded under load (${LOAD_CONNECTIONS} connections, members page and /me): ${f(underLoad.rps, 0)} req/s, p50 ${f(underLoad.p50)} ms, ` +
-        `p99 ${f(underLoad.p99)} ms, non-2xx/errors ${underLoad.bad}, peak ${f(underLoad.peakRss, 0)} MB`
-    )
-    log(`  PostgreSQL: listening after ${f(postgres.listeningMs, 0)} ms, idle ${f(postgres.rss, 0)} MB`)
-    log("")
+    log(`  embedded under load (${LOAD_CONNECTIONS} connections, members page and /me): ${f(underLoad.rps, 0)} req/s, p50 ${f(underLoad.p50)} ms, ` +
+      `p99 ${f(underLoad.p99)} ms, non-2xx/errors ${underLoad.bad}, peak ${f(underLoad.peakRss, 0)} MB`)
+    log(`  PostgreSQL: listening after ${f(postgres.listeningMs, 0)} ms, idle ${f(postgres.rss, 0)} MB\n`)
     verdict(log, coldMs <= BAR.coldStartMs, `cold start to the first 200 on an empty embedded database ${f(coldMs, 0)} ms (bar <= ${BAR.coldStartMs} ms)`)
     verdict(log, postgres.rss <= BAR.postgresIdleRssMb, `idle RSS of \`chamber serve\` on PostgreSQL ${f(postgres.rss, 0)} MB (bar <= ${BAR.postgresIdleRssMb} MB)`)
   } finally {

@@ -1,20 +1,17 @@
 /**
- * `node bench/first-write.ts` (bench/README.md "First write"): a new database's first big write
- * against the same write once ANALYZE knows the tables. A fresh database on DATABASE_URL's server,
- * migrated, autovacuum off on the written tables (so that nothing analyzes them meanwhile); a
- * chamber of BENCH_FIRST_MEMBERS members and BENCH_FIRST_HOOKS subscriptions to member.updated;
- * then, in one transaction through the core services, every member updated BENCH_FIRST_REPEAT
- * times. With BENCH_FIRST_STATS=empty, `VACUUM ANALYZE` first, while the tables are empty. The
- * burst is timed as it is, then twice more, each after its deliveries were settled and `ANALYZE`.
- * The backend's CPU time is read from /proc (the server on this machine); else it says n/a.
+ * `node bench/first-write.ts` (bench/README.md "First write"): a chamber of BENCH_FIRST_MEMBERS
+ * members and BENCH_FIRST_HOOKS subscriptions on a fresh database, every member updated
+ * BENCH_FIRST_REPEAT times in one transaction, first as it is, then twice after `ANALYZE`
+ * (BENCH_FIRST_STATS=empty: `VACUUM ANALYZE` while empty first); the backend's CPU from /proc.
  */
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as SqlClient from "effect/sql/SqlClient"
-import { readFileSync } from "node:fs"
 import pg from "pg"
 import { Members, Transactor } from "../packages/core/src/index.ts"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
+import { cpuSeconds } from "./processes.ts"
+import { f, noAutovacuum } from "./shared.ts"
 
 const N = Number(process.env.BENCH_FIRST_MEMBERS ?? 250)
 const REPEAT = Number(process.env.BENCH_FIRST_REPEAT ?? 2)
@@ -25,59 +22,39 @@ const name = `chamber_bench_first_${Date.now().toString(36)}`
 const admin = new pg.Client({ connectionString: base })
 await admin.connect()
 await admin.query(`CREATE DATABASE ${name}`)
-const u = new URL(base)
-u.pathname = `/${name}`
-const url = u.toString()
+const url = Object.assign(new URL(base), { pathname: `/${name}` }).toString()
 const runtime = ManagedRuntime.make(StorageLive({ _tag: "Postgres", url, maxConnections: 1 }))
 const db = new pg.Client({ connectionString: url })
 await db.connect()
 try {
   await runtime.runPromise(Effect.void)
-  for (const t of ["webhook_deliveries", "outbox_events", "webhook_subscriptions", "members", "webhook_attempts"]) {
-    await db.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`)
-  }
+  await noAutovacuum(db, ["webhook_deliveries", "outbox_events", "webhook_subscriptions", "members", "webhook_attempts"])
   if (EMPTY) await db.query("VACUUM ANALYZE")
   const tenant = Number((await db.query(`INSERT INTO tenants (public_id, name) VALUES ('chm_r', 'R') RETURNING id`)).rows[0].id)
-  const ids = (await db.query(
-    `INSERT INTO members (tenant_id, name, slug, status) SELECT $1, 'M ' || g, 'm-' || g, 'active' FROM generate_series(1, $2) g RETURNING id`,
-    [tenant, N]
-  )).rows.map((r) => Number(r.id))
-  await db.query(
-    `INSERT INTO webhook_subscriptions (tenant_id, url, events, secret) SELECT $1, 'https://h' || g || '.example/x', '["member.updated"]', 's' FROM generate_series(1, $2) g`,
-    [tenant, HOOKS]
-  )
+  const ids = (await db.query(`INSERT INTO members (tenant_id, name, slug, status) SELECT $1, 'M ' || g, 'm-' || g, 'active' FROM generate_series(1, $2) g RETURNING id`,
+    [tenant, N])).rows.map((r) => Number(r.id))
+  await db.query(`INSERT INTO webhook_subscriptions (tenant_id, url, events, secret)
+    SELECT $1, 'https://h' || g || '.example/x', '["member.updated"]', 's' FROM generate_series(1, $2) g`, [tenant, HOOKS])
   const pid = await runtime.runPromise(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return (yield* sql<{ p: number }>`SELECT pg_backend_pid() AS p`)[0]!.p
   }))
-  const cpu = (): number | undefined => {
-    try {
-      const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-      return (Number(f[11]) + Number(f[12])) * 10
-    } catch {
-      return undefined
-    }
-  }
   const burst = (round: number) =>
     runtime.runPromise(Effect.gen(function*() {
-      const members = yield* Members
-      const tx = yield* Transactor
-      const c0 = cpu()
-      const t0 = performance.now()
+      const [members, tx] = [yield* Members, yield* Transactor]
+      const [c0, t0] = [cpuSeconds(pid), performance.now()]
       yield* tx.withTransaction(Effect.forEach(ids, (id) =>
         Effect.forEach(Array.from({ length: REPEAT }, (_, k) => k), (k) => members.update(tenant, id, { name: `M ${id} r${round}.${k}` }), { discard: true }), { discard: true }))
-      const c1 = cpu()
-      return `${(performance.now() - t0).toFixed(0)} ms, database backend CPU ${c0 === undefined || c1 === undefined ? "n/a" : `${c1 - c0} ms`}`
+      return `${(performance.now() - t0).toFixed(0)} ms, database backend CPU ${f((cpuSeconds(pid) - c0) * 1000, 0)} ms`
     }))
   const settle = () => db.query(`UPDATE webhook_deliveries SET status = 'succeeded', settled_at = now() WHERE status = 'pending'`)
   console.log(`${N * REPEAT} member updates in one transaction, ${HOOKS} subscriptions each (${N * REPEAT * HOOKS} deliveries)`)
   console.log(`first write (${EMPTY ? "analyzed while empty" : "never analyzed"}): ${await burst(1)}`)
-  await settle()
-  await db.query("ANALYZE")
-  console.log(`after ANALYZE: ${await burst(2)}`)
-  await settle()
-  await db.query("ANALYZE")
-  console.log(`after ANALYZE, again: ${await burst(3)}`)
+  for (const [round, what] of [[2, "after ANALYZE"], [3, "after ANALYZE, again"]] as const) {
+    await settle()
+    await db.query("ANALYZE")
+    console.log(`${what}: ${await burst(round)}`)
+  }
 } finally {
   await db.end()
   await runtime.dispose()

@@ -1,8 +1,6 @@
 /**
- * `BENCH_ONLY=large pnpm bench` (bench/README.md "Large tenants"): a chamber of BENCH_LARGE_BIG
- * members against one of BENCH_LARGE_SMALL (members inserted by SQL in batches), on PostgreSQL and
- * on embedded PGlite, `chamber serve` answering one request at a time, the chambers alternately.
- * Each case prints both p50s and the ratio; the promised ones have a verdict (<= 2x).
+ * `BENCH_ONLY=large pnpm bench` (bench/README.md "Large tenants"): chambers of BENCH_LARGE_SMALL and
+ * BENCH_LARGE_BIG members, `chamber serve` answering one request at a time, the chambers in turn.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -12,9 +10,9 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { slugify } from "../packages/core/src/index.ts"
 import { type DatabaseConfig, StorageLive } from "../packages/pg-adapter/src/index.ts"
-import { startNode, stopChild } from "./processes.ts"
+import { serveChamber } from "./processes.ts"
 import { memberInputs, seedChamber } from "./seed-data.ts"
-import { chamberArgs, f, machine, percentile, type SectionContext, verdict } from "./shared.ts"
+import { f, machine, percentile, type SectionContext, verdict } from "./shared.ts"
 
 const SMALL = Number(process.env.BENCH_LARGE_SMALL ?? 1_000)
 const BIG = Number(process.env.BENCH_LARGE_BIG ?? 100_000)
@@ -27,21 +25,13 @@ const DATABASES = (process.env.BENCH_LARGE_DATABASES ?? "postgres,pglite").split
 const BAR = 2
 const BATCH = 5_000
 
-interface Chamber {
-  readonly size: number
-  readonly tenantId: number
-  readonly key: string
-}
+type Chamber = { readonly size: number; readonly tenantId: number; readonly key: string }
 
-/** A case: one request for either chamber, on page 1, last_page - 1 or last_page / 2 (learnt from page 1). */
-interface Case {
-  readonly name: string
-  /** With a verdict of its own (the others are shown). */
-  readonly promised: boolean
-  /** `members?sort=-name`, `members/search?name=bakery`: the path after /api/v1/, without page. */
-  readonly path: string
-  readonly at: "first" | "end" | "middle"
-}
+/**
+ * A case: one request for either chamber, its path after /api/v1/ without page, on page 1,
+ * last_page - 1 or last_page / 2 (learnt from page 1); a promised one has a verdict of its own.
+ */
+type Case = { readonly name: string; readonly promised: boolean; readonly path: string; readonly at: "first" | "end" | "middle" }
 
 /** A term of the big chamber's names that matches a handful of them (3 to 8), case-insensitively. */
 const handfulTerm = (names: ReadonlyArray<string>) => {
@@ -75,12 +65,9 @@ const insertMembers = (tenantId: number, count: number) =>
     const inputs = memberInputs(count)
     const base = Date.UTC(2015, 0, 1)
     for (let from = 0; from < count; from += BATCH) {
-      const batch = inputs.slice(from, from + BATCH).map((m, i) => ({
-        ...m,
-        slug: slugify(m.name),
-        // Creation times that follow neither ids nor names: minutes apart, shuffled in blocks.
-        created_at: new Date(base + (((from + i) * 7919) % count) * 60_000).toISOString()
-      }))
+      // Creation times that follow neither ids nor names: minutes apart, shuffled in blocks.
+      const batch = inputs.slice(from, from + BATCH)
+        .map((m, i) => ({ ...m, slug: slugify(m.name), created_at: new Date(base + (((from + i) * 7919) % count) * 60_000).toISOString() }))
       yield* sql`
         INSERT INTO members (tenant_id, name, slug, status, industry, secondary_industries, slogan, about, website, email, phone,
           address_line1, address_line2, city, state, zip, member_since, employee_count, directory_visible, custom_fields, created_at, updated_at)
@@ -104,37 +91,18 @@ const makeChamber = (size: number) =>
 
 // The server and the timing.
 
-/** `chamber serve` on a free port, no relay, logging warnings only, rate limits far away. */
-const serve = async (env: Record<string, string>) => {
-  const { REDIS_URL: _redis, ...rest } = process.env
-  const { child, match } = await startNode("chamber serve", chamberArgs("serve", "--port", "0", "--no-relay"), {
-    ...rest,
-    ...env,
-    LOG_LEVEL: "warn",
-    NO_COLOR: "1",
-    CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
-    NODE_ENV: "production"
-  }, /Chamber Data API on (http:\/\/[^ ]+)\/api\/v1/, 120_000)
-  return { base: match[1]!, stop: () => stopChild(child) }
-}
-
 const get = async (base: string, path: string, key: string) => {
   const started = performance.now()
   const response = await fetch(base + path, { headers: { authorization: `Bearer ${key}` } })
   const body = await response.json() as { data: Array<unknown>; meta: { total: number; last_page: number } }
-  const ms = performance.now() - started
   if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`)
-  return { ms, body }
+  return { ms: performance.now() - started, body }
 }
 
 const median = (values: ReadonlyArray<number>) => percentile(values)(50)
 
-interface Timed {
-  readonly name: string
-  readonly promised: boolean
-  readonly small: { readonly p50: number; readonly rows: number; readonly total: number; readonly n: number }
-  readonly big: { readonly p50: number; readonly rows: number; readonly total: number; readonly n: number }
-}
+type Size = { readonly p50: number; readonly rows: number; readonly total: number; readonly n: number }
+type Timed = { readonly name: string; readonly promised: boolean; readonly small: Size; readonly big: Size }
 
 const url = (path: string, page: number) => `/api/v1/${path}${path.endsWith("?") ? "" : "&"}page=${page}`
 
@@ -164,19 +132,11 @@ const timeCases = async (base: string, chambers: readonly [Chamber, Chamber], li
         last[i] = { rows: body.data.length, total: body.meta.total }
       }
     }
-    const timed: Timed = {
-      name: c.name,
-      promised: c.promised,
-      small: { p50: median(samples[0]), n: samples[0].length, ...last[0]! },
-      big: { p50: median(samples[1]), n: samples[1].length, ...last[1]! }
-    }
-    out.push(timed)
-    const ratio = timed.big.p50 / timed.small.p50
-    log(
-      `  ${c.name.padEnd(44)}${f(timed.small.p50).padStart(9)}${f(timed.big.p50).padStart(10)}${`${f(ratio, 2)}x`.padStart(8)}  ${
-        ratio <= BAR ? "PASS" : "FAIL"
-      }${c.promised ? "       " : " (shown)"}  rows/total ${timed.small.rows}/${timed.small.total}, ${timed.big.rows}/${timed.big.total}; n ${timed.small.n}`
-    )
+    const [small, big] = samples.map((s, i) => ({ p50: median(s), n: s.length, ...last[i]! })) as [Size, Size]
+    out.push({ name: c.name, promised: c.promised, small, big })
+    const ratio = big.p50 / small.p50
+    log(`  ${c.name.padEnd(44)}${f(small.p50).padStart(9)}${f(big.p50).padStart(10)}${`${f(ratio, 2)}x`.padStart(8)}  ${ratio <= BAR ? "PASS" : "FAIL"}` +
+      `${c.promised ? "       " : " (shown)"}  rows/total ${small.rows}/${small.total}, ${big.rows}/${big.total}; n ${small.n}`)
   }
   return out
 }
@@ -184,30 +144,23 @@ const timeCases = async (base: string, chambers: readonly [Chamber, Chamber], li
 const runOn = async (label: string, config: DatabaseConfig, serverEnv: Record<string, string>, ctx: SectionContext) => {
   const { log, elapsed } = ctx
   log(`\nlarge tenants on ${label}: seeding chambers of ${SMALL} and ${BIG} members`)
-  const storage = StorageLive(config)
-  const seeded = await Effect.runPromise(
-    Effect.gen(function*() {
-      const small = yield* makeChamber(SMALL)
-      const big = yield* makeChamber(BIG)
-      const sql = yield* SqlClient.SqlClient
-      yield* sql`VACUUM ANALYZE`
-      return { small: small.chamber, big: big.chamber, names: big.names }
-    }).pipe(Effect.provide(Layer.fresh(storage)), Effect.orDie)
-  )
+  const seeded = await Effect.runPromise(Effect.gen(function*() {
+    const [small, big] = [yield* makeChamber(SMALL), yield* makeChamber(BIG)]
+    yield* (yield* SqlClient.SqlClient)`VACUUM ANALYZE`
+    return { small: small.chamber, big: big.chamber, names: big.names }
+  }).pipe(Effect.provide(Layer.fresh(StorageLive(config))), Effect.orDie))
   const handful = handfulTerm(seeded.names)
-  const list = cases(handful)
   log(`[${elapsed()}] seeded (tenants ${seeded.small.tenantId} and ${seeded.big.tenantId}); the handful search term is ${JSON.stringify(handful)}`)
 
-  const server = await serve(serverEnv)
-  let timed: ReadonlyArray<Timed>
+  // No relay, warnings only.
+  const server = await serveChamber(["--no-relay"], { ...serverEnv, LOG_LEVEL: "warn", NODE_ENV: "production" })
   try {
     log(`[${elapsed()}] chamber serve on ${server.base}; ${machine()}`)
     log(`  ${"case".padEnd(44)}${`${SMALL} ms`.padStart(9)}${`${BIG} ms`.padStart(10)}${"ratio".padStart(8)}`)
-    timed = await timeCases(server.base, [seeded.small, seeded.big], list, log)
+    return await timeCases(server.base, [seeded.small, seeded.big], cases(handful), log)
   } finally {
     await server.stop()
   }
-  return timed
 }
 
 export const benchLarge = async (ctx: SectionContext): Promise<void> => {

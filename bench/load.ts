@@ -29,24 +29,15 @@ export const getLoad = (id: string, name: string, path: (world: World) => string
   requests: (world: World) => [{ method: "GET", path: path(world) }]
 })
 
-export interface Measured {
-  /** Units (requests, or flows) whose every response was 2xx, per second. */
-  readonly rps: number
-  readonly p50: number
-  readonly p99: number
-  readonly cpuMs: number
-  readonly peakRssMb: number
-  readonly bad: number
-}
+/** A server's rounds: units (requests, or flows) whose every response was 2xx, per second; their latency; CPU a unit; peak RSS; failures. */
+export type Measured = { readonly rps: number; readonly p50: number; readonly p99: number; readonly cpuMs: number; readonly peakRssMb: number; readonly bad: number }
 
 type OnResponse = (client: any, status: number, time: number) => void
 
 export const fire = (base: string, load: Load, world: World, seconds: number, onResponse?: OnResponse) =>
   new Promise<any>((resolve, reject) => {
-    const instance = autocannon(
-      { url: base, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${world.keys[load.key]}` }, requests: load.requests(world) },
-      (error: unknown, result: any) => (error ? reject(error) : resolve(result))
-    )
+    const options = { url: base, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${world.keys[load.key]}` }, requests: load.requests(world) }
+    const instance = autocannon(options, (error: unknown, result: any) => (error ? reject(error) : resolve(result)))
     if (onResponse !== undefined) instance.on("response", (client: unknown, status: number, _bytes: number, time: number) => onResponse(client, status, time))
   })
 
@@ -94,16 +85,12 @@ export class Tally {
     const sampler = setInterval(sample, 100)
     const cpuBefore = cpuSeconds(pid)
     const okBefore = this.ok
-    try {
-      const r = await fire(this.server.base, this.load, world, seconds, onResponse)
-      this.cpu += cpuSeconds(pid) - cpuBefore
-      this.bad += r.non2xx + r.errors + r.timeouts
-      this.seconds += r.duration
-      sample()
-      return (this.ok - okBefore) / r.duration
-    } finally {
-      clearInterval(sampler)
-    }
+    const r = await fire(this.server.base, this.load, world, seconds, onResponse).finally(() => clearInterval(sampler))
+    this.cpu += cpuSeconds(pid) - cpuBefore
+    this.bad += r.non2xx + r.errors + r.timeouts
+    this.seconds += r.duration
+    sample()
+    return (this.ok - okBefore) / r.duration
   }
 
   result(): Measured {

@@ -1,9 +1,7 @@
 /**
- * Our server for the bench (bench/README.md "Servers"): HttpLive over StorageLive on DATABASE_URL
- * with a pool of BENCH_POOL_SIZE, on a free port of 127.0.0.1; prints `BENCH_LISTENING <port>`.
- * BENCH_ACCESS_LOG=<file>: the access log, one JSON line a request appended by `chamber serve`'s
- * own logger (else logging below warn off). BENCH_RATE_LIMITS=off: no rate limiter (else the
- * in-process one). CHAMBER_METRICS_PORT, OTEL_*: metrics and traces as `chamber serve` has them.
+ * Our server for the bench (bench/README.md "Servers"): HttpLive over StorageLive on DATABASE_URL,
+ * pool BENCH_POOL_SIZE, prints `BENCH_LISTENING <port>`. BENCH_ACCESS_LOG=<file>: the access log
+ * by `chamber serve`'s logger (else warnings only); BENCH_RATE_LIMITS=off: no rate limiter.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

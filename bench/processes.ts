@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
-import { CHAMBER_NODE_FLAGS, LISTENING, POOL_SIZE } from "./shared.ts"
+import { CHAMBER_NODE_FLAGS, chamberArgs, LISTENING, POOL_SIZE } from "./shared.ts"
 
 export const children: Array<ChildProcess> = []
 
@@ -16,7 +16,7 @@ export const spawnNode = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): 
 }
 
 /** Spawns `node <args>` and resolves once a line of its stdout matches `ready`: the child, the match, its other output. */
-export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000) =>
+export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000, onLine?: (line: string) => void) =>
   new Promise<{ readonly child: ChildProcess; readonly match: RegExpMatchArray; readonly output: Output }>((resolve, reject) => {
     const child = spawnNode(args, env)
     const output = newOutput()
@@ -24,6 +24,7 @@ export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS
     let started = false
     collectLines(child.stderr!, output)
     collectLines(child.stdout!, output, (line) => {
+      onLine?.(line)
       const match = started ? null : line.match(ready)
       if (match === null) return false
       started = true
@@ -37,43 +38,40 @@ export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS
     })
   })
 
-export interface Server {
-  readonly name: string
-  readonly child: ChildProcess
-  readonly base: string
-  /** What the server printed, summarised at the end. */
-  readonly output: Output
-}
+/** A bench server, and what it printed (summarised at the end). */
+export type Server = { readonly name: string; readonly child: ChildProcess; readonly base: string; readonly output: Output }
 
 /** A bench server (`our-server.ts`, `baseline-server.ts`) on DATABASE_URL once it prints its port; its rate limit far above any load. */
 export const startServer = async (name: string, file: string, databaseUrl: string, env: Record<string, string> = {}): Promise<Server> => {
   const { child, match, output } = await startNode(name, [...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), file], {
-    ...process.env,
-    ...env,
-    DATABASE_URL: databaseUrl,
-    BENCH_POOL_SIZE: String(POOL_SIZE),
-    CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000",
-    NODE_ENV: "production"
+    ...process.env, ...env, DATABASE_URL: databaseUrl, BENCH_POOL_SIZE: String(POOL_SIZE), CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", NODE_ENV: "production"
   }, new RegExp(`^${LISTENING} (\\d+)`))
   return { name, child, base: `http://127.0.0.1:${match[1]}`, output }
+}
+
+/**
+ * `chamber serve --port 0 <args>` as an operator runs it (no Redis, rate limits far away), once it
+ * listens: where, and the demo key it printed before, if any (its text output: a log line never carries a key).
+ */
+export const serveChamber = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
+  const started = performance.now()
+  let key = undefined as string | undefined
+  const { child, match } = await startNode("chamber serve", chamberArgs("serve", "--port", "0", ...args), {
+    ...process.env, REDIS_URL: "", LOG_LEVEL: "info", NO_COLOR: "1", CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", ...env
+  }, /^Chamber Data API on (http:\/\/\S+)\/api\/v1/, 300_000, (line) => void (key ??= /^API key \(shown once, keep it\): (cck_\w+)/.exec(line)?.[1]))
+  return { started, base: match[1]!, key, listeningMs: performance.now() - started, rss: () => procStatus(child.pid!, "VmRSS"), stop: () => stopChild(child) }
 }
 
 export const stopChild = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve()
     const timer = setTimeout(() => child.kill("SIGKILL"), 5_000)
-    child.once("exit", () => {
-      clearTimeout(timer)
-      resolve()
-    })
+    child.once("exit", () => resolve(clearTimeout(timer)))
     child.kill("SIGTERM")
   })
 
 /** What a child printed (logs, errors): kept out of the report, summarised at the end. */
-export interface Output {
-  lines: number
-  first: Array<string>
-}
+export type Output = { lines: number; first: Array<string> }
 
 export const newOutput = (): Output => ({ lines: 0, first: [] })
 
@@ -92,35 +90,30 @@ export const collectLines = (stream: NodeJS.ReadableStream, output: Output, onLi
   })
 }
 
-export const procStatus = (pid: number, field: "VmRSS" | "VmHWM"): number => {
+/** What /proc says of a process, NaN once it is gone. */
+const proc = <A>(read: () => A, gone: A): A => {
   try {
-    const match = readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+) kB`))
-    return match === null ? NaN : Number(match[1]) / 1024
+    return read()
   } catch {
-    return NaN
+    return gone
   }
 }
 
+export const procStatus = (pid: number, field: "VmRSS" | "VmHWM"): number =>
+  proc(() => Number(readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? NaN) / 1024, NaN)
+
 /** User + system CPU seconds the process has used so far (/proc/<pid>/stat, 100 ticks a second). */
-export const cpuSeconds = (pid: number): number => {
-  try {
+export const cpuSeconds = (pid: number): number =>
+  proc(() => {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
     // After the command name: state is field 3, utime field 14, stime field 15 (1-based, man 5 proc).
     return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return NaN
-  }
-}
+  }, NaN)
 
 /**
  * User + system CPU seconds used so far by the processes named `postgres` on this machine (the
  * server and every backend): over a window in which no backend ends, what PostgreSQL spent in it.
  */
 export const postgresCpuSeconds = (): number =>
-  readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).reduce((total, pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres" ? total + cpuSeconds(Number(pid)) : total
-    } catch {
-      return total
-    }
-  }, 0)
+  readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))
+    .reduce((total, pid) => total + (proc(() => readFileSync(`/proc/${pid}/comm`, "utf8").trim(), "") === "postgres" ? cpuSeconds(Number(pid)) : 0), 0)

@@ -1,12 +1,9 @@
 /**
- * The relay bench's baseline: the least a relay can do, as one process of a plain loop over `pg`.
- * In one transaction: `SELECT ... FOR UPDATE SKIP LOCKED LIMIT batch` of the due deliveries (then
- * read with their event and subscription), each POSTed at once with the product's own client (Sender.ts,
- * the same keep-alive agent), body and both signatures made as the product makes them
- * (Signature.ts), the secret opened as the product opens it; then the delivered ones marked in
- * one UPDATE, COMMIT. No lease, no per-subscription cap, no attempt history, no retries. Woken by
- * LISTEN chamber_deliveries, else it looks every second. Prints `BENCH_RELAY_READY`; SIGTERM
- * stops it after its current batch.
+ * The relay bench's baseline (bench/README.md "Webhook relay"): one process of a plain loop over
+ * `pg`. In one transaction: the due deliveries claimed (`FOR UPDATE SKIP LOCKED LIMIT batch`), each
+ * POSTed at once with the product's own sender, body, signatures and secret as the product makes
+ * them; the delivered ones marked in one UPDATE. No lease, cap, attempt history or retry. Woken by
+ * LISTEN chamber_deliveries, else every second. Prints `BENCH_RELAY_READY`; SIGTERM stops it after its batch.
  */
 import * as Result from "effect/Result"
 import pg from "pg"
@@ -22,10 +19,8 @@ const secrets = webhookSecrets(process.env.CHAMBER_SECRET_KEY)
 const sender = makeSender({ allowPrivate: process.env.CHAMBER_WEBHOOK_ALLOW_PRIVATE === "true" })
 
 // The due rows locked in due order straight off their index, then read with their event and
-// subscription: a plan that stays cheap whatever the statistics say of the number waiting. The
-// subscription's state is a scalar subquery, which the planner cannot turn into a join: as EXISTS,
-// with statistics from before a burst (no row waiting), it hash-joined every waiting row and
-// sorted them all for each claim of 64 (17 ms against 0.7), in some rounds and not in others.
+// subscription: a plan that stays cheap whatever the statistics say of the number waiting (the
+// subscription's state a scalar subquery, which the planner cannot turn into a join, as it did EXISTS).
 const CLAIM = `
   WITH picked AS (
     SELECT d.id FROM webhook_deliveries d
@@ -50,34 +45,23 @@ const listener = new pg.Client({ connectionString: url })
 await db.connect()
 await listener.connect()
 
-let notified = false
+let [notified, stopping] = [false, false]
 let wake: (() => void) | undefined
-listener.on("notification", () => {
-  notified = true
-  wake?.()
-})
+listener.on("notification", () => void (notified = true, wake?.()))
 await listener.query("LISTEN chamber_deliveries")
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void (stopping = true, wake?.()))
 
-/** Until a notification (one that came meanwhile counts) or the next poll. */
+/** Until a notification (one that came meanwhile counts), a signal or the next poll. */
 const idle = () =>
   new Promise<void>((resolve) => {
     if (notified) return resolve()
-    const done = () => {
+    const timer = setTimeout(() => wake?.(), POLL_MS)
+    wake = () => {
       clearTimeout(timer)
       wake = undefined
       resolve()
     }
-    const timer = setTimeout(done, POLL_MS)
-    wake = done
   })
-
-let stopping = false
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, () => {
-    stopping = true
-    wake?.()
-  })
-}
 
 const batch = async (): Promise<number> => {
   await db.query({ name: "begin", text: "BEGIN" })

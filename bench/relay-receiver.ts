@@ -1,36 +1,22 @@
 /**
- * The relay bench's webhook receiver: HTTPS on 127.0.0.1 with the relay tests' self-signed
- * certificate, answering each POST 200 once its body has arrived, or with `hold` only once told to
- * (`answer()`, the requests held included). It keeps each request and the moment its body ended on
- * this process's clock, so that commit-to-receipt is measured on one clock.
+ * The relay bench's HTTPS receiver (the relay tests' certificate): each POST answered 200 once its
+ * body arrived, or with `hold` only once told to (`answer()`); each request kept with the moment
+ * its body ended on this process's clock, so that commit-to-receipt is on one clock.
  */
 import type { IncomingHttpHeaders, ServerResponse } from "node:http"
 import { createServer } from "node:https"
-import type { AddressInfo, Socket } from "node:net"
 import { testCertificate } from "../packages/webhook-relay/test/receiver.ts"
+import { listen } from "./shared.ts"
 
-export interface Receipt {
-  /** X-CC-Delivery: the event id. */
-  readonly event: string
-  /** Path and query: which subscription. */
-  readonly path: string
-  readonly headers: IncomingHttpHeaders
-  readonly body: Buffer
-  /** performance.now() when the body ended. */
-  readonly at: number
-}
+/** A request: its event (X-CC-Delivery), path and query (which subscription), and performance.now() when its body ended. */
+export type Receipt = { readonly event: string; readonly path: string; readonly headers: IncomingHttpHeaders; readonly body: Buffer; readonly at: number }
 
 export const startBenchReceiver = async (hold = false) => {
   const { key, cert } = await testCertificate()
   const receipts: Array<Receipt> = []
   const held: Array<ServerResponse> = []
-  let answered = 0
-  const ok = (res: ServerResponse) => {
-    answered++
-    res.writeHead(200, { "content-type": "text/plain" }).end("ok")
-  }
+  const ok = (res: ServerResponse) => void res.writeHead(200, { "content-type": "text/plain" }).end("ok")
   const waiters = new Set<() => void>()
-  const sockets = new Set<Socket>()
   const server = createServer({ key, cert }, (req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -41,13 +27,9 @@ export const startBenchReceiver = async (hold = false) => {
       for (const wake of [...waiters]) wake()
     })
   })
-  server.on("connection", (socket: Socket) => {
-    sockets.add(socket)
-    socket.on("close", () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve))
+  const { port, close } = await listen(server)
   return {
-    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `https://127.0.0.1:${port}`,
     /** The certificate (PEM), for NODE_EXTRA_CA_CERTS. */
     ca: cert,
     receipts,
@@ -68,16 +50,11 @@ export const startBenchReceiver = async (hold = false) => {
         check()
       }),
     clear: () => void (receipts.length = 0),
-    answered: () => answered,
     /** From now on every request is answered, the held ones at once. */
     answer: () => {
       hold = false
       for (const res of held.splice(0)) if (!res.destroyed) ok(res)
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        for (const socket of sockets) socket.destroy()
-      })
+    close
   }
 }

@@ -1,19 +1,25 @@
 /**
- * The relay bench's work, through the product's own services: a chamber, its webhook
- * subscriptions (a spread of integrations, each listing some event kinds, all pointing at the
- * bench's receiver under their own path), and events committed through the real outbox path
- * (`Outbox.append` in a transaction: the event, one delivery per active subscription listing its
- * kind, and the NOTIFY, in one statement). Deterministic, so every round gets the same work.
+ * The relay bench's work through the product's own services (deterministic, the same every
+ * round): a chamber, its subscriptions (a spread of integrations, each under its own path of the
+ * bench's receiver), events committed through `Outbox.append`, a month of settled history.
  */
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import type pg from "pg"
 import { AllowPrivateDestinations, type EventKind, Hooks, Outbox, Tenants, Transactor } from "../packages/core/src/index.ts"
-import { startNode } from "./processes.ts"
+import { StorageLive } from "../packages/pg-adapter/src/index.ts"
+import { type Output, startNode } from "./processes.ts"
 import { memberInputs } from "./seed-data.ts"
-import { chamberArgs } from "./shared.ts"
+import { chamberArgs, sleep } from "./shared.ts"
+
+/** The product's services on the bench database, webhook secrets stored encrypted under `secretKey` as in production: every relay opens them. */
+export const relayRuntime = (dbUrl: string, secretKey: string) => {
+  process.env.CHAMBER_SECRET_KEY = secretKey
+  return ManagedRuntime.make(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 10 }))
+}
 
 /** The environment of the bench's relays: the bench database, its receiver on loopback and trusted (`ca`, PEM). */
 export const relayEnv = (dbUrl: string, ca: string, extra: Record<string, string> = {}) => {
@@ -25,13 +31,16 @@ export const relayEnv = (dbUrl: string, ca: string, extra: Record<string, string
 /** `chamber relay --json` as shipped, once it says it runs. */
 export const startOurRelay = (env: NodeJS.ProcessEnv) => startNode("our relay", chamberArgs("relay", "--json"), env, /Webhook relay running/)
 
-export interface Subscription {
-  readonly id: number
-  /** Path and query on the receiver. */
-  readonly path: string
-  readonly secret: string
-  readonly events: ReadonlyArray<EventKind>
-}
+/** `count` relays started at once by `start`, what they print kept in `outputs`. */
+export const startRelays = (count: number, start: () => ReturnType<typeof startOurRelay>, outputs: Array<Output>) =>
+  Promise.all(Array.from({ length: count }, async () => {
+    const { child, output } = await start()
+    outputs.push(output)
+    return child
+  }))
+
+/** A subscription, its path and query on the receiver. */
+export type Subscription = { readonly id: number; readonly path: string; readonly secret: string; readonly events: ReadonlyArray<EventKind> }
 
 /** Four kinds of integration, in turn: everything, members and contacts, billing, events and deals. */
 const INTEGRATIONS: ReadonlyArray<readonly [string, ReadonlyArray<EventKind>]> = [
@@ -61,27 +70,15 @@ export const setupChamber = (hookCount: number, receiverUrl: string) =>
     // The bench's receiver is on loopback (CHAMBER_WEBHOOK_ALLOW_PRIVATE=true, as its relays have it).
   }).pipe(Effect.provideService(AllowPrivateDestinations, true), Effect.orDie)
 
-export interface PlannedEvent {
-  readonly type: EventKind
-  readonly data: unknown
-  /** Deliveries it fans out to. */
-  readonly fanout: number
-}
+/** An event, and the deliveries it fans out to. */
+export type PlannedEvent = { readonly type: EventKind; readonly data: unknown; readonly fanout: number }
 
 /** A member as GET returns it (about 1 KB of JSON), the data of every event. */
-const resources = memberInputs(200).map((input, i) => {
-  const { custom_fields, ...attributes } = input
+const resources = memberInputs(200).map(({ custom_fields, ...attributes }, i) => {
   const created = new Date(Date.UTC(2026, 10, 1, 9, 0, i)).toISOString()
-  return {
-    id: 5001 + i,
-    attributes: {
-      ...attributes,
-      slug: input.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, ""),
-      custom_fields: { membership_level: custom_fields?.membership_level ?? null, board_member: custom_fields?.board_member ?? null }
-    },
-    created_at: created,
-    updated_at: created
-  }
+  const slug = attributes.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
+  const custom = { membership_level: custom_fields?.membership_level ?? null, board_member: custom_fields?.board_member ?? null }
+  return { id: 5001 + i, attributes: { ...attributes, slug, custom_fields: custom }, created_at: created, updated_at: created }
 })
 
 /**
@@ -90,29 +87,25 @@ const resources = memberInputs(200).map((input, i) => {
  * whose deliveries to each subscription go out one after another, ruling 32).
  */
 export const planEvents = (subscriptions: ReadonlyArray<Subscription>, deliveries: number, offset = 0, resourceCount = resources.length): Array<PlannedEvent> => {
-  const fanout = (type: EventKind) => subscriptions.filter((s) => s.events.includes(type)).length
   const out: Array<PlannedEvent> = []
-  let total = 0
-  for (let i = offset; total < deliveries; i++) {
+  for (let [i, total] = [offset, 0]; total < deliveries; i++) {
     const type = EVENT_MIX[i % EVENT_MIX.length]!
-    const event = { type, data: resources[i % Math.min(resourceCount, resources.length)], fanout: fanout(type) }
-    out.push(event)
-    total += event.fanout
+    out.push({ type, data: resources[i % Math.min(resourceCount, resources.length)], fanout: fanoutOf(subscriptions, type) })
+    total += out[out.length - 1]!.fanout
   }
   return out
 }
 
 /** The mean deliveries per event of the mix. */
-export const meanFanout = (subscriptions: ReadonlyArray<Subscription>) =>
-  EVENT_MIX.reduce((n, type) => n + subscriptions.filter((s) => s.events.includes(type)).length, 0) / EVENT_MIX.length
+export const meanFanout = (subscriptions: ReadonlyArray<Subscription>) => EVENT_MIX.reduce((n, type) => n + fanoutOf(subscriptions, type), 0) / EVENT_MIX.length
+const fanoutOf = (subscriptions: ReadonlyArray<Subscription>, type: EventKind) => subscriptions.filter((s) => s.events.includes(type)).length
 
 /** Appends the events in one transaction; their ids, and performance.now() once COMMIT has returned. */
 export const commitEvents = (tenantId: number, events: ReadonlyArray<PlannedEvent>) =>
   Effect.gen(function*() {
     const outbox = yield* Outbox
     const appended = yield* (yield* Transactor).withTransaction(Effect.forEach(events, (e) => outbox.append(tenantId, e.type, e.data)))
-    const committedAt = performance.now()
-    return { ids: appended.map((e) => e.id), committedAt }
+    return { ids: appended.map((e) => e.id), committedAt: performance.now() }
   })
 
 /**
@@ -140,8 +133,28 @@ export const seedHistory = async (db: pg.Client, tenantId: number, subscriptions
     `INSERT INTO webhook_attempts (tenant_id, delivery_id, attempted_at, status, latency_ms, response_excerpt)
      SELECT tenant_id, id, created_at + interval '1 second', 200, 40, 'ok' FROM webhook_deliveries ORDER BY id`
   )
-  const max = (await db.query(
-    `SELECT (SELECT max(id) FROM outbox_events) AS events, (SELECT max(id) FROM webhook_deliveries) AS deliveries, (SELECT max(id) FROM webhook_attempts) AS attempts`
-  )).rows[0]
+  const max = (await db.query(`SELECT (SELECT max(id) FROM outbox_events) AS events, (SELECT max(id) FROM webhook_deliveries) AS deliveries,
+    (SELECT max(id) FROM webhook_attempts) AS attempts`)).rows[0]
   return { events: Number(max.events ?? 0), deliveries: Number(max.deliveries ?? 0), attempts: Number(max.attempts ?? 0) }
+}
+
+/**
+ * One event a transaction, the i-th `intervalMs` * i after the start, while `next(i)` gives one;
+ * `committed` is told each event's id and the moment its COMMIT returned. Resolves once all committed.
+ */
+export const commitPaced = async (
+  commit: (events: ReadonlyArray<PlannedEvent>) => Promise<{ readonly ids: ReadonlyArray<string>; readonly committedAt: number }>,
+  intervalMs: number,
+  next: (i: number) => PlannedEvent | undefined,
+  committed: (id: string, at: number, i: number) => void
+) => {
+  const [t0, commits] = [performance.now(), [] as Array<Promise<void>>]
+  for (let i = 0;; i++) {
+    const wait = t0 + i * intervalMs - performance.now()
+    if (wait > 0) await sleep(wait)
+    const event = next(i)
+    if (event === undefined) break
+    commits.push(commit([event]).then(({ ids, committedAt }) => committed(ids[0]!, committedAt, i)))
+  }
+  await Promise.all(commits)
 }

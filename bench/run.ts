@@ -8,13 +8,12 @@ import { randomBytes } from "node:crypto"
 import { cpus } from "node:os"
 import { isDeepStrictEqual } from "node:util"
 import { fileURLToPath } from "node:url"
-import { join, resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import pg from "pg"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { getLoad, inTurn, type Load, type Measured, printRows, Tally, fire, type World } from "./load.ts"
 import { children, type Server, startServer, stopChild } from "./processes.ts"
-import { accessLogFile, CONNECTIONS, DURATION, f, machine, notePrinted, POOL_SIZE, ROUNDS, verdict, WARMUP } from "./shared.ts"
+import { accessLogFile, CONNECTIONS, DURATION, f, machine, noAutovacuum, notePrinted, POOL_SIZE, ROUNDS, settleTables, verdict, WARMUP } from "./shared.ts"
 import { invoiceBodies, memberBodies, paymentBodies, seedChamber } from "./seed-data.ts"
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
 import { benchRelay } from "./relay.ts"
@@ -28,8 +27,7 @@ import { benchImport } from "./import.ts"
 const SERVER_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
-const BEFORE = process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : undefined
-const BAR = { throughput: 0.9, p99: 1.2, peakRss: 1.5, accessLog: 0.05, limiter: 0.05, before: 0.9, metrics: 0.05, otlp: 0.15, idempotencyKey: 0.1 }
+const BAR = { throughput: 0.9, p99: 1.2, peakRss: 1.5, accessLog: 0.05, limiter: 0.05, metrics: 0.05, idempotencyKey: 0.1 }
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 const log = (line: string) => console.log(line)
@@ -61,27 +59,21 @@ const cleanup = () =>
     await tracer?.close()
     await db?.end().catch(() => {})
     if (!dbCreated) return
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)).then(
-      () => log(`dropped database ${dbName}`),
-      (e) => console.error(`could not drop database ${dbName}: ${e}`)
-    )
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`))
+      .then(() => log(`dropped database ${dbName}`), (e) => console.error(`could not drop database ${dbName}: ${e}`))
   })())
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: cleaning up`)
-    cleanup().finally(() => process.exit(130))
-  })
+  process.on(signal, () => void (console.error(`\n${signal}: cleaning up`), cleanup().finally(() => process.exit(130))))
 }
 
 // Both servers do the same work: answers, statements and outbox rows compared.
 
+/** A call's status and JSON, the statements it executed (by transaction) and the outbox rows it wrote. */
 interface Answer {
   readonly status: number
   readonly json: any
-  /** The statements the request executed, by transaction. */
   readonly sql: ReadonlyArray<Unit>
-  /** The outbox rows it wrote. */
   readonly events: ReadonlyArray<{ readonly type: string; readonly payload: unknown }>
 }
 
@@ -96,6 +88,8 @@ interface Endpoint extends Load {
 
 class Disagreement extends Error {}
 
+const JSON_HEADERS = { "content-type": "application/json" }
+
 /**
  * Off the request path, whenever a server likes: the once-a-minute last_used_at touch, the pruning
  * of expired Idempotency-Keys, the in-process rate limiter's save each second.
@@ -105,19 +99,19 @@ const offPath = (text: string) =>
 
 let lastEvent = 0
 const caller = (server: Server): Call => async (method, path, key, body) => {
-  const response = await fetch(server.base + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
+  const sent = body === undefined ? {} : { headers: JSON_HEADERS, body: JSON.stringify(body) }
+  const response = await fetch(server.base + path, { method, ...sent, headers: { authorization: `Bearer ${key}`, ...sent.headers } })
   const text = await response.text()
   const sql = units(tracer!.take(), offPath)
   const rows = (await db!.query("SELECT id, type, payload FROM outbox_events WHERE id > $1 ORDER BY id", [lastEvent])).rows
   if (rows.length > 0) lastEvent = Number(rows[rows.length - 1].id)
-  let json: unknown = text
-  try {
-    json = JSON.parse(text)
-  } catch { /* compared as text */ }
+  const json = (() => {
+    try {
+      return JSON.parse(text)
+    } catch {
+      return text // compared as text
+    }
+  })()
   return { status: response.status, json, sql, events: rows.map((r) => ({ type: r.type, payload: r.payload })) }
 }
 
@@ -148,17 +142,13 @@ const compare = (label: string, ours: Answer, baseline: Answer, differs: Readonl
   const [x, y] = [describeUnits(ours.sql), describeUnits(baseline.sql)]
   if (isDeepStrictEqual(x, y)) return
   const at = Math.max(0, x.findIndex((line, i) => line !== y[i]))
-  throw new Disagreement(
-    `${label}: the servers run different SQL, first at line ${at + 1}:\n  ours:     ${x[at] ?? "(nothing)"}\n  baseline: ${y[at] ?? "(nothing)"}\n` +
-      `ours in full:\n${x.join("\n")}\nbaseline in full:\n${y.join("\n")}`
-  )
+  throw new Disagreement(`${label}: the servers run different SQL, first at line ${at + 1}:\n  ours:     ${x[at] ?? "(nothing)"}\n  baseline: ${y[at] ?? "(nothing)"}\n` +
+    `ours in full:\n${x.join("\n")}\nbaseline in full:\n${y.join("\n")}`)
 }
 
-const statements = (answer: Answer) => answer.sql.reduce((n, u) => n + (u.tx ? u.statements.length : 1), 0)
+const statements = (answer: Answer) => answer.sql.reduce((n, u) => n + u.statements.length, 0)
 
 // Endpoints.
-
-const JSON_HEADERS = { "content-type": "application/json" }
 
 const getEndpoint = (id: string, name: string, path: (world: World) => string): Endpoint => ({
   ...getLoad(id, name, path),
@@ -172,18 +162,11 @@ const memberPost = (headers: () => Record<string, string> = () => ({})) => ({
   method: "POST",
   path: "/api/v1/members",
   headers: JSON_HEADERS,
-  setupRequest: (request: Record<string, unknown>) => ({
-    ...request,
-    headers: { ...(request.headers as Record<string, string>), ...headers() },
-    body: JSON.stringify(nextMember())
-  })
+  setupRequest: (request: any) => ({ ...request, headers: { ...request.headers, ...headers() }, body: JSON.stringify(nextMember()) })
 })
 
 const membersPost: Endpoint = {
-  id: "members-post",
-  name: "POST /api/v1/members",
-  key: "write",
-  steps: ["POST /api/v1/members"],
+  id: "members-post", name: "POST /api/v1/members", key: "write", steps: ["POST /api/v1/members"],
   requests: () => [memberPost()],
   // One name twice on each server: the second create, and both of the other's, take a -N slug.
   probe: async (world, call) => {
@@ -199,10 +182,7 @@ const nextInvoice = (() => {
 })()
 const nextPayment = paymentBodies()
 
-interface FlowContext {
-  invoice?: number | undefined
-  balance?: number | undefined
-}
+type FlowContext = { invoice?: number | undefined; balance?: number | undefined }
 
 const invoiceFlow: Endpoint = {
   id: "invoices",
@@ -214,29 +194,23 @@ const invoiceFlow: Endpoint = {
       method: "POST",
       path: "/api/v1/invoices",
       headers: JSON_HEADERS,
-      setupRequest: (request: Record<string, unknown>) => ({ ...request, body: JSON.stringify(nextInvoice(world)) }),
+      setupRequest: (request: object) => ({ ...request, body: JSON.stringify(nextInvoice(world)) }),
       onResponse: (status: number, body: string, context: FlowContext) => {
         const data = status === 201 ? JSON.parse(body).data : undefined
-        context.invoice = data?.id
-        context.balance = data?.attributes.balance_cents
+        Object.assign(context, { invoice: data?.id, balance: data?.attributes.balance_cents })
       }
     },
+    // A step whose invoice is missing (its create failed) is skipped: the connection starts a new flow.
     {
       method: "POST",
-      // A step whose invoice is missing (its create failed) is skipped: the connection starts a new flow.
-      setupRequest: (request: Record<string, unknown>, context: FlowContext) =>
-        context.invoice === undefined ? undefined : { ...request, path: `/api/v1/invoices/${context.invoice}/issue` },
-      onResponse: (status: number, _body: string, context: FlowContext) => {
-        if (status !== 200) context.invoice = undefined
-      }
+      setupRequest: (request: object, { invoice }: FlowContext) => invoice === undefined ? undefined : { ...request, path: `/api/v1/invoices/${invoice}/issue` },
+      onResponse: (status: number, _body: string, context: FlowContext) => void (status !== 200 && (context.invoice = undefined))
     },
     {
       method: "POST",
       headers: JSON_HEADERS,
-      setupRequest: (request: Record<string, unknown>, context: FlowContext) =>
-        context.invoice === undefined
-          ? undefined
-          : { ...request, path: `/api/v1/invoices/${context.invoice}/payments`, body: JSON.stringify(nextPayment(context.balance!)) }
+      setupRequest: (request: object, { invoice, balance }: FlowContext) =>
+        invoice === undefined ? undefined : { ...request, path: `/api/v1/invoices/${invoice}/payments`, body: JSON.stringify(nextPayment(balance!)) }
     }
   ],
   probe: async (world, call) => {
@@ -259,11 +233,7 @@ let nextKey = 0
 const IDEMPOTENCY_VARIANTS: ReadonlyArray<readonly [string, Load]> = [
   ["without key", { ...membersPost, id: "idempotency" }],
   ["with key", { ...membersPost, id: "idempotency", requests: () => [memberPost(() => ({ "idempotency-key": `bench-${RUN}-${++nextKey}` }))] }],
-  ["replay", {
-    ...membersPost,
-    id: "idempotency",
-    requests: () => [{ method: "POST", path: "/api/v1/members", headers: { ...JSON_HEADERS, "idempotency-key": REPLAYED_KEY }, body: REPLAYED_BODY }]
-  }]
+  ["replay", { ...membersPost, id: "idempotency", requests: () => [{ method: "POST", path: "/api/v1/members", headers: { ...JSON_HEADERS, "idempotency-key": REPLAYED_KEY }, body: REPLAYED_BODY }] }]
 ]
 
 const ALL_ENDPOINTS: ReadonlyArray<Endpoint> = [
@@ -279,27 +249,17 @@ const OBSERVED_ENDPOINTS = ["members", "me"]
 const OBSERVED_SERVERS = ["ours-metrics", "ours-otlp"]
 const ENDPOINTS = ALL_ENDPOINTS.filter((e) => ONLY.length === 0 || ONLY.includes(e.id))
 const runs = (section: string) => ONLY.length === 0 || ONLY.includes(section)
-{
-  const known = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "changes", "large", "embedded", "fair", "import"]
-  const unknown = ONLY.filter((id) => !known.includes(id))
-  if (unknown.length > 0) {
-    console.error(`BENCH_ONLY: unknown section ${unknown.join(", ")}; known: ${known.join(", ")}`)
-    process.exit(2)
-  }
+const KNOWN = [...ALL_ENDPOINTS.map((e) => e.id), "idempotency", "relay", "changes", "large", "embedded", "fair", "import"]
+if (ONLY.some((id) => !KNOWN.includes(id))) {
+  console.error(`BENCH_ONLY: unknown section ${ONLY.filter((id) => !KNOWN.includes(id)).join(", ")}; known: ${KNOWN.join(", ")}`)
+  process.exit(2)
 }
 
 /** The tables the measured writes grow. */
 const WRITTEN_TABLES = ["members", "outbox_events", "invoices", "invoice_lines", "invoice_sequences", "payments", "api_keys", "idempotency_keys"]
 
-/**
- * Before a round of a write endpoint, outside the measured window: the previous rounds' dead rows
- * vacuumed, statistics refreshed, dirty pages flushed, so that no round pays for another's writes.
- * CHECKPOINT needs a superuser or pg_checkpoint; without it the round goes ahead anyway.
- */
-const settle = async () => {
-  await db!.query(`VACUUM (ANALYZE) ${WRITTEN_TABLES.join(", ")}`)
-  await db!.query("CHECKPOINT").catch(() => {})
-}
+/** Before a round of a write endpoint, outside the measured window. */
+const settle = () => settleTables(db!, WRITTEN_TABLES)
 
 // Report.
 
@@ -312,7 +272,7 @@ const printTable = (endpoint: Endpoint, rows: Rows) => {
   const unit = endpoint.steps.length > 1 ? "flow" : "req"
   printRows(log, endpoint.name, "server", unit, rows)
   const get = (name: string) => rows.find(([n]) => n === name)?.[1]
-  for (const other of ["baseline", "ours-nolog", "ours-nolimit", "ours-metrics", "ours-otlp", "before"]) {
+  for (const other of ["baseline", "ours-nolog", "ours-nolimit", "ours-metrics", "ours-otlp"]) {
     const b = get(other)
     if (b !== undefined) log(`  ours/${other}: ${ratios(unit, get("ours")!, b)}`)
   }
@@ -322,42 +282,28 @@ const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly
   log("")
   for (const { endpoint, rows } of results) {
     const get = (name: string) => rows.find(([n]) => n === name)?.[1]
-    const [ours, baseline, before] = [get("ours")!, get("baseline")!, get("before")]
+    const [ours, baseline] = [get("ours")!, get("baseline")!]
     const clean = rows.every(([, m]) => m.bad === 0)
     const label = endpoint.steps.length > 1 ? "invoice flow" : endpoint.name
     const [throughput, p99, rss] = [ours.rps / baseline.rps, ours.p99 / baseline.p99, ours.peakRssMb / baseline.peakRssMb]
     if (endpoint === MEMBERS_PAGE) {
-      verdict(
-        log,
-        throughput >= BAR.throughput && p99 <= BAR.p99 && rss <= BAR.peakRss,
-        `members page against the baseline: throughput ${f(throughput, 2)}x (bar >= ${BAR.throughput}x), p99 ${f(p99, 2)}x (bar <= ${BAR.p99}x), ` +
-          `peak RSS ${f(rss, 2)}x (bar <= ${BAR.peakRss}x)`,
-        clean
-      )
+      verdict(log, throughput >= BAR.throughput && p99 <= BAR.p99 && rss <= BAR.peakRss, `members page against the baseline: throughput ${f(throughput, 2)}x ` +
+        `(bar >= ${BAR.throughput}x), p99 ${f(p99, 2)}x (bar <= ${BAR.p99}x), peak RSS ${f(rss, 2)}x (bar <= ${BAR.peakRss}x)`, clean)
       for (const [name, what, bar] of [["ours-nolog", "the access log", BAR.accessLog], ["ours-nolimit", "the in-process rate limiter", BAR.limiter]] as const) {
         const cost = 1 - ours.rps / get(name)!.rps
         verdict(log, cost <= bar, `${what} costs ${f(cost * 100)}% of the members page's throughput (bar <= ${bar * 100}%)`, clean)
       }
     }
-    // Metrics (CHAMBER_METRICS_PORT) and OTLP export at ratio 1, against ours without them (docs/operations.md "Metrics").
-    for (const [name, what, bar] of [["ours-metrics", "metrics on", BAR.metrics], ["ours-otlp", "OTLP export (traces at ratio 1)", BAR.otlp]] as const) {
-      const observed = get(name)
-      if (observed === undefined) continue
-      const cost = 1 - observed.rps / ours.rps
-      verdict(log, cost <= bar, `${what} costs ${f(cost * 100)}% of ${label}'s throughput (bar <= ${bar * 100}%); p99 ${f(observed.p99 / ours.p99, 2)}x`, clean)
+    // Metrics (CHAMBER_METRICS_PORT) against ours without them (docs/operations.md "Metrics"); OTLP export at
+    // ratio 1 has no bar: its cost is printed, to be compared between runs.
+    const [metrics, otlp] = [get("ours-metrics"), get("ours-otlp")]
+    const costOf = (m: Measured) => `${f((1 - m.rps / ours.rps) * 100)}% of ${label}'s throughput`
+    if (metrics !== undefined) {
+      verdict(log, 1 - metrics.rps / ours.rps <= BAR.metrics, `metrics on costs ${costOf(metrics)} (bar <= ${BAR.metrics * 100}%); p99 ${f(metrics.p99 / ours.p99, 2)}x`, clean)
     }
+    if (otlp !== undefined) log(`cost: OTLP export (traces at ratio 1) costs ${costOf(otlp)}; p99 ${f(otlp.p99 / ours.p99, 2)}x`)
     if (endpoint !== MEMBERS_PAGE) {
       log(`ratio: ${label} against the baseline: throughput ${f(throughput, 2)}x, p99 ${f(p99, 2)}x, CPU ${f(ours.cpuMs / baseline.cpuMs, 2)}x`)
-    }
-    if (before !== undefined) {
-      const ratio = ours.rps / before.rps
-      verdict(
-        log,
-        ratio >= BAR.before,
-        `${label}: ours/baseline ${f(throughput, 2)}x against before/baseline ${f(before.rps / baseline.rps, 2)}x, throughput ${f(ratio, 2)}x ` +
-          `before's (bar >= ${BAR.before}x); p99 ${f(ours.p99 / before.p99, 2)}x before's`,
-        clean
-      )
     }
   }
 }
@@ -368,12 +314,9 @@ const verdicts = (results: ReadonlyArray<{ readonly endpoint: Endpoint; readonly
  * request; a replay costs less CPU and answers more requests a second than the create it replays.
  */
 const benchIdempotency = async (ours: Server, world: World) => {
-  const post = () =>
-    fetch(`${ours.base}/api/v1/members`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${world.keys.write}`, ...JSON_HEADERS, "idempotency-key": REPLAYED_KEY },
-      body: REPLAYED_BODY
-    }).then(async (r) => ({ status: r.status, text: await r.text(), replayed: r.headers.get("idempotent-replayed") }))
+  const headers = { authorization: `Bearer ${world.keys.write}`, ...JSON_HEADERS, "idempotency-key": REPLAYED_KEY }
+  const post = () => fetch(`${ours.base}/api/v1/members`, { method: "POST", headers, body: REPLAYED_BODY })
+    .then(async (r) => ({ status: r.status, text: await r.text(), replayed: r.headers.get("idempotent-replayed") }))
   const [first, again] = [await post(), await post()]
   if (first.status !== 201 || again.status !== 201 || again.text !== first.text || again.replayed !== "true" || first.replayed !== null) {
     throw new Disagreement(`Idempotency-Key: the replay is not the first answer: ${JSON.stringify([first, again]).slice(0, 600)}`)
@@ -386,20 +329,10 @@ const benchIdempotency = async (ours: Server, world: World) => {
     printRows(log, "POST /api/v1/members on ours: without an Idempotency-Key, with a fresh one each, replayed", "variant", "req", rows)
     const clean = rows.every(([, m]) => m.bad === 0)
     const [throughputCost, cpuCost] = [1 - withKey.rps / without.rps, withKey.cpuMs / without.cpuMs - 1]
-    verdict(
-      log,
-      throughputCost <= BAR.idempotencyKey && cpuCost <= BAR.idempotencyKey,
-      `an Idempotency-Key costs POST /members ${f(throughputCost * 100)}% of its throughput and ${f(cpuCost * 100)}% more CPU a request ` +
-        `(bar <= ${BAR.idempotencyKey * 100}% each)`,
-      clean
-    )
-    verdict(
-      log,
-      replay.cpuMs < withKey.cpuMs && replay.rps > withKey.rps,
-      `a replay against the create it replays: CPU a request ${f(replay.cpuMs / withKey.cpuMs, 2)}x, throughput ${f(replay.rps / withKey.rps, 2)}x ` +
-        `(bar: less CPU, more throughput)`,
-      clean
-    )
+    verdict(log, throughputCost <= BAR.idempotencyKey && cpuCost <= BAR.idempotencyKey, `an Idempotency-Key costs POST /members ${f(throughputCost * 100)}% ` +
+      `of its throughput and ${f(cpuCost * 100)}% more CPU a request (bar <= ${BAR.idempotencyKey * 100}% each)`, clean)
+    verdict(log, replay.cpuMs < withKey.cpuMs && replay.rps > withKey.rps, `a replay against the create it replays: CPU a request ` +
+      `${f(replay.cpuMs / withKey.cpuMs, 2)}x, throughput ${f(replay.rps / withKey.rps, 2)}x (bar: less CPU, more throughput)`, clean)
   }
 }
 
@@ -407,15 +340,13 @@ const benchIdempotency = async (ours: Server, world: World) => {
 const benchHttp = async (db: pg.Client) => {
   log(`bench: ${MEMBERS} members, ${CONNECTIONS} connections, warm-up ${WARMUP} s + ${DURATION} s measured per server and endpoint in ${ROUNDS} rounds, DB pool ${POOL_SIZE} each`)
   const { keys } = await Effect.runPromise(Effect.scoped(seedChamber({
-    name: "Greater Riverside Chamber of Commerce",
-    fields: true,
-    members: MEMBERS,
+    name: "Greater Riverside Chamber of Commerce", fields: true, members: MEMBERS,
     keys: { read: ["Website directory", "read"], write: ["Back office", "members:write,invoices:write,payments:write"] }
   }).pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 10 })))))
   // Statistics and the visibility map fresh, so that no autovacuum mid-run changes a plan; the
   // written tables are settled before each round instead (settle).
   await db.query("VACUUM ANALYZE")
-  for (const table of WRITTEN_TABLES) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)`)
+  await noAutovacuum(db, WRITTEN_TABLES)
   const world: World = { keys, memberIds: (await db.query("SELECT id FROM members ORDER BY id")).rows.map((r) => Number(r.id)) }
   lastEvent = Number((await db.query("SELECT coalesce(max(id), 0) AS id FROM outbox_events")).rows[0].id)
   progress("seeded")
@@ -447,25 +378,20 @@ const benchHttp = async (db: pg.Client) => {
       ourServer("ours-otlp", { ...logged, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER_ARG: "1" })
     ]),
     startServer("baseline", here("./baseline-server.ts"), dbUrl),
-    ...(page ? [ourServer("ours-nolog", {}), ourServer("ours-nolimit", { ...logged, BENCH_RATE_LIMITS: "off" })] : []),
-    ...(BEFORE === undefined ? [] : [startServer("before", join(BEFORE, "bench/our-server.ts"), dbUrl, { BENCH_ACCESS_LOG: accessLogFile(`${dbName}-before`) })])
+    ...(page ? [ourServer("ours-nolog", {}), ourServer("ours-nolimit", { ...logged, BENCH_RATE_LIMITS: "off" })] : [])
   ])
   progress(`servers up: ${servers.map((s) => `${s.name} (pid ${s.child.pid})`).join(", ")}; ${machine()}`)
 
   const results: Array<{ endpoint: Endpoint; rows: Rows }> = []
   for (const endpoint of ENDPOINTS) {
-    const measured = servers.filter((s) =>
-      endpoint === MEMBERS_PAGE || !s.name.startsWith("ours-") || (OBSERVED_ENDPOINTS.includes(endpoint.id) && OBSERVED_SERVERS.includes(s.name))
-    )
+    const observed = (s: Server) => OBSERVED_ENDPOINTS.includes(endpoint.id) && OBSERVED_SERVERS.includes(s.name)
+    const measured = servers.filter((s) => endpoint === MEMBERS_PAGE || !s.name.startsWith("ours-") || observed(s))
     for (const server of measured) await fire(server.base, endpoint, world, WARMUP)
     const writes = endpoint.steps.some((step) => step.startsWith("POST"))
     results.push({ endpoint, rows: await inTurn(measured.map((server) => new Tally(server, endpoint)), world, DURATION, progress, writes ? settle : undefined) })
   }
-  let idempotency: (() => void) | undefined
-  if (runs("idempotency")) {
-    progress("idempotency: ours without and with an Idempotency-Key, and replayed")
-    idempotency = await benchIdempotency(servers[0]!, world)
-  }
+  if (runs("idempotency")) progress("idempotency: ours without and with an Idempotency-Key, and replayed")
+  const idempotency = runs("idempotency") ? await benchIdempotency(servers[0]!, world) : undefined
   await Promise.all(servers.map((server) => stopChild(server.child)))
   if (collector !== undefined) {
     progress(`the OTLP collector received ${collector.posts()} exports, ${f(collector.bytes() / 1e6)} MB`)
@@ -481,13 +407,10 @@ const benchHttp = async (db: pg.Client) => {
 }
 
 const main = async () => {
-  const version = await admin(async (c) => {
-    const version = (await c.query("SHOW server_version")).rows[0].server_version as string
-    await c.query(`CREATE DATABASE ${dbName}`)
-    return version
-  })
+  const version = await admin(async (c) => (await c.query("SHOW server_version")).rows[0].server_version as string)
+  await admin((c) => c.query(`CREATE DATABASE ${dbName}`))
   dbCreated = true
-  log(`bench: node ${process.version}, ${cpus().length} CPUs, PostgreSQL ${version}, database ${dbName}${BEFORE === undefined ? "" : `, before: ${BEFORE}`}`)
+  log(`bench: node ${process.version}, ${cpus().length} CPUs, PostgreSQL ${version}, database ${dbName}`)
   db = new pg.Client({ connectionString: dbUrl })
   await db.connect()
   const ctx = { dbUrl, log, elapsed }

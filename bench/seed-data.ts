@@ -23,21 +23,17 @@ const STREETS = ["Main St", "Oak Ave", "Elm St", "Washington Blvd", "Park Ave", 
 const CITIES: ReadonlyArray<readonly [string, string, string]> = [["Springfield", "IL", "627"], ["Riverside", "CA", "925"], ["Madison", "WI", "537"], ["Franklin", "TN", "370"], ["Salem", "OR", "973"], ["Georgetown", "TX", "786"], ["Fairview", "NC", "287"], ["Greenville", "SC", "296"], ["Bristol", "CT", "060"], ["Clinton", "IA", "527"]]
 const SLOGANS = ["Serving our neighbors since day one.", "Quality you can count on.", "Local people, local service.", "Where the community comes together.", "Built on trust, one customer at a time.", "Your hometown experts.", "Fresh ideas for a growing town.", "Proudly independent and family owned."]
 const ABOUT_SENTENCES = [
-  "We are a locally owned business that has served the region for more than two decades.",
-  "Our team of experienced professionals takes pride in personal service and honest advice.",
+  "We are a locally owned business that has served the region for more than two decades.", "Our team of experienced professionals takes pride in personal service and honest advice.",
   "We partner with schools, nonprofits and neighboring businesses to support community events throughout the year.",
-  "Customers count on us for reliable work, fair prices and a friendly face every time they visit.",
-  "We recently expanded our downtown location and added evening and weekend hours.",
-  "Ask us about our loyalty program and seasonal specials for chamber members.",
-  "Sustainability matters to us: we source locally whenever we can and recycle everything we are able to.",
+  "Customers count on us for reliable work, fair prices and a friendly face every time they visit.", "We recently expanded our downtown location and added evening and weekend hours.",
+  "Ask us about our loyalty program and seasonal specials for chamber members.", "Sustainability matters to us: we source locally whenever we can and recycle everything we are able to.",
   "Our founders started the business with a single storefront and a commitment to doing things right."
 ]
 const SURNAMES = [
-  "Anderson", "Baker", "Castillo", "Chen", "Clark", "Collins", "Diaz", "Edwards", "Evans", "Fischer", "Foster", "Garcia", "Gonzalez",
-  "Gupta", "Hall", "Harris", "Hernandez", "Hughes", "Jackson", "Johnson", "Kelly", "Kim", "King", "Kowalski", "Lee", "Lewis", "Lopez",
-  "Martin", "Martinez", "Miller", "Mitchell", "Moore", "Morgan", "Murphy", "Nguyen", "O'Brien", "Olsen", "Parker", "Patel", "Perez",
-  "Phillips", "Ramirez", "Reed", "Reyes", "Rivera", "Roberts", "Robinson", "Rossi", "Sanchez", "Schmidt", "Scott", "Shah", "Smith",
-  "Sullivan", "Taylor", "Thompson", "Turner", "Walker", "Wright", "Young"
+  "Anderson", "Baker", "Castillo", "Chen", "Clark", "Collins", "Diaz", "Edwards", "Evans", "Fischer", "Foster", "Garcia", "Gonzalez", "Gupta", "Hall", "Harris", "Hernandez",
+  "Hughes", "Jackson", "Johnson", "Kelly", "Kim", "King", "Kowalski", "Lee", "Lewis", "Lopez", "Martin", "Martinez", "Miller", "Mitchell", "Moore", "Morgan", "Murphy",
+  "Nguyen", "O'Brien", "Olsen", "Parker", "Patel", "Perez", "Phillips", "Ramirez", "Reed", "Reyes", "Rivera", "Roberts", "Robinson", "Rossi", "Sanchez", "Schmidt",
+  "Scott", "Shah", "Smith", "Sullivan", "Taylor", "Thompson", "Turner", "Walker", "Wright", "Young"
 ]
 const LEVELS = ["Bronze", "Silver", "Gold", "Platinum", "Trustee"]
 const STATUSES: ReadonlyArray<MemberStatus> = ["active", "active", "active", "active", "active", "active", "pending", "lapsed", "former"]
@@ -55,9 +51,7 @@ const memberDraw = (random: () => number) => {
     const about = Array.from({ length: 2 + Math.floor(random() * 3) }, () => pick(ABOUT_SENTENCES)).join(" ")
     const year = 1985 + Math.floor(random() * 39)
     return {
-      name,
-      status: pick(STATUSES),
-      industry,
+      name, status: pick(STATUSES), industry,
       secondary_industries: random() < 0.6 ? Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(INDUSTRIES)).filter((s) => s !== industry) : null,
       slogan: maybe(0.8, () => pick(SLOGANS)),
       about: maybe(0.9, () => about),
@@ -65,22 +59,17 @@ const memberDraw = (random: () => number) => {
       email: maybe(0.9, () => `info@${domain}.example`),
       phone: maybe(0.9, () => `(${digits(3)}) ${digits(3)}-${digits(4)}`),
       address_line1: `${100 + Math.floor(random() * 9800)} ${pick(STREETS)}`,
-      address_line2: maybe(0.25, () => `Suite ${100 + Math.floor(random() * 400)}`),
-      city,
-      state,
-      zip: `${zip3}${digits(2)}`,
+      address_line2: maybe(0.25, () => `Suite ${100 + Math.floor(random() * 400)}`), city, state, zip: `${zip3}${digits(2)}`,
       member_since: `${year}-${String(1 + Math.floor(random() * 12)).padStart(2, "0")}-${String(1 + Math.floor(random() * 28)).padStart(2, "0")}`,
       employee_count: maybe(0.85, () => 1 + Math.floor(random() ** 3 * 500)),
       directory_visible: random() < 0.9,
-      ...(customFields
-        ? {
-          custom_fields: {
-            membership_level: pick(LEVELS),
-            board_member: random() < 0.08,
-            internal_notes: `Renewal contact: ${pick(["Pat", "Sam", "Alex", "Jordan", "Taylor"])}; dues ${pick(["paid", "invoiced", "overdue"])}.`
-          }
+      ...(customFields ? {
+        custom_fields: {
+          membership_level: pick(LEVELS),
+          board_member: random() < 0.08,
+          internal_notes: `Renewal contact: ${pick(["Pat", "Sam", "Alex", "Jordan", "Taylor"])}; dues ${pick(["paid", "invoiced", "overdue"])}.`
         }
-        : {})
+      } : {})
     }
   }
   return { pick, maybe, name, fields }
@@ -139,13 +128,9 @@ export const paymentBodies = (seed = 20261124) => {
   let check = 1000
   return (balanceCents: number) => {
     const method = pick(["check", "check", "card", "ach", "cash"] as const)
-    return {
-      method,
-      amount: `${Math.floor(balanceCents / 100)}.${String(balanceCents % 100).padStart(2, "0")}`,
-      received_on: new Date().toISOString().slice(0, 10),
-      reference: method === "check" ? `Check #${check++}` : maybe(0.5, () => `Batch ${Math.floor(random() * 90000) + 10000}`),
-      notes: maybe(0.3, () => "Dropped off at the front desk.")
-    }
+    const [amount, received_on] = [`${Math.floor(balanceCents / 100)}.${String(balanceCents % 100).padStart(2, "0")}`, new Date().toISOString().slice(0, 10)]
+    const reference = method === "check" ? `Check #${check++}` : maybe(0.5, () => `Batch ${Math.floor(random() * 90000) + 10000}`)
+    return { method, amount, received_on, reference, notes: maybe(0.3, () => "Dropped off at the front desk.") }
   }
 }
 
@@ -154,12 +139,7 @@ export const paymentBodies = (seed = 20261124) => {
  * (two shown by the API, one hidden), `members` members, and a key per entry of `keys` (name,
  * scopes), each with a daily limit no run reaches.
  */
-export const seedChamber = <K extends string>(o: {
-  readonly name: string
-  readonly fields: boolean
-  readonly members: number
-  readonly keys: Record<K, readonly [string, string]>
-}) =>
+export const seedChamber = <K extends string>(o: { readonly name: string; readonly fields: boolean; readonly members: number; readonly keys: Record<K, readonly [string, string]> }) =>
   Effect.gen(function*() {
     const [tenants, members, keys] = [yield* Tenants, yield* Members, yield* Keys]
     const admin = "admin@bench-chamber.example"

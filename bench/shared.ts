@@ -1,5 +1,6 @@
 /** What the bench's scripts share: the knobs, the `chamber` command line, the access log's file, the figures' arithmetic and verdicts. */
 import { readFileSync, rmSync } from "node:fs"
+import type { Server, Socket } from "node:net"
 import { createRequire } from "node:module"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -69,3 +70,28 @@ export const notePrinted = (log: (line: string) => void, who: string, lines: Rea
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Listens on a free port of 127.0.0.1: the port, and a close that also ends the connections still open. */
+export const listen = async (server: Server) => {
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve))
+  const sockets = new Set<Socket>()
+  server.on("connection", (socket) => void (sockets.add(socket), socket.on("close", () => sockets.delete(socket))))
+  const close = () => new Promise<void>((resolve) => void (server.close(() => resolve()), sockets.forEach((socket) => socket.destroy())))
+  return { port: (server.address() as { port: number }).port, close }
+}
+
+type Queries = { readonly query: (text: string) => Promise<unknown> }
+
+/** Autovacuum off on the tables the bench writes, for the run: it settles them itself, outside the measured windows. */
+export const noAutovacuum = async (db: Queries, tables: ReadonlyArray<string>) => {
+  for (const table of tables) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)`)
+}
+
+/**
+ * Dead rows vacuumed, statistics refreshed, dirty pages flushed, so that no round pays for
+ * another's writes. CHECKPOINT needs a superuser or pg_checkpoint; without it the round goes ahead.
+ */
+export const settleTables = async (db: Queries, tables: ReadonlyArray<string>) => {
+  await db.query(`VACUUM (ANALYZE) ${tables.join(", ")}`)
+  await db.query("CHECKPOINT").catch(() => {})
+}

@@ -1,25 +1,15 @@
 /**
- * A PostgreSQL wire proxy that records the statements its clients execute, so that run.ts can
- * check that the baseline runs the same statements as ours, in the same transactions. It reads
- * the frontend messages only and passes every byte through unchanged: `Parse` (a statement's
- * text), `Bind` (which statement runs, with how many parameters) and `Query` (the simple
- * protocol), each recorded with its connection. Used for a handful of requests, never under load.
+ * A PostgreSQL wire proxy that records the statements its clients execute (`Parse`, `Bind`,
+ * `Query`, each with its connection), passing every byte through: run.ts checks with it that the
+ * baseline runs our statements in our transactions. For a handful of requests, never under load.
  */
 import { connect, createServer, type Socket } from "node:net"
 
-interface Executed {
-  readonly connection: number
-  /** The statement's text, white space collapsed, and its number of parameters. */
-  readonly label: string
-}
+/** A statement executed on a connection: its text, white space collapsed, and its number of parameters. */
+type Executed = { readonly connection: number; readonly label: string }
 
-export interface Tracer {
-  /** A DATABASE_URL that goes through the proxy. */
-  readonly url: string
-  /** The statements executed since the last call, in order. */
-  readonly take: () => Array<Executed>
-  readonly close: () => Promise<void>
-}
+/** A DATABASE_URL through the proxy, and the statements executed since the last `take`, in order. */
+export type Tracer = { readonly url: string; readonly take: () => Array<Executed>; readonly close: () => Promise<void> }
 
 const cstring = (buf: Buffer, at: number): [string, number] => {
   const end = buf.indexOf(0, at)
@@ -60,12 +50,7 @@ export const startTracer = (target: string): Promise<Tracer> => {
       }
     })
     pg.pipe(client)
-    const end = () => {
-      for (const socket of [client, pg]) {
-        socket.destroy()
-        sockets.delete(socket)
-      }
-    }
+    const end = () => [client, pg].forEach((socket) => void (socket.destroy(), sockets.delete(socket)))
     client.on("error", end).on("close", end)
     pg.on("error", end).on("close", end)
   })
@@ -86,8 +71,8 @@ export const startTracer = (target: string): Promise<Tracer> => {
   })
 }
 
-/** One request's statements, each transaction (BEGIN ... COMMIT on one connection) as one group. */
-export type Unit = { readonly tx: false; readonly statement: string } | { readonly tx: true; readonly statements: ReadonlyArray<string> }
+/** A statement alone, or a transaction's (BEGIN ... COMMIT on one connection) as one group. */
+export type Unit = { readonly tx: boolean; readonly statements: Array<string> }
 
 /** In order of their first statement; `ignore` drops the statements that run off the request's path. */
 export const units = (executed: ReadonlyArray<Executed>, ignore: (text: string) => boolean): Array<Unit> => {
@@ -99,12 +84,10 @@ export const units = (executed: ReadonlyArray<Executed>, ignore: (text: string) 
     if (current !== undefined) {
       current.push(label)
       if (/^(COMMIT|ROLLBACK|END)\b/i.test(label)) open.delete(connection)
-    } else if (/^(BEGIN|START TRANSACTION)\b/i.test(label)) {
-      const statements = [label]
-      open.set(connection, statements)
-      out.push({ tx: true, statements })
     } else {
-      out.push({ tx: false, statement: label })
+      const unit = { tx: /^(BEGIN|START TRANSACTION)\b/i.test(label), statements: [label] }
+      if (unit.tx) open.set(connection, unit.statements)
+      out.push(unit)
     }
   }
   return out
@@ -112,4 +95,4 @@ export const units = (executed: ReadonlyArray<Executed>, ignore: (text: string) 
 
 /** The units as lines, for a difference in an error message. */
 export const describeUnits = (list: ReadonlyArray<Unit>): Array<string> =>
-  list.flatMap((u) => (u.tx ? ["TRANSACTION", ...u.statements.map((s) => `  ${s}`)] : [u.statement]))
+  list.flatMap((u) => (u.tx ? ["TRANSACTION", ...u.statements.map((s) => `  ${s}`)] : u.statements))
