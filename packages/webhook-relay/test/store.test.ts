@@ -433,8 +433,9 @@ for (const rt of runtimes()) {
               return [claimedAt - before, (yield* read) - claimedAt, claimed] as const
             })).pipe(Effect.orDie)
             assert.lengthOf(claimed, 8)
-            // A few dozen a subscription, where reading the backlog is 6,000 and more.
-            assert.isBelow(claimRead, 40 * hooks.length, "rows the claim read")
+            // A few dozen a subscription (a plan chosen with other statistics reads up to about 50),
+            // where reading the backlog is 6,000 and more.
+            assert.isBelow(claimRead, 80 * hooks.length, "rows the claim read")
             assert.isBelow(writeRead, 200, "rows the write read")
           }).pipe(
             // The backlog is not the next tests' to deliver.
