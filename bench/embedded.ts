@@ -5,11 +5,9 @@
  * `serve` on PostgreSQL, its idle RSS (bar <= 160 MB).
  */
 import autocannon from "autocannon"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { serveChamber } from "./processes.ts"
-import { f, machine, percentile, type SectionContext, sleep, verdict } from "./shared.ts"
+import { f, machine, percentile, type SectionContext, sleep, verdict, withTempDir } from "./shared.ts"
 
 const STARTS = Math.max(1, Number(process.env.BENCH_EMBEDDED_STARTS ?? 3))
 const IDLE_SECONDS = Number(process.env.BENCH_EMBEDDED_IDLE ?? 5)
@@ -63,19 +61,18 @@ const idle = async (server: Serving) => {
   return { base: server.base, listeningMs: server.listeningMs, rss: server.rss() }
 }
 
-export const benchEmbedded = async (ctx: SectionContext): Promise<void> => {
-  const { log } = ctx
-  log(`\n[${ctx.elapsed()}] embedded database: ${STARTS} cold starts, idle ${IDLE_SECONDS} s, load ${LOAD_CONNECTIONS} connections x ${LOAD_SECONDS} s`)
-  const dirs: Array<string> = []
-  try {
+export const benchEmbedded = (ctx: SectionContext): Promise<void> =>
+  // Each cold start on a data directory of its own under one temporary directory.
+  withTempDir("chamber-embedded-", async (root) => {
+    const { log } = ctx
+    log(`\n[${ctx.elapsed()}] embedded database: ${STARTS} cold starts, idle ${IDLE_SECONDS} s, load ${LOAD_CONNECTIONS} connections x ${LOAD_SECONDS} s`)
     const starts: Array<Awaited<ReturnType<typeof coldStart>>> = []
     for (let i = 0; i < STARTS; i++) {
-      dirs.push(mkdtempSync(join(tmpdir(), "chamber-embedded-")))
-      starts.push(await coldStart(dirs[i]!))
+      starts.push(await coldStart(join(root, String(i))))
       log(`[${ctx.elapsed()}] cold start ${i + 1}: first 200 after ${f(starts[i]!.firstOkMs, 0)} ms, then ${f(starts[i]!.rss, 0)} MB idle`)
     }
     const coldMs = percentile(starts.map((s) => s.firstOkMs))(50)
-    const [restart, underLoad] = await serving([], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dirs[dirs.length - 1]!, "data") }, async (server) => {
+    const [restart, underLoad] = await serving([], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(root, String(STARTS - 1), "data") }, async (server) => {
       const restart = await idle(server)
       return [restart, await load(server, restart.base, starts[starts.length - 1]!.key)] as const
     })
@@ -89,7 +86,4 @@ export const benchEmbedded = async (ctx: SectionContext): Promise<void> => {
     log(`  PostgreSQL: listening after ${f(postgres.listeningMs, 0)} ms, idle ${f(postgres.rss, 0)} MB\n`)
     verdict(log, coldMs <= BAR.coldStartMs, `cold start to the first 200 on an empty embedded database ${f(coldMs, 0)} ms (bar <= ${BAR.coldStartMs} ms)`)
     verdict(log, postgres.rss <= BAR.postgresIdleRssMb, `idle RSS of \`chamber serve\` on PostgreSQL ${f(postgres.rss, 0)} MB (bar <= ${BAR.postgresIdleRssMb} MB)`)
-  } finally {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-  }
-}
+  })

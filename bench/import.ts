@@ -6,18 +6,15 @@
  * from a blob in PGlite). Bars (issue 45): 20 s on PostgreSQL, 60 s embedded, peak RSS < 1 GB.
  */
 import { execFileSync, spawnSync } from "node:child_process"
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { loadavg, tmpdir } from "node:os"
+import { chmodSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { clusterDir } from "../packages/pg-adapter/src/embedded/Cluster.ts"
 import { openPglite } from "../packages/pg-adapter/src/embedded/Pglite.ts"
-import { CHAMBER_NODE_FLAGS, f, type SectionContext } from "./shared.ts"
+import { chamberArgs, f, machine, type SectionContext, withTempDir } from "./shared.ts"
 
 const MEMBERS = Number(process.env.BENCH_IMPORT_MEMBERS ?? 100_000)
 const CONTACTS = Math.floor(MEMBERS / 2)
-const bin = fileURLToPath(new URL("../packages/cli/src/bin.ts", import.meta.url))
 
 const member = (i: number) => ({
   ref: `m${i}`,
@@ -44,55 +41,40 @@ const copyFiles = (dir: string, tenant: number) => {
 const COPY_MEMBERS = "COPY members (tenant_id, name, slug, status, email, phone, city, custom_fields) FROM"
 const COPY_CONTACTS = "COPY contacts (tenant_id, first_name, last_name, email) FROM"
 
-interface Run {
-  readonly name: string
-  readonly seconds: number
-  readonly peakRssMb: number
-  readonly copySeconds: number
-  readonly bar: number
-}
-
 /** Copies the CSV files into the chamber `publicId`'s tables: the seconds the two COPYs took. */
 type Copy = (dir: string, publicId: string) => Promise<number>
+type Query = (text: string, params?: Array<unknown>) => Promise<{ rows: Array<any> }>
+
+/** The chamber's id, then the two COPYs by `copy` (the statement up to FROM, the file): their seconds. */
+const copyRows = async (dir: string, publicId: string, query: Query, copy: (statement: string, file: string) => Promise<unknown>) => {
+  copyFiles(dir, Number((await query("SELECT id FROM tenants WHERE public_id = $1", [publicId])).rows[0].id))
+  const started = performance.now()
+  await copy(COPY_MEMBERS, "members.csv")
+  await copy(COPY_CONTACTS, "contacts.csv")
+  return (performance.now() - started) / 1000
+}
 
 const copyPostgres = (url: string): Copy => async (dir, publicId) => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
-  try {
-    const tenant = Number((await client.query("SELECT id FROM tenants WHERE public_id = $1", [publicId])).rows[0].id)
-    copyFiles(dir, tenant)
-    const started = performance.now()
-    await client.query(`${COPY_MEMBERS} '${join(dir, "members.csv")}' (FORMAT csv)`)
-    await client.query(`${COPY_CONTACTS} '${join(dir, "contacts.csv")}' (FORMAT csv)`)
-    return (performance.now() - started) / 1000
-  } finally {
-    await client.end()
-  }
+  const query: Query = (text, params) => client.query(text, params)
+  return copyRows(dir, publicId, query, (statement, file) => query(`${statement} '${join(dir, file)}' (FORMAT csv)`)).finally(() => client.end())
 }
 
 const copyEmbedded = (dataDir: string): Copy => async (dir, publicId) => {
   const db = await openPglite(clusterDir(dataDir))
-  try {
-    const tenant = Number((await db.query<{ id: number }>("SELECT id FROM tenants WHERE public_id = $1", [publicId])).rows[0]!.id)
-    copyFiles(dir, tenant)
-    const blob = (file: string) => new Blob([readFileSync(join(dir, file))])
-    const started = performance.now()
-    await db.query(`${COPY_MEMBERS} '/dev/blob' (FORMAT csv)`, [], { blob: blob("members.csv") })
-    await db.query(`${COPY_CONTACTS} '/dev/blob' (FORMAT csv)`, [], { blob: blob("contacts.csv") })
-    return (performance.now() - started) / 1000
-  } finally {
-    await db.close()
-  }
+  const query: Query = (text, params) => db.query(text, params)
+  return copyRows(dir, publicId, query, (statement, file) =>
+    db.query(`${statement} '/dev/blob' (FORMAT csv)`, [], { blob: new Blob([readFileSync(join(dir, file))]) })).finally(() => db.close())
 }
 
-const runOn = async (name: string, env: NodeJS.ProcessEnv, copy: Copy, bar: number, dir: string, ctx: SectionContext): Promise<Run> => {
-  const node = [...CHAMBER_NODE_FLAGS, bin]
+const runOn = async (name: string, env: NodeJS.ProcessEnv, copy: Copy, bar: number, dir: string, ctx: SectionContext) => {
   const tenant = (n: string) =>
-    (JSON.parse(execFileSync(process.execPath, [...node, "tenant", "create", "--name", `Import Bench ${n}`, "--json"], { env, encoding: "utf8" })) as { id: string }).id
+    (JSON.parse(execFileSync(process.execPath, chamberArgs("tenant", "create", "--name", `Import Bench ${n}`, "--json"), { env, encoding: "utf8" })) as { id: string }).id
   const [into, copied] = [tenant("import"), tenant("copy")]
-  ctx.log(`[${ctx.elapsed()}] import on ${name}: ${MEMBERS} members, ${CONTACTS} contacts; load average ${loadavg().map((l) => f(l)).join(" ")}`)
+  ctx.log(`[${ctx.elapsed()}] import on ${name}: ${MEMBERS} members, ${CONTACTS} contacts; ${machine()}`)
   // The whole command, start to exit; GNU time's %M is the peak RSS in KB.
-  const timed = spawnSync("/usr/bin/time", ["-f", "BENCH_TIME %e %M", process.execPath, ...node, "import", "--tenant", into, join(dir, "doc.json"), "--json"], {
+  const timed = spawnSync("/usr/bin/time", ["-f", "BENCH_TIME %e %M", process.execPath, ...chamberArgs("import", "--tenant", into, join(dir, "doc.json"), "--json")], {
     env,
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024
@@ -105,10 +87,9 @@ const runOn = async (name: string, env: NodeJS.ProcessEnv, copy: Copy, bar: numb
   return { name, seconds: Number(measured[1]), peakRssMb: Number(measured[2]) / 1024, copySeconds, bar }
 }
 
-export const benchImport = async (ctx: SectionContext) => {
-  const dir = mkdtempSync(join(tmpdir(), "chamber-import-bench-"))
-  chmodSync(dir, 0o755) // the PostgreSQL server's own user reads the COPY files
-  try {
+export const benchImport = (ctx: SectionContext) =>
+  withTempDir("chamber-import-bench-", async (dir) => {
+    chmodSync(dir, 0o755) // the PostgreSQL server's own user reads the COPY files
     writeFileSync(join(dir, "doc.json"), JSON.stringify({ members: Array.from({ length: MEMBERS }, (_, i) => member(i)), contacts: Array.from({ length: CONTACTS }, (_, i) => contact(i)) }))
     const dataDir = join(dir, "data")
     const runs = [
@@ -121,7 +102,4 @@ export const benchImport = async (ctx: SectionContext) => {
       ctx.log(`${r.name.padEnd(10)} import ${f(r.seconds)} s (${Math.round((MEMBERS + CONTACTS) / r.seconds)} records/s), peak RSS ${f(r.peakRssMb, 0)} MB;` +
         ` COPY ${f(r.copySeconds, 2)} s; ratio ${f(r.seconds / r.copySeconds)}x  ${pass ? "PASS" : "FAIL"} (bar ${r.bar} s, RSS < 1 GB)`)
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+  })

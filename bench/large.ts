@@ -2,8 +2,6 @@
  * `BENCH_ONLY=large pnpm bench` (bench/README.md "Large tenants"): chambers of BENCH_LARGE_SMALL and
  * BENCH_LARGE_BIG members, `chamber serve` answering one request at a time, the chambers in turn.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -12,7 +10,7 @@ import { slugify } from "../packages/core/src/index.ts"
 import { type DatabaseConfig, StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { serveChamber } from "./processes.ts"
 import { memberInputs, seedChamber } from "./seed-data.ts"
-import { f, machine, percentile, type SectionContext, verdict } from "./shared.ts"
+import { f, machine, percentile, type SectionContext, verdict, withTempDir } from "./shared.ts"
 
 const SMALL = Number(process.env.BENCH_LARGE_SMALL ?? 1_000)
 const BIG = Number(process.env.BENCH_LARGE_BIG ?? 100_000)
@@ -171,13 +169,9 @@ export const benchLarge = async (ctx: SectionContext): Promise<void> => {
     results.push(["PostgreSQL", await runOn("PostgreSQL", { _tag: "Postgres", url: ctx.dbUrl, maxConnections: 4 }, { DATABASE_URL: ctx.dbUrl }, ctx)])
   }
   if (DATABASES.includes("pglite")) {
-    const dir = mkdtempSync(join(tmpdir(), "chamber-large-"))
-    try {
-      const dataDir = join(dir, "data")
-      results.push(["embedded PGlite", await runOn("embedded PGlite", { _tag: "Embedded", dataDir }, { DATABASE_URL: "", CHAMBER_DATA_DIR: dataDir }, ctx)])
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
+    const dataDir = (dir: string) => join(dir, "data")
+    results.push(["embedded PGlite", await withTempDir("chamber-large-", (dir) =>
+      runOn("embedded PGlite", { _tag: "Embedded", dataDir: dataDir(dir) }, { DATABASE_URL: "", CHAMBER_DATA_DIR: dataDir(dir) }, ctx))])
   }
   log("")
   for (const [label, timed] of results) {

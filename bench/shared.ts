@@ -1,5 +1,5 @@
 /** What the bench's scripts share: the knobs, the `chamber` command line, the access log's file, the figures' arithmetic and verdicts. */
-import { readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import type { Server, Socket } from "node:net"
 import { createRequire } from "node:module"
 import { cpus, loadavg, tmpdir } from "node:os"
@@ -31,6 +31,16 @@ export const accessLogFile = (name: string): string => {
   const path = join(tmpdir(), `${name}-access.log`)
   if (process.env.BENCH_KEEP_ACCESS_LOG !== "1") process.once("exit", () => rmSync(path, { force: true }))
   return path
+}
+
+/** A fresh directory in the temp directory for `use`, removed after it whatever happens. */
+export const withTempDir = async <A>(prefix: string, use: (dir: string) => Promise<A>): Promise<A> => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  try {
+    return await use(dir)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 /** The same number of database connections for every server. */
