@@ -1,53 +1,12 @@
-/**
- * How far `chamber tenant delete` is, on stderr (docs/cli.md "Deleting a chamber"), as the
- * import shows its own: on a terminal, one line redrawn at most every 100 ms; elsewhere (a log
- * file, a pipe), a line every 5 s. Both say the rows removed of all, the table being emptied and
- * the rate.
- */
+/** How far `chamber tenant delete` is, on stderr (docs/cli.md "Deleting a chamber"): rows removed of all, by table. */
 import type { RemovalProgress } from "@chamber/core"
-import { durationText } from "./ImportProgress.ts"
-
-const REDRAW_MS = 100
-const LINE_MS = 5_000
-const RATE_AFTER_MS = 1_000
-const BAR = 30
-
-const count = (n: number) => n.toLocaleString("en-US")
+import { countProgress } from "./CountProgress.ts"
 
 /** `stream` is stderr; `terminal` whether it is one; `clock` in milliseconds. */
 export const removalProgress = (stream: { write(s: string): unknown }, terminal: boolean, clock: () => number = Date.now) => {
-  const began = clock()
-  let last = terminal ? -Infinity : began
-  let open = false
-
-  const speed = ({ done, total }: RemovalProgress, now: number) => {
-    const elapsed = now - began
-    if (elapsed < RATE_AFTER_MS || done === 0) return ""
-    const rate = (done * 1000) / elapsed
-    return done === total
-      ? `, ${count(Math.round(rate))} rows a second, done in ${durationText(elapsed / 1000)}`
-      : `, ${count(Math.round(rate))} rows a second, about ${durationText((total - done) / rate)} left`
-  }
-
+  const shown = countProgress({ verb: "Deleting", unit: "rows", unitEverywhere: true }, stream, terminal, clock)
   return {
-    tell(event: RemovalProgress) {
-      const now = clock()
-      const end = event.done === event.total
-      if (terminal) {
-        if (!end && now - last < REDRAW_MS) return
-        last = now
-        const filled = Math.round((event.done / Math.max(event.total, 1)) * BAR)
-        stream.write(`\rDeleting [${"#".repeat(filled)}${"-".repeat(BAR - filled)}] ${count(event.done)}/${count(event.total)} rows  ${event.table}${speed(event, now)}\x1b[K${end ? "\n" : ""}`)
-        open = !end
-      } else if (!end && now - last >= LINE_MS) {
-        last = now
-        stream.write(`Deleting: ${count(event.done)} of ${count(event.total)} rows (${event.table})${speed(event, now)}\n`)
-      }
-    },
-    /** Ends a line left open on the terminal (the removal stopped before its end). */
-    end() {
-      if (open) stream.write("\n")
-      open = false
-    }
+    tell: (event: RemovalProgress) => shown.tell({ done: event.done, total: event.total, where: event.table }),
+    end: shown.end
   }
 }
