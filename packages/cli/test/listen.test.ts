@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { Webhook } from "standardwebhooks"
 import { runtimes } from "@chamber/pg-adapter/testing"
-import { BIN, chamber, Env, envLayer, json } from "./harness.ts"
+import { BIN, chamber, chambers, Env, envLayer, json } from "./harness.ts"
 import { suiteDir } from "./tempDirs.ts"
 
 const dir = suiteDir("listen")
@@ -89,9 +89,19 @@ const listening = (args: ReadonlyArray<string>) =>
 for (const rt of runtimes()) {
   describe(`chamber listen on ${rt.name}`, () => {
     layer(envLayer(rt), { timeout: 180_000 })((it) => {
+      /**
+       * One chamber for the runtime's tests, made by the first that asks: each reads only what it
+       * commits after its own start or cursor, so they hold in any order.
+       */
+      let made: string | undefined
+      const listenChamber = Effect.gen(function*() {
+        made ??= json(yield* chamber(["tenant", "create", "--name", "Listen Chamber", "--json"])).id as string
+        return made
+      })
+
       it.effect("--json: a burst after the start line arrives once each, in feed order, verifiable with the printed secret; SIGTERM exits 0 within 3 s; no subscription", () =>
         Effect.gen(function*() {
-          const tenant = json(yield* chamber(["tenant", "create", "--name", "Listen Chamber", "--json"]))
+          const tenant = { id: yield* listenChamber }
           // Committed before it starts: never forwarded.
           json(yield* chamber(["import", "--tenant", tenant.id, importFile(`before-${rt.name}.json`, { members: [{ name: "Before", status: "active" }] }), "--json"]))
           const hook = yield* receiver()
@@ -139,7 +149,7 @@ for (const rt of runtimes()) {
 
       it.effect("text: --secret, --events and --after; a receiver's non-2xx is printed inert and the next event follows; SIGINT exits 0", () =>
         Effect.gen(function*() {
-          const tenant = json(yield* chamber(["tenant", "create", "--name", "Listen Text Chamber", "--json"]))
+          const tenant = { id: yield* listenChamber }
           const first = json(yield* chamber(["changes", "--tenant", tenant.id, "--after", "head", "--json"]))
           // Committed before it starts but after the cursor it is given: forwarded.
           json(yield* chamber(["import", "--tenant", tenant.id, importFile(`text-${rt.name}.json`, {
@@ -171,7 +181,7 @@ for (const rt of runtimes()) {
 
       it.effect("refuses before it starts: a URL that is not http(s), a malformed secret, an unknown kind, a bad cursor", () =>
         Effect.gen(function*() {
-          const tenant = json(yield* chamber(["tenant", "create", "--name", "Listen Refusals", "--json"]))
+          const tenant = { id: yield* listenChamber }
           const base = ["listen", "--tenant", tenant.id, "--json"]
           const cases: ReadonlyArray<readonly [ReadonlyArray<string>, RegExp]> = [
             [["--forward-to", "ftp://localhost/x"], /--forward-to must be an http or https URL/],
@@ -179,11 +189,11 @@ for (const rt of runtimes()) {
             [["--forward-to", "http://localhost:1/x", "--events", "member.created,member.eaten"], /--events names unknown event kinds: member\.eaten/],
             [["--forward-to", "http://localhost:1/x", "--after", "nope"], /after field must be head or a next_cursor/]
           ]
-          for (const [args, message] of cases) {
-            const refused = yield* chamber([...base, ...args])
+          const refusals = yield* chambers(cases.map(([args]) => [...base, ...args]))
+          refusals.forEach((refused, i) => {
             assert.deepStrictEqual([refused.code, refused.stdout], [1, ""], refused.stderr)
-            assert.match(JSON.parse(refused.stderr).error, message)
-          }
+            assert.match(JSON.parse(refused.stderr).error, cases[i]![1])
+          })
         }), 170_000)
     })
   })
