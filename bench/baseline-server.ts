@@ -21,7 +21,6 @@ const MAX_CENTS = Number.MAX_SAFE_INTEGER
 const MAX_BODY = 1024 * 1024
 
 // The product's statements, written out.
-
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 const AUTH_SQL = `SELECT k.id, k.tenant_id, k.name, k.prefix, k.scopes, k.daily_limit, t.public_id AS chamber_id, t.name AS chamber_name, t.website AS
   chamber_website FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`
@@ -47,7 +46,6 @@ const insertInto = (table: string, columns: ReadonlyArray<string>, rows = 1) =>
     Array.from({ length: rows }, (_, r) => `(${columns.map((_, i) => `$${r * columns.length + i + 1}`).join(",")})`).join(",")
   }`
 const MEMBER_INSERT_SQL = `${insertInto("members", ["tenant_id", ...MEMBER_FIELDS])} ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING id`
-
 // The event, one delivery per active subscription listing its kind (held behind a pending one of
 // the same resource, which is marked followed: ruling 32), and the NOTIFY, in one statement:
 // pg-adapter OutboxSql.ts's.
@@ -74,10 +72,8 @@ const INVOICE_INSERT_SQL = `${insertInto("invoices", [
   "voided_at", "memo", "pay_token"
 ])} RETURNING id`
 const LINE_COLUMNS = ["tenant_id", "invoice_id", "position", "description", "unit_cents", "quantity"]
-
 const NEXT_NUMBER_SQL = `INSERT INTO invoice_sequences (tenant_id, last_number) VALUES ($1, 1) ON CONFLICT (tenant_id) DO UPDATE SET last_number =
   invoice_sequences.last_number + 1 RETURNING last_number`
-
 // updated_at is the database's (migration 0014's trigger), as for the product.
 const ISSUE_SQL = `UPDATE invoices SET "number" = $1, "status" = $2, "issued_at" = $3, "due_on" = $4 WHERE tenant_id = $5 AND id = $6 RETURNING id`
 const PAY_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2 WHERE tenant_id = $3 AND id = $4 RETURNING id`
@@ -87,7 +83,6 @@ const PAYMENT_INSERT_SQL = `${insertInto("payments", ["tenant_id", "member_id", 
 const PAYMENT_FIND_SQL = `SELECT p.id, p.member_id::float8 AS member_id, p.method, p.gateway, p.amount_cents::float8 AS amount_cents,
   p.received_on::text AS received_on, p.reference, ${iso("p.created_at")} AS created_at, ${iso("p.updated_at")} AS updated_at FROM payments p WHERE
   p.tenant_id = $1 AND p.id = $2`
-
 type Queryable = Pick<pg.PoolClient, "query">
 const run = async (db: Queryable, name: string, text: string, values: Array<unknown>): Promise<Array<any>> =>
   (await db.query({ name, text, values })).rows
@@ -123,45 +118,36 @@ const newEventId = () => {
 /** The resource an event is about, as the product keys it (`members/12`). */
 const resourceOf = (type: string, data: unknown) =>
   `${type === "event.registration.created" ? "registrations" : `${type.split(".")[0]}s`}/${(data as { readonly id: unknown }).id}`
-
 const outbox = (db: Queryable, tenantId: number, type: string, data: unknown) =>
   run(db, "outbox", OUTBOX_SQL, [newEventId(), tenantId, type, JSON.stringify(data), resourceOf(type, data), resourceOf(type, data)])
-
 const tenantRow = async (db: Queryable, tenantId: number) => (await run(db, "tenant", TENANT_SQL, [tenantId]))[0]
 
 // Errors, and bodies checked by hand.
-
-class HttpError extends Error {
-  readonly status: number
-  constructor(status: number, message: string) {
-    super(message)
-    this.status = status
-  }
+class HttpError extends Error { status = 500 }
+const fail = (status: number, message: string) => Object.assign(new HttpError(message), { status })
+const invalid = (field: string, rule: string) => fail(422, `The ${field} field ${rule}.`)
+const found = (row: any) => {
+  if (row === undefined) throw fail(404, "Not found.")
+  return row
 }
-const invalid = (field: string, rule: string) => new HttpError(422, `The ${field} field ${rule}.`)
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
-
 type Body = Record<string, unknown>
-
 const readBody = (req: IncomingMessage): Promise<Body> =>
   new Promise((resolve, reject) => {
-    if (!(req.headers["content-type"] ?? "").toLowerCase().includes("json")) return reject(new HttpError(415, "Unsupported media type."))
+    if (!(req.headers["content-type"] ?? "").toLowerCase().includes("json")) return reject(fail(415, "Unsupported media type."))
     const chunks: Array<Buffer> = []
     let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= MAX_BODY) chunks.push(chunk)
-    })
+    req.on("data", (chunk: Buffer) => void ((size += chunk.length) <= MAX_BODY && chunks.push(chunk)))
     req.on("error", reject)
     req.on("end", () => {
-      if (size > MAX_BODY) return reject(new HttpError(413, "The request body is larger than 1 MiB."))
+      if (size > MAX_BODY) return reject(fail(413, "The request body is larger than 1 MiB."))
       try {
         const body = JSON.parse(utf8.decode(Buffer.concat(chunks)))
         if (typeof body !== "object" || body === null || Array.isArray(body)) return reject(invalid("body", "must be a JSON object"))
         resolve(body)
       } catch {
-        reject(new HttpError(400, "Bad request."))
+        reject(fail(400, "Bad request."))
       }
     })
   })
@@ -211,7 +197,6 @@ const dollarsOf = (value: unknown, field: string, min: number): number => {
 }
 
 // Rows as the API shows them.
-
 // A literal, as a hand-written server builds it: a page of such objects serializes fastest.
 const toMember = (r: any) => ({
   id: Number(r.id),
@@ -234,7 +219,6 @@ const toInvoice = resource([
 const toPayment = resource(["member_id", "method", "gateway", "amount_cents", "received_on", "reference"])
 
 // Auth.
-
 const touched = new Map<number, number>()
 const touch = (keyId: number) => {
   const now = Date.now()
@@ -256,19 +240,15 @@ const authenticate = async (req: IncomingMessage) => {
 type Key = NonNullable<Awaited<ReturnType<typeof authenticate>>>
 
 // Endpoints.
-
 const membersPage = async (key: Key, search: string) => {
-  if ((new URLSearchParams(search).get("page") ?? "1") !== "1") throw new HttpError(404, "The baseline serves page 1 only.")
+  if ((new URLSearchParams(search).get("page") ?? "1") !== "1") throw fail(404, "The baseline serves page 1 only.")
   const rows = await run(pool, "members-first", FIRST_PAGE_SQL, [key.tenantId, key.tenantId, PER_PAGE])
   const total = rows.length === 0 ? 0 : Number(rows[0].total_count)
   return { data: rows.map(toMember), meta: { current_page: 1, per_page: PER_PAGE, total, last_page: Math.max(1, Math.ceil(total / PER_PAGE)) } }
 }
 
-const member = async (key: Key, id: number) => {
-  const row = (await run(pool, "member-find", MEMBER_FIND_SQL, [key.tenantId, id]))[0]
-  if (row === undefined) throw new HttpError(404, "Not found.")
-  return { data: toMember(row) }
-}
+const member = async (key: Key, id: number) =>
+  ({ data: toMember(found((await run(pool, "member-find", MEMBER_FIND_SQL, [key.tenantId, id]))[0])) })
 
 const MEMBER_STATUSES = ["active", "pending", "lapsed", "former"] as const
 const TEXT_LIMITS: ReadonlyArray<readonly [string, number]> = [
@@ -331,7 +311,6 @@ const createMember = async (key: Key, body: Body) => {
 
 const findInvoice = async (db: Queryable, tenantId: number, id: number) =>
   toInvoice((await run(db, "invoice-find", INVOICE_FIND_SQL, [tenantId, id]))[0])
-
 const createInvoice = async (key: Key, body: Body) => {
   const memberId = integerOf(body.member_id ?? null, "member_id", 1, MAX_CENTS)
   const given = body.lines
@@ -361,16 +340,12 @@ const createInvoice = async (key: Key, body: Body) => {
   })
 }
 
-const lockInvoice = async (client: pg.PoolClient, tenantId: number, id: number) => {
-  const row = (await run(client, "invoice-lock", INVOICE_LOCK_SQL, [tenantId, id]))[0]
-  if (row === undefined) throw new HttpError(404, "Not found.")
-  return row
-}
-
+const lockInvoice = async (client: pg.PoolClient, tenantId: number, id: number) =>
+  found((await run(client, "invoice-lock", INVOICE_LOCK_SQL, [tenantId, id]))[0])
 const issueInvoice = (key: Key, id: number) =>
   transaction(async (client) => {
     const current = await lockInvoice(client, key.tenantId, id)
-    if (current.status !== "draft") throw new HttpError(422, `Only a draft invoice can be issued; this invoice is ${current.status}.`)
+    if (current.status !== "draft") throw fail(422, `Only a draft invoice can be issued; this invoice is ${current.status}.`)
     const tenant = await tenantRow(client, key.tenantId)
     const n = Number((await run(client, "next-number", NEXT_NUMBER_SQL, [key.tenantId]))[0].last_number)
     const now = new Date()
@@ -384,15 +359,14 @@ const issueInvoice = (key: Key, id: number) =>
   })
 
 const PAYMENT_METHODS = ["card", "check", "cash", "ach", "comp", "refund", "other"] as const
-
 const recordPayment = async (key: Key, id: number, body: Body) => {
   const [method, amount] = [oneOf(body, "method", PAYMENT_METHODS), dollarsOf(body.amount, "amount", 1)]
   const [receivedOn, reference, notes] = [dateOf(body, "received_on"), textOf(body, "reference", 255), textOf(body, "notes", 2000)]
   return transaction(async (client) => {
     const invoice = await lockInvoice(client, key.tenantId, id)
-    if (method === "refund") throw new HttpError(422, "A refund cannot be recorded as a payment.")
-    if (invoice.status !== "open") throw new HttpError(422, `This invoice is ${invoice.status}; only an open invoice can take a payment.`)
-    if (amount > invoice.balance_cents) throw new HttpError(422, "The payment is more than the invoice's outstanding balance.")
+    if (method === "refund") throw fail(422, "A refund cannot be recorded as a payment.")
+    if (invoice.status !== "open") throw fail(422, `This invoice is ${invoice.status}; only an open invoice can take a payment.`)
+    if (amount > invoice.balance_cents) throw fail(422, "The payment is more than the invoice's outstanding balance.")
     const paymentId = Number((await run(client, "payment-insert", PAYMENT_INSERT_SQL, [key.tenantId, invoice.member_id, method, null, amount, receivedOn, reference, notes, id]))[0].id)
     const payment = toPayment((await run(client, "payment-find", PAYMENT_FIND_SQL, [key.tenantId, paymentId]))[0])
     const balance = invoice.balance_cents - amount
@@ -424,19 +398,13 @@ const ROUTES: ReadonlyArray<readonly [string, RegExp, string | undefined, number
 const ROW_ID = /^[1-9][0-9]{0,15}$/
 const NOT_CANONICAL = /[^A-Za-z0-9/._~-]/
 const WELL_FORMED_ID = /^[A-Za-z0-9._:-]{1,128}$/
-
 const send = (res: ServerResponse, status: number, body: unknown) => {
   const text = JSON.stringify(body)
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
   res.end(text)
 }
 
-const authorizationHeaders = (req: IncomingMessage) => {
-  let count = 0
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === "authorization") count++
-  return count
-}
-
+const authorizationHeaders = (req: IncomingMessage) => req.rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === "authorization").length
 const server = createServer(async (req, res) => {
   const incoming = req.headers["x-request-id"]
   res.setHeader("x-request-id", typeof incoming === "string" && WELL_FORMED_ID.test(incoming) ? incoming : randomUUID())
