@@ -22,28 +22,16 @@ const sender = makeSender({ allowPrivate: process.env.CHAMBER_WEBHOOK_ALLOW_PRIV
 // subscription: a plan that stays cheap whatever the statistics say of the number waiting (the
 // subscription's state a scalar subquery, which the planner cannot turn into a join, as it did EXISTS).
 const CLAIM = `
-  WITH picked AS (
-    SELECT d.id FROM webhook_deliveries d
-    WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-      AND (SELECT s.active FROM webhook_subscriptions s WHERE s.id = d.hook_id)
-    ORDER BY d.next_attempt_at, d.id
-    LIMIT $1
-    FOR UPDATE SKIP LOCKED
-  )
+  WITH picked AS ( SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+    AND (SELECT s.active FROM webhook_subscriptions s WHERE s.id = d.hook_id) ORDER BY d.next_attempt_at, d.id LIMIT $1 FOR UPDATE SKIP LOCKED )
   SELECT d.id::text, d.tenant_id::text, s.url, s.secret, e.event_id, e.type,
     to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at, e.payload
-  FROM picked
-  JOIN webhook_deliveries d ON d.id = picked.id
-  JOIN outbox_events e ON e.id = d.event_id
-  JOIN webhook_subscriptions s ON s.id = d.hook_id`
-const DELIVERED = `
-  UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1, settled_at = now()
-  WHERE id = ANY($1::bigint[])`
+  FROM picked JOIN webhook_deliveries d ON d.id = picked.id JOIN outbox_events e ON e.id = d.event_id JOIN webhook_subscriptions s ON s.id = d.hook_id`
+const DELIVERED = `UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1, settled_at = now() WHERE id = ANY($1::bigint[])`
 
 const db = new pg.Client({ connectionString: url })
 const listener = new pg.Client({ connectionString: url })
-await db.connect()
-await listener.connect()
+await Promise.all([db.connect(), listener.connect()])
 
 let [notified, stopping] = [false, false]
 let wake: (() => void) | undefined

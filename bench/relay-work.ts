@@ -33,11 +33,7 @@ export const startOurRelay = (env: NodeJS.ProcessEnv) => startNode("our relay", 
 
 /** `count` relays started at once by `start`, what they print kept in `outputs`. */
 export const startRelays = (count: number, start: () => ReturnType<typeof startOurRelay>, outputs: Array<Output>) =>
-  Promise.all(Array.from({ length: count }, async () => {
-    const { child, output } = await start()
-    outputs.push(output)
-    return child
-  }))
+  Promise.all(Array.from({ length: count }, () => start().then(({ child, output }) => (outputs.push(output), child))))
 
 /** A subscription, its path and query on the receiver. */
 export type Subscription = { readonly id: number; readonly path: string; readonly secret: string; readonly events: ReadonlyArray<EventKind> }

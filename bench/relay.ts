@@ -50,18 +50,15 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
     const secretOf = new Map(subscriptions.map((s) => [s.path, s.secret]))
     await noAutovacuum(db, TABLES)
     const history = await seedHistory(db, tenantId, subscriptions, HISTORY)
-
     const warm = planEvents(subscriptions, WARMUP, 0, RESOURCES)
     const burst = planEvents(subscriptions, DELIVERIES, warm.length, RESOURCES)
     const stream = planEvents(subscriptions, RATE * SECONDS, warm.length + burst.length, RESOURCES)
     log(`\nwebhook relay: ${PROCESSES} processes each, ${subscriptions.length} subscriptions on one HTTPS receiver, ${f(meanFanout(subscriptions))} ` +
       `deliveries an event, about ${RESOURCES === 1 ? "one hot resource" : `${RESOURCES} resources`}; a round: warm-up ${sum(warm)}, a burst of ${sum(burst)} in one ` +
       `transaction, then ${stream.length} events one a transaction over ${SECONDS} s; ${history.deliveries} settled deliveries of history; ${ROUNDS} rounds each`)
-
     const outputs: Record<Name, Array<Output>> = { ours: [], baseline: [] }
     const baseline = [fileURLToPath(new URL("./relay-baseline.ts", import.meta.url))]
     const start = (name: Name) => () => name === "ours" ? startOurRelay(env) : startNode("the baseline relay", baseline, env, /^BENCH_RELAY_READY$/)
-
     /** Back to the history alone, subscriptions as new, dead rows vacuumed, pages flushed: no round pays for another. */
     const reset = async (name: Name) => {
       for (const [table, id] of [["webhook_attempts", history.attempts], ["webhook_deliveries", history.deliveries], ["outbox_events", history.events]] as const) {
@@ -75,9 +72,7 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
       await db.query(`ALTER TABLE webhook_deliveries ${name === "baseline" ? "DISABLE" : "ENABLE"} TRIGGER webhook_deliveries_next`)
       await settleTables(db, TABLES)
     }
-
     const commit = (events: ReadonlyArray<PlannedEvent>) => runtime.runPromise(commitEvents(tenantId, events))
-
     /** Waits for `count` receipts; if they do not come, says where the missing deliveries stand. */
     const received = (count: number) =>
       receiver.waitFor(count, TIMEOUT_MS).catch(async (error) => {
@@ -86,7 +81,6 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
         const printed = [...outputs.ours, ...outputs.baseline].flatMap((o) => o.first).map((line) => `\n  | ${line.slice(0, 300)}`).join("")
         throw new Error(`${error.message}; not delivered: ${states.join(", ") || "none"}${printed}`)
       })
-
     const check = async (name: Name): Promise<Array<string>> => {
       const rows = (await db.query(`SELECT e.event_id, e.id::int AS position, d.resource, d.hook_id::int AS hook, d.status
         FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id WHERE d.id > $1`, [history.deliveries])).rows
@@ -135,7 +129,6 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
       try {
         await commit(warm)
         await received(sum(warm))
-
         const before = receiver.receipts.length
         const cpu0 = relayCpu()
         const { committedAt } = await commit(burst)
@@ -149,7 +142,6 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
         const cpu = relayCpu() - cpu0
         const databaseCpu = postgresCpuSeconds() - db0
         const seconds = (receiver.receipts.slice(before).reduce((m, r) => Math.max(m, r.at), 0) - committedAt) / 1000
-
         const committed = new Map<string, number>()
         const streamStart = receiver.receipts.length
         await commitPaced(commit, (SECONDS * 1000) / stream.length, (i) => stream[i], (id, at) => void committed.set(id, at))
