@@ -3,9 +3,10 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { databaseConfigFromEnv, type DatabaseOptions, StorageLive } from "@chamber/pg-adapter"
 import { inertValue, jsonText } from "./Inert.ts"
-import { fail, printJson } from "./Output.ts"
+import { fail, printError, printJson } from "./Output.ts"
 
 export type Services = Layer.Success<ReturnType<typeof StorageLive>>
 
@@ -14,6 +15,28 @@ const storage = (options?: DatabaseOptions) => Layer.unwrap(Effect.sync(() => St
 
 /** The first failure, else the first defect, of a cause: the thing to report. */
 export const causeError = (cause: Cause.Cause<unknown>): unknown => Cause.squash(cause)
+
+/**
+ * Runs a long-lived command (`serve`, `relay`, `listen`) until SIGINT or SIGTERM interrupts it:
+ * a failure other than that interruption is printed (`explain` may reword it) and exits 1;
+ * otherwise `stopped` says goodbye and gives the exit code (0 by default).
+ */
+export const runUntilStopped = <E>(
+  program: Effect.Effect<unknown, E>,
+  json: boolean,
+  options: { readonly explain?: (error: unknown) => unknown; readonly stopped?: () => number } = {}
+): void =>
+  NodeRuntime.runMain(program, {
+    disableErrorReporting: true,
+    teardown: (exit, onExit) => {
+      if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) {
+        const error = causeError(exit.cause)
+        printError(json, options.explain === undefined ? error : options.explain(error))
+        return onExit(1)
+      }
+      onExit(options.stopped?.() ?? 0)
+    }
+  })
 
 /**
  * Runs `program` with the storage services; prints `json(result)` with --json, else `human(result)`

@@ -11,17 +11,14 @@
  * printed only once the feed position is held, so whatever is committed after it is forwarded.
  * SIGINT/SIGTERM stop it with exit code 0; a send in flight is abandoned.
  */
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { type ChangeEvent, Changes, EventKinds, Tenants, WebhookSecrets } from "@chamber/core"
 import { databaseConfigFromEnv, StorageLive } from "@chamber/pg-adapter"
 import { deliveryBody, deliveryHeaders, EXCERPT_BYTES, parseTimeout, standardWebhooksKey } from "@chamber/webhook-relay"
 import { inert, jsonText } from "../Inert.ts"
-import { dim, fail, printError } from "../Output.ts"
-import { causeError } from "../Run.ts"
+import { dim, fail } from "../Output.ts"
+import { runUntilStopped } from "../Run.ts"
 
 export interface ListenOptions {
   readonly json?: boolean
@@ -140,17 +137,5 @@ export const listen = (opts: ListenOptions) => {
   })
 
   const storage = Layer.unwrap(Effect.sync(() => StorageLive(databaseConfigFromEnv())))
-  return program.pipe(
-    Effect.provide(storage),
-    NodeRuntime.runMain({
-      disableErrorReporting: true,
-      teardown: (exit, onExit) => {
-        if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) {
-          printError(json, causeError(exit.cause))
-          return onExit(1)
-        }
-        onExit(0)
-      }
-    })
-  )
+  return runUntilStopped(program.pipe(Effect.provide(storage)), json)
 }

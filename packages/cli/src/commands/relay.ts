@@ -4,18 +4,15 @@
  * CHAMBER_SHUTDOWN_TIMEOUT) and the deliveries it holds are given back. Like serve, it does not
  * start when the stored webhook secrets are encrypted with a key it lacks.
  */
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { databaseConfigFromEnv, DeliveryStoreSql, StorageLive } from "@chamber/pg-adapter"
 import { deliverySettingsFromEnv, RelayLive } from "@chamber/webhook-relay"
 import { parseDuration } from "../Durations.ts"
-import { dim, fail, printError } from "../Output.ts"
-import { causeError } from "../Run.ts"
+import { dim, fail } from "../Output.ts"
+import { runUntilStopped } from "../Run.ts"
 import { linesLogger, printLine } from "../LogLines.ts"
 import { observability, observabilityFromEnv } from "../observability/Observability.ts"
 import { storedSecretsChecked } from "../StoredSecrets.ts"
@@ -52,17 +49,7 @@ export const relay = (opts: { readonly json?: boolean }) => {
     Layer.provide(StorageLive(config)),
     Layer.provide(Logger.layer([linesLogger(json ? "json" : "text")]))
   )
-  return Layer.launch(app).pipe(
-    NodeRuntime.runMain({
-      disableErrorReporting: true,
-      teardown: (exit, onExit) => {
-        if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) {
-          printError(json, causeError(exit.cause))
-          return onExit(1)
-        }
-        Effect.runSync(say("Webhook relay stopped.", {}))
-        onExit(0)
-      }
-    })
-  )
+  return runUntilStopped(Layer.launch(app), json, {
+    stopped: () => (Effect.runSync(say("Webhook relay stopped.", {})), 0)
+  })
 }

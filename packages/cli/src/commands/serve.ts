@@ -3,17 +3,14 @@
  * or SIGTERM, then stop gracefully (docs/cli.md "Stopping"). A request must arrive whole within
  * CHAMBER_REQUEST_TIMEOUT; kept Idempotency-Key answers are replayed for CHAMBER_IDEMPOTENCY_RETENTION. Log lines follow LOG_FORMAT and LOG_LEVEL (docs/cli.md "Logs").
  */
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import * as HttpServer from "effect/http/HttpServer"
 import * as HttpServerError from "effect/http/HttpServerError"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { ChangesPruner } from "@chamber/core"
 import { databaseConfigFromEnv, DeliveryStoreSql, StorageLive } from "@chamber/pg-adapter"
 import { HttpLive, IdempotencyRetention, NodeServerLive } from "@chamber/http-adapter"
@@ -26,7 +23,7 @@ import { storedSecretsChecked } from "../StoredSecrets.ts"
 import { describeStore, rateLimitsLayer, rateLimitSettingsFromEnv } from "../RateLimits.ts"
 import { inert } from "../Inert.ts"
 import { bold, dim, errorMessage, fail, printError } from "../Output.ts"
-import { causeError } from "../Run.ts"
+import { runUntilStopped } from "../Run.ts"
 import { observability, observabilityFromEnv } from "../observability/Observability.ts"
 
 export interface ServeOptions {
@@ -191,22 +188,12 @@ export const serve = (opts: ServeOptions) => {
     Layer.provide(HookPingsLive(settings)),
     Layer.provide(StorageLive(config, { exclusive: true }))
   )
-  return Layer.launch(app).pipe(
-    Effect.provide(logs),
-    NodeRuntime.runMain({
-      disableErrorReporting: true,
-      // SIGINT and SIGTERM interrupt the server, which stops gracefully: exit 0, or 1 when
-      // requests were cut (docs/cli.md "Stopping"). Anything else is a failure to start.
-      teardown: (exit, onExit) => {
-        if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) {
-          printError(json, startError(causeError(exit.cause), port, host))
-          return onExit(1)
-        }
-        if (cut === 0) Effect.runSync(tell("Stopped.", "Stopped"))
-        onExit(cut === 0 ? 0 : 1)
-      }
-    })
-  )
+  // SIGINT and SIGTERM interrupt the server, which stops gracefully: exit 0, or 1 when requests
+  // were cut (docs/cli.md "Stopping"). Anything else is a failure to start.
+  return runUntilStopped(Layer.launch(app).pipe(Effect.provide(logs)), json, {
+    explain: (error) => startError(error, port, host),
+    stopped: () => (cut === 0 ? (Effect.runSync(tell("Stopped.", "Stopped")), 0) : 1)
+  })
 }
 
 const requests = (n: number) => `${n} ${n === 1 ? "request" : "requests"}`
