@@ -185,6 +185,9 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(yield* kindsFor("contacts:read"), ["contact.created"])
           assert.deepStrictEqual(yield* kindsFor("members:read,invoices:read"), ["member.created", "invoice.created", "invoice.updated", "invoice.issued"])
           assert.deepStrictEqual(yield* kindsFor("all", "types=invoice.issued,contact.created"), ["contact.created", "invoice.issued"])
+          // Ruling 34: repeated `types=` as well as comma-separated, and both at once.
+          assert.deepStrictEqual(yield* kindsFor("all", "types=invoice.issued&types=contact.created"), ["contact.created", "invoice.issued"])
+          assert.deepStrictEqual(yield* kindsFor("all", "types=invoice.issued,member.created&types=contact.created"), ["member.created", "contact.created", "invoice.issued"])
           const contactsOnly = yield* anotherKey(t, "contacts:read")
           const refused = yield* feed(contactsOnly, "types=contact.created,member.updated")
           assert.deepStrictEqual([refused.status, refused.body], [403, { message: "This key lacks the members:read scope." }])
