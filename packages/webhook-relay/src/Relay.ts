@@ -114,9 +114,10 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
 
   // The outcomes left to try again: those the database did not answer for. Written ones free
   // their places; those of deliveries gone are dropped; a batch the database refuses is written
-  // one outcome at a time, and an outcome it refuses alone is dropped (its lease then runs out
-  // and the delivery is attempted again).
-  const write = (written: ReadonlyArray<AttemptOutcome>): Effect.Effect<ReadonlyArray<AttemptOutcome>> =>
+  // one outcome at a time. An outcome refused alone is written once more (a deletion that
+  // committed while the first try ran is then seen, and the outcome dropped as gone); refused
+  // again, it is dropped (its lease then runs out and the delivery is attempted again).
+  const write = (written: ReadonlyArray<AttemptOutcome>, again = false): Effect.Effect<ReadonlyArray<AttemptOutcome>> =>
     store.record(config.relayId, written, config.retryDelayMs).pipe(
       Effect.tap(({ freed }) => Effect.andThen(letGo(written), Effect.sync(() => void (more ||= freed)))),
       Effect.tap(({ vanished }) =>
@@ -126,7 +127,8 @@ export const runRelay = Effect.fn("Relay.run")(function*(config: RelayConfig, de
             : `relay: dropped the outcomes of deliveries ${vanished.join(", ")}: they no longer exist (their subscriptions were deleted)`
         )),
       Effect.as<ReadonlyArray<AttemptOutcome>>([]),
-      Effect.catchTag("OutcomesRefused", (refusal) => (written.length === 1 ? drop(written[0]!, refusal) : oneByOne(written))),
+      Effect.catchTag("OutcomesRefused", (refusal) =>
+        written.length > 1 ? oneByOne(written) : again ? drop(written[0]!, refusal) : write(written, true)),
       Effect.catchDefect((defect) => Effect.as(writes.failed(defect), written))
     )
   const drop = (outcome: AttemptOutcome, refusal: OutcomesRefused) =>

@@ -253,6 +253,28 @@ for (const rt of runtimes()) {
         )
       }, 60_000)
 
+      it.effect("a subscription whose deletion commits while the relay writes its outcome alone: that outcome dropped as gone, with no warning", () => {
+        const lines: Array<string> = []
+        return logged(
+          Effect.gen(function*() {
+            const receiver = yield* withRelay(listen, { timeoutMs: 5_000, receiver: { defaultReply: { status: 200, delayMs: 1_500 } } })
+            const gone = yield* subscribed(receiver)
+            yield* (yield* Members).create(gone.tenant.id, { name: "One subscription", status: "active" })
+            yield* wait(receiver, 1)
+            // Deleted in a transaction still open when the answer is in and its outcome written.
+            const sql = yield* SqlClient.SqlClient
+            yield* Effect.forkScoped(sql.withTransaction(
+              Effect.andThen(sql`DELETE FROM webhook_subscriptions WHERE id = ${gone.hook.id}`, Effect.sleep(3_000))
+            ).pipe(Effect.orDie))
+            yield* untilLogged(lines, /no longer exist/)
+            const attempts = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM webhook_attempts WHERE tenant_id = ${gone.tenant.id}`.pipe(Effect.orDie)
+            assert.strictEqual(attempts[0]!.n, 0)
+            assert.deepStrictEqual(lines.filter((l) => /^(Warn|Error|Fatal) /.test(l)), [])
+          }),
+          lines
+        )
+      }, 60_000)
+
       it.effect("an answer with a NUL byte holds up nothing: its attempt is recorded (the NUL as U+FFFD), and so are the others'", () =>
         Effect.gen(function*() {
           const receiver = yield* withRelay(listen)
