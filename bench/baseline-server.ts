@@ -45,7 +45,8 @@ const insertInto = (table: string, columns: ReadonlyArray<string>, rows = 1) =>
   `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(",")}) VALUES ${
     Array.from({ length: rows }, (_, r) => `(${columns.map((_, i) => `$${r * columns.length + i + 1}`).join(",")})`).join(",")
   }`
-const MEMBER_INSERT_SQL = `${insertInto("members", ["tenant_id", ...MEMBER_FIELDS])} ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING id`
+// Writes answer their row through the read's select list, as the product's (pg-adapter ResourceSql.ts).
+const MEMBER_INSERT_SQL = `${insertInto("members AS m", ["tenant_id", ...MEMBER_FIELDS])} ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING ${MEMBER_COLUMNS}`
 // The event, one delivery per active subscription listing its kind (held behind a pending one of
 // the same resource, which is marked followed: ruling 32), and the NOTIFY, in one statement:
 // pg-adapter OutboxSql.ts's.
@@ -65,24 +66,24 @@ const INVOICE_COLUMNS = `i.id, i.member_id::float8 AS member_id, i.number, i.sta
   i.total_cents::float8 AS total_cents, i.amount_paid_cents::float8 AS amount_paid_cents, i.balance_cents::float8 AS balance_cents,
   ${iso("i.issued_at")} AS issued_at, i.due_on::text AS due_on, ${iso("i.voided_at")} AS voided_at, i.memo, ${iso("i.created_at")} AS created_at,
   ${iso("i.updated_at")} AS updated_at`
-const INVOICE_FIND_SQL = `SELECT ${INVOICE_COLUMNS} FROM invoices i WHERE i.tenant_id = $1 AND i.id = $2`
-const INVOICE_LOCK_SQL = `${INVOICE_FIND_SQL} FOR UPDATE`
-const INVOICE_INSERT_SQL = `${insertInto("invoices", [
+// Locked, stored fields then shown ones (for invoices the same list twice), as the product's.
+const INVOICE_LOCK_SQL = `SELECT ${INVOICE_COLUMNS}, ${INVOICE_COLUMNS} FROM invoices i WHERE i.tenant_id = $1 AND i.id = $2 FOR UPDATE`
+const INVOICE_INSERT_SQL = `${insertInto("invoices AS i", [
   "tenant_id", "member_id", "number", "status", "currency", "subtotal_cents", "total_cents", "amount_paid_cents", "balance_cents", "issued_at", "due_on",
   "voided_at", "memo", "pay_token"
-])} RETURNING id`
+])} RETURNING ${INVOICE_COLUMNS}`
 const LINE_COLUMNS = ["tenant_id", "invoice_id", "position", "description", "unit_cents", "quantity"]
 const NEXT_NUMBER_SQL = `INSERT INTO invoice_sequences (tenant_id, last_number) VALUES ($1, 1) ON CONFLICT (tenant_id) DO UPDATE SET last_number =
   invoice_sequences.last_number + 1 RETURNING last_number`
 // updated_at is the database's (migration 0014's trigger), as for the product.
-const ISSUE_SQL = `UPDATE invoices SET "number" = $1, "status" = $2, "issued_at" = $3, "due_on" = $4 WHERE tenant_id = $5 AND id = $6 RETURNING id`
-const PAY_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2 WHERE tenant_id = $3 AND id = $4 RETURNING id`
-const PAY_IN_FULL_SQL = `UPDATE invoices SET "amount_paid_cents" = $1, "balance_cents" = $2, "status" = $3 WHERE tenant_id = $4 AND id = $5 RETURNING
-  id`
-const PAYMENT_INSERT_SQL = `${insertInto("payments", ["tenant_id", "member_id", "method", "gateway", "amount_cents", "received_on", "reference", "notes", "invoice_id"])} RETURNING id`
-const PAYMENT_FIND_SQL = `SELECT p.id, p.member_id::float8 AS member_id, p.method, p.gateway, p.amount_cents::float8 AS amount_cents,
-  p.received_on::text AS received_on, p.reference, ${iso("p.created_at")} AS created_at, ${iso("p.updated_at")} AS updated_at FROM payments p WHERE
-  p.tenant_id = $1 AND p.id = $2`
+const ISSUE_SQL = `UPDATE invoices AS i SET "number" = $1, "status" = $2, "issued_at" = $3, "due_on" = $4 WHERE i.tenant_id = $5 AND i.id = $6
+  RETURNING ${INVOICE_COLUMNS}`
+const PAY_SQL = `UPDATE invoices AS i SET "amount_paid_cents" = $1, "balance_cents" = $2 WHERE i.tenant_id = $3 AND i.id = $4 RETURNING ${INVOICE_COLUMNS}`
+const PAY_IN_FULL_SQL = `UPDATE invoices AS i SET "amount_paid_cents" = $1, "balance_cents" = $2, "status" = $3 WHERE i.tenant_id = $4 AND i.id = $5
+  RETURNING ${INVOICE_COLUMNS}`
+const PAYMENT_INSERT_SQL = `${insertInto("payments AS p", ["tenant_id", "member_id", "method", "gateway", "amount_cents", "received_on", "reference", "notes", "invoice_id"])}
+  RETURNING p.id, p.member_id::float8 AS member_id, p.method, p.gateway, p.amount_cents::float8 AS amount_cents, p.received_on::text AS received_on,
+  p.reference, ${iso("p.created_at")} AS created_at, ${iso("p.updated_at")} AS updated_at`
 type Queryable = Pick<pg.PoolClient, "query">
 const run = async (db: Queryable, name: string, text: string, values: Array<unknown>): Promise<Array<any>> =>
   (await db.query({ name, text, values })).rows
@@ -303,14 +304,12 @@ const createMember = async (key: Key, body: Body) => {
         taken.add(slug)
       }
     }
-    const created = toMember((await run(client, "member-find", MEMBER_FIND_SQL, [key.tenantId, Number(inserted[0].id)]))[0])
+    const created = toMember(inserted[0])
     await outbox(client, key.tenantId, "member.created", created)
     return created
   })
 }
 
-const findInvoice = async (db: Queryable, tenantId: number, id: number) =>
-  toInvoice((await run(db, "invoice-find", INVOICE_FIND_SQL, [tenantId, id]))[0])
 const createInvoice = async (key: Key, body: Body) => {
   const memberId = integerOf(body.member_id ?? null, "member_id", 1, MAX_CENTS)
   const given = body.lines
@@ -329,11 +328,10 @@ const createInvoice = async (key: Key, body: Body) => {
   const tenant = await tenantRow(pool, key.tenantId)
   const total = Number(subtotal)
   return transaction(async (client) => {
-    const id = Number((await run(client, "invoice-insert", INVOICE_INSERT_SQL, [
+    const invoice = toInvoice((await run(client, "invoice-insert", INVOICE_INSERT_SQL, [
       key.tenantId, memberId, null, "draft", tenant.currency, total, total, 0, total, null, null, null, memo, randomBytes(24).toString("base64url")
-    ]))[0].id)
-    const invoice = await findInvoice(client, key.tenantId, id)
-    const values = lines.flatMap((l, position) => [key.tenantId, id, position, l.description, l.cents, l.quantity])
+    ]))[0])
+    const values = lines.flatMap((l, position) => [key.tenantId, invoice.id, position, l.description, l.cents, l.quantity])
     await run(client, `lines-${lines.length}`, insertInto("invoice_lines", LINE_COLUMNS, lines.length), values)
     await outbox(client, key.tenantId, "invoice.created", invoice)
     return invoice
@@ -352,8 +350,7 @@ const issueInvoice = (key: Key, id: number) =>
     const due = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + tenant.net_terms)).toISOString().slice(0, 10)
     const settled = current.balance_cents === 0
     const number = `${tenant.invoice_prefix}${String(n).padStart(6, "0")}`
-    await run(client, "invoice-issue", ISSUE_SQL, [number, settled ? "paid" : "open", now.toISOString(), due, key.tenantId, id])
-    const invoice = await findInvoice(client, key.tenantId, id)
+    const invoice = toInvoice((await run(client, "invoice-issue", ISSUE_SQL, [number, settled ? "paid" : "open", now.toISOString(), due, key.tenantId, id]))[0])
     for (const type of ["invoice.updated", "invoice.issued", ...(settled ? ["invoice.paid"] : [])]) await outbox(client, key.tenantId, type, invoice)
     return invoice
   })
@@ -367,13 +364,12 @@ const recordPayment = async (key: Key, id: number, body: Body) => {
     if (method === "refund") throw fail(422, "A refund cannot be recorded as a payment.")
     if (invoice.status !== "open") throw fail(422, `This invoice is ${invoice.status}; only an open invoice can take a payment.`)
     if (amount > invoice.balance_cents) throw fail(422, "The payment is more than the invoice's outstanding balance.")
-    const paymentId = Number((await run(client, "payment-insert", PAYMENT_INSERT_SQL, [key.tenantId, invoice.member_id, method, null, amount, receivedOn, reference, notes, id]))[0].id)
-    const payment = toPayment((await run(client, "payment-find", PAYMENT_FIND_SQL, [key.tenantId, paymentId]))[0])
+    const payment = toPayment((await run(client, "payment-insert", PAYMENT_INSERT_SQL, [key.tenantId, invoice.member_id, method, null, amount, receivedOn, reference, notes, id]))[0])
     const balance = invoice.balance_cents - amount
     const paid = invoice.amount_paid_cents + amount
-    if (balance === 0) await run(client, "invoice-pay-in-full", PAY_IN_FULL_SQL, [paid, balance, "paid", key.tenantId, id])
-    else await run(client, "invoice-pay", PAY_SQL, [paid, balance, key.tenantId, id])
-    const updated = await findInvoice(client, key.tenantId, id)
+    const updated = toInvoice((await (balance === 0
+      ? run(client, "invoice-pay-in-full", PAY_IN_FULL_SQL, [paid, balance, "paid", key.tenantId, id])
+      : run(client, "invoice-pay", PAY_SQL, [paid, balance, key.tenantId, id])))[0])
     await outbox(client, key.tenantId, "payment.created", payment)
     await outbox(client, key.tenantId, "invoice.updated", updated)
     if (balance === 0) await outbox(client, key.tenantId, "invoice.paid", updated)

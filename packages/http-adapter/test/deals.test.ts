@@ -46,7 +46,7 @@ for (const rt of runtimes()) {
             ends_at: null,
             is_featured: false
           })
-          assert.deepInclude(yield* (yield* DealRepo).findForUpdate(tenant.id, deal.id), {
+          assert.deepInclude((yield* (yield* DealRepo).findForUpdate(tenant.id, deal.id))?.stored, {
             description: "Show this at the counter",
             terms: "One per visit",
             cta_url: "https://coffee.example/deal"

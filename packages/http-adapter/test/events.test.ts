@@ -47,7 +47,7 @@ for (const rt of runtimes()) {
             capacity: null,
             is_public: false
           })
-          const stored = yield* (yield* EventRepo).findForUpdate(tenant.id, event.id)
+          const stored = (yield* (yield* EventRepo).findForUpdate(tenant.id, event.id))?.stored
           assert.deepInclude(stored, { description: "Drinks on the terrace", address: "1 River Rd", event_type: "member", is_featured: true })
           const published = ok(yield* post(key, { title: "Gala", starts_at: "2027-05-01T19:00:00Z", status: "published", is_public: true }), 201)
           assert.deepInclude(published.attributes, { status: "published", is_public: true })
@@ -59,7 +59,7 @@ for (const rt of runtimes()) {
           const repo = yield* EventRepo
           for (const event_type of [undefined, null, "webinar", "CHAMBER"]) {
             const event = ok(yield* post(key, { title: "Typed", starts_at: "2027-01-01T10:00:00Z", event_type }), 201)
-            assert.strictEqual((yield* repo.findForUpdate(tenant.id, event.id))?.event_type, "chamber", String(event_type))
+            assert.strictEqual((yield* repo.findForUpdate(tenant.id, event.id))?.stored.event_type, "chamber", String(event_type))
           }
           for (const status of ["cancelled", "completed", "archived"]) {
             assert.deepStrictEqual(invalid(yield* post(key, { title: "X", starts_at: "2027-01-01T10:00:00Z", status })), {

@@ -139,6 +139,7 @@ for (const rt of runtimes()) {
             assert.strictEqual((yield* keys.authenticate(minted.key))?.tenantId, a)
             const m = yield* members.create(a, member("Traced Co"))
             yield* members.update(a, m.id, { city: "Springfield" })
+            yield* members.get(a, m.id)
             const draft = yield* invoices.create(a, { member_id: m.id, lines: [{ description: "Dues", unit: 100, quantity: 1 }] })
             yield* invoices.issue(a, draft.id)
           }).pipe(Effect.provideService(Tracer.Tracer, tracer))
@@ -149,12 +150,13 @@ for (const rt of runtimes()) {
               /^INSERT INTO members /,
               /^WITH e AS \( INSERT INTO outbox_events/,
               /FROM members m WHERE m\.tenant_id = \$1 AND m\.id = \$2 FOR UPDATE$/,
-              /^UPDATE members SET/,
+              /^UPDATE members AS m SET/,
               /^INSERT INTO invoices /,
               /^INSERT INTO invoice_lines /,
               /^INSERT INTO invoice_sequences /,
-              /FROM invoices i WHERE i\.tenant_id = \$1 AND i\.id = \$2$/,
-              /^UPDATE invoices SET/
+              /FROM members m WHERE m\.tenant_id = \$1 AND m\.id = \$2$/,
+              /FROM invoices i WHERE i\.tenant_id = \$1 AND i\.id = \$2 FOR UPDATE$/,
+              /^UPDATE invoices AS i SET/
             ]
           ) assert.isTrue(seen.some((text) => statement.test(text)), `no span for ${statement}: ${seen.join("\n")}`)
         }))

@@ -2,6 +2,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { Page } from "../Pagination.ts"
+import type { Locked } from "../shared/Ports.ts"
 import type { SortOrder } from "../Sort.ts"
 import type { Contact, ContactAttributes, ContactSortColumns } from "./Contact.ts"
 
@@ -21,8 +22,8 @@ export interface Subscription {
 export class ContactRepo extends Context.Service<ContactRepo, {
   readonly list: (tenantId: number, filter: ContactFilter, sort: ContactSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Contact>>
   readonly find: (tenantId: number, id: number) => Effect.Effect<Contact | undefined>
-  /** The stored attributes, hidden custom fields included, locked for an update in this transaction. */
-  readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<ContactAttributes | undefined>
+  /** The stored attributes, hidden custom fields included, and what the API shows, read once and locked for an update in this transaction. */
+  readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<Locked<ContactAttributes, Contact> | undefined>
   /** `memberId`: the member business the contact works for, kept for the chamber, never shown. */
   readonly insert: (tenantId: number, values: ContactAttributes, subscribed: boolean, memberId?: number | null) => Effect.Effect<Contact>
   readonly update: (tenantId: number, id: number, changes: Partial<ContactAttributes>) => Effect.Effect<Contact>

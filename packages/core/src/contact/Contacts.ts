@@ -87,11 +87,10 @@ export class Contacts extends Context.Service<Contacts, {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* repo.findForUpdate(tenantId, id)
         if (current === undefined) return yield* new ContactNotFound({ id })
-        const changes = ContactResource.changes(current, input)
-        if (Object.keys(changes).length === 0) return yield* get(tenantId, id)
-        const before = (yield* repo.find(tenantId, id))!
+        const changes = ContactResource.changes(current.stored, input)
+        if (Object.keys(changes).length === 0) return current.shown
         const contact = yield* repo.update(tenantId, id, changes)
-        if (changesShown(before, contact)) yield* outbox.append(tenantId, "contact.updated", contact)
+        if (changesShown(current.shown, contact)) yield* outbox.append(tenantId, "contact.updated", contact)
         return contact
       }))
     })

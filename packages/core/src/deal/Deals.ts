@@ -61,14 +61,10 @@ export class Deals extends Context.Service<Deals, {
         const current = yield* repo.findForUpdate(tenantId, id)
         if (current === undefined) return yield* new DealNotFound({ id })
         yield* requireMember(tenantId, input.member_id)
-        const changes = DealResource.changes(current, input)
-        if (Object.keys(changes).length === 0) {
-          const deal = yield* repo.find(tenantId, id)
-          return deal!
-        }
-        const before = (yield* repo.find(tenantId, id))!
+        const changes = DealResource.changes(current.stored, input)
+        if (Object.keys(changes).length === 0) return current.shown
         const deal = yield* repo.update(tenantId, id, changes)
-        if (changesShown(before, deal)) yield* outbox.append(tenantId, "deal.updated", deal)
+        if (changesShown(current.shown, deal)) yield* outbox.append(tenantId, "deal.updated", deal)
         if (changes.status === "approved") yield* outbox.append(tenantId, "deal.approved", deal)
         return deal
       }))

@@ -42,10 +42,11 @@ export class Events extends Context.Service<Events, {
     const outbox = yield* Outbox
     const tx = yield* Transactor
 
-    /** Writes `changes` and fires event.updated when what the event shows changed, in the caller's transaction. */
-    const write = Effect.fnUntraced(function*(tenantId: number, id: number, changes: Partial<EventStored>) {
-      // Read after the caller locked the row: what it showed just before this write.
-      const before = (yield* repo.find(tenantId, id))!
+    /**
+     * Writes `changes` and fires event.updated when what the event shows changed (`before`, read
+     * as the caller locked the row), in the caller's transaction.
+     */
+    const write = Effect.fnUntraced(function*(tenantId: number, id: number, before: Event, changes: Partial<EventStored>) {
       const event = yield* repo.update(tenantId, id, changes)
       if (changesShown(before, event)) yield* outbox.append(tenantId, "event.updated", event)
       return event
@@ -71,8 +72,9 @@ export class Events extends Context.Service<Events, {
     const update = Effect.fn("Events.update")(function*(tenantId: number, id: number, input: EventUpdate) {
       if (input.event_type === null) return yield* InvalidInput.field("event_type", "The event type field must not be null.")
       return yield* tx.withTransaction(Effect.gen(function*() {
-        const current = yield* repo.findForUpdate(tenantId, id)
-        if (current === undefined) return yield* new EventNotFound({ id })
+        const locked = yield* repo.findForUpdate(tenantId, id)
+        if (locked === undefined) return yield* new EventNotFound({ id })
+        const current = locked.stored
         const changes = EventResource.changes(current, {
           ...input,
           // A final status stays whatever is sent; other fields may still change.
@@ -80,15 +82,16 @@ export class Events extends Context.Service<Events, {
           event_type: input.event_type === undefined ? undefined : eventType(input.event_type)
         })
         if (!endsAfterStart({ ...current, ...changes })) return yield* new EventEndsBeforeStart()
-        if (Object.keys(changes).length === 0) return yield* get(tenantId, id)
-        return yield* write(tenantId, id, changes)
+        if (Object.keys(changes).length === 0) return locked.shown
+        return yield* write(tenantId, id, locked.shown, changes)
       }))
     })
 
     const end = Effect.fn("Events.end")(function*(tenantId: number, id: number, status: "cancelled" | "completed") {
       return yield* tx.withTransaction(Effect.gen(function*() {
-        if ((yield* repo.findForUpdate(tenantId, id)) === undefined) return yield* new EventNotFound({ id })
-        return yield* write(tenantId, id, { status })
+        const locked = yield* repo.findForUpdate(tenantId, id)
+        if (locked === undefined) return yield* new EventNotFound({ id })
+        return yield* write(tenantId, id, locked.shown, { status })
       }))
     })
 

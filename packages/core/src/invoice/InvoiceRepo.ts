@@ -2,6 +2,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { Page } from "../Pagination.ts"
+import type { Locked } from "../shared/Ports.ts"
 import type { SortOrder } from "../Sort.ts"
 import type { Invoice, InvoiceLineStored, InvoiceSortColumns, InvoiceStatus, InvoiceStored } from "./Invoice.ts"
 
@@ -11,8 +12,8 @@ export class InvoiceRepo extends Context.Service<InvoiceRepo, {
   /** Newest issued first by default (drafts, never issued, last). */
   readonly list: (tenantId: number, status: InvoiceStatus | undefined, sort: InvoiceSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Invoice>>
   readonly find: (tenantId: number, id: number) => Effect.Effect<Invoice | undefined>
-  /** Every stored field, locked for an update in this transaction. */
-  readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<InvoiceStored | undefined>
+  /** Every stored field, and what the API shows, read once and locked for an update in this transaction. */
+  readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<Locked<InvoiceStored, Invoice> | undefined>
   /** A draft and its lines; the invoice gets a random pay token, never shown. */
   readonly insert: (tenantId: number, values: InvoiceStored, lines: ReadonlyArray<InvoiceLineStored>) => Effect.Effect<Invoice>
   readonly update: (tenantId: number, id: number, changes: Partial<InvoiceStored>) => Effect.Effect<Invoice>

@@ -58,7 +58,7 @@ export class Invoices extends Context.Service<Invoices, {
       Effect.flatMap(tenants.find(tenantId), (t) => (t === undefined ? Effect.die(new TenantNotFound({ ref: String(tenantId) })) : Effect.succeed(t)))
 
     const locked = (tenantId: number, id: number) =>
-      Effect.flatMap(repo.findForUpdate(tenantId, id), (i) => (i === undefined ? Effect.fail(new InvoiceNotFound({ id })) : Effect.succeed(i)))
+      Effect.flatMap(repo.findForUpdate(tenantId, id), (i) => (i === undefined ? Effect.fail(new InvoiceNotFound({ id })) : Effect.succeed(i.stored)))
 
     /** A status change (always shown) and its invoice.updated, in the caller's transaction. */
     const updated = (tenantId: number, id: number, changes: Parameters<typeof repo.update>[2]) =>

@@ -2,6 +2,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { Page } from "../Pagination.ts"
+import type { Locked } from "../shared/Ports.ts"
 import type { SortOrder } from "../Sort.ts"
 import type { Member, MemberAttributes, MemberSortColumns, MemberStatus } from "./Member.ts"
 import type { SlugTaken } from "./MemberErrors.ts"
@@ -19,8 +20,8 @@ export interface MemberFilter {
 export class MemberRepo extends Context.Service<MemberRepo, {
   readonly list: (tenantId: number, filter: MemberFilter, sort: MemberSort | undefined, page: number, updatedSince?: string) => Effect.Effect<Page<Member>>
   readonly find: (tenantId: number, id: number) => Effect.Effect<Member | undefined>
-  /** The stored attributes, hidden custom fields included, locked for an update in this transaction. */
-  readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<MemberAttributes | undefined>
+  /** The stored attributes, hidden custom fields included, and what the API shows, read once and locked for an update in this transaction. */
+  readonly findForUpdate: (tenantId: number, id: number) => Effect.Effect<Locked<MemberAttributes, Member> | undefined>
   /** Fails with `SlugTaken` when the tenant already has the slug (and leaves the transaction usable). */
   readonly insert: (tenantId: number, values: MemberAttributes) => Effect.Effect<Member, SlugTaken>
   readonly update: (tenantId: number, id: number, changes: Partial<MemberAttributes>) => Effect.Effect<Member, SlugTaken>

@@ -86,8 +86,8 @@ export class Members extends Context.Service<Members, {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* repo.findForUpdate(tenantId, id)
         if (current === undefined) return yield* new MemberNotFound({ id })
-        const changes = MemberResource.changes(current, input)
-        if (Object.keys(changes).length === 0) return yield* get(tenantId, id)
+        const changes = MemberResource.changes(current.stored, input)
+        if (Object.keys(changes).length === 0) return current.shown
         const member = yield* repo.update(tenantId, id, changes)
         yield* outbox.append(tenantId, "member.updated", member)
         return member

@@ -46,7 +46,7 @@ export class Payments extends Context.Service<Payments, {
       payment: { readonly method: string; readonly amount_cents: number; readonly gateway: string | null } & Partial<Record<"received_on" | "reference" | "notes", string | null>>
     ) =>
       tx.withTransaction(Effect.gen(function*() {
-        const invoice = yield* invoices.findForUpdate(tenantId, invoiceId)
+        const invoice = (yield* invoices.findForUpdate(tenantId, invoiceId))?.stored
         if (invoice === undefined) return yield* new InvoiceNotFound({ id: invoiceId })
         if (payment.method === "refund") return yield* new RefundNotAccepted()
         if (invoice.status !== "open") return yield* new InvoiceNotOpen({ status: invoice.status, action: "take a payment" })

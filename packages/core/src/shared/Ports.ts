@@ -16,6 +16,16 @@ export class Transactor extends Context.Service<Transactor, {
  */
 export const JoinsCallerTransaction = Context.Reference<boolean>("chamber/JoinsCallerTransaction", { defaultValue: () => false })
 
+/**
+ * A row locked for an update in this transaction, read once: every stored field (hidden custom
+ * fields and write-only fields too), for telling what a write changes, and what the API shows of
+ * it, for telling whether that changed (core `outbox/Shown.ts`).
+ */
+export interface Locked<Stored, Shown> {
+  readonly stored: Stored
+  readonly shown: Shown
+}
+
 /** SHA-256 of an API key's plaintext, lower-case hex. */
 export class KeyHasher extends Context.Service<KeyHasher, {
   readonly hash: (plaintext: string) => string

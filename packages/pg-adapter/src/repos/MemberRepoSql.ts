@@ -16,10 +16,8 @@ export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
   const find = members.find
 
   /** The written row, or SlugTaken when the slug is another member's (ON CONFLICT keeps the transaction usable). */
-  const written = (tenantId: number, slug: string | null | undefined) => (rows: ReadonlyArray<{ readonly id: bigint | number }>) =>
-    rows[0] === undefined
-      ? Effect.fail(new SlugTaken({ slug: String(slug) }))
-      : find(tenantId, Number(rows[0].id)).pipe(Effect.map((m) => m!))
+  const written = (slug: string | null | undefined) => (rows: ReadonlyArray<ReadonlyArray<unknown>>) =>
+    rows[0] === undefined ? Effect.fail(new SlugTaken({ slug: String(slug) })) : Effect.succeed(members.toOne(rows[0]))
 
   return MemberRepo.of({
     list: Effect.fn("MemberRepo.list")(function*(tenantId, filter, sort, page, updatedSince) {
@@ -38,17 +36,17 @@ export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
     find,
     findForUpdate: members.findForUpdate,
     insert: (tenantId, values) =>
-      sql<{ readonly id: bigint }>`INSERT INTO members ${sql.insert({ tenant_id: tenantId, ...columnValues(MemberResource, values) })}
-          ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING id`.pipe(
+      sql`INSERT INTO members AS m ${sql.insert({ tenant_id: tenantId, ...columnValues(MemberResource, values) })}
+          ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING ${members.selected}`.values.pipe(
         Effect.orDie,
-        Effect.flatMap(written(tenantId, values.slug))
+        Effect.flatMap(written(values.slug))
       ),
     update: (tenantId, id, changes) =>
-      sql<{ readonly id: bigint }>`UPDATE members SET ${sql.update(columnValues(MemberResource, changes))}
-          WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
+      sql`UPDATE members AS m SET ${sql.update(columnValues(MemberResource, changes))}
+          WHERE m.tenant_id = ${tenantId} AND m.id = ${id} RETURNING ${members.selected}`.values.pipe(
         Effect.catchReason("SqlError", "UniqueViolation", () => Effect.succeed([])),
         Effect.orDie,
-        Effect.flatMap(written(tenantId, changes.slug))
+        Effect.flatMap(written(changes.slug))
       ),
     slugsLike: (tenantId, base) =>
       sql<{ readonly slug: string }>`SELECT slug FROM members WHERE tenant_id = ${tenantId} AND (slug = ${base} OR slug LIKE ${likeEscape(base) + "-%"})`.pipe(

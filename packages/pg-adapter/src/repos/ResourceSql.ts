@@ -7,10 +7,9 @@
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
-import type { Fields, Resource, StoredStruct } from "@chamber/core"
+import type { Fields, Locked, Resource, StoredStruct } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
 import { type Columns, listPage, type Order } from "./PageSql.ts"
-
 
 const IDENTIFIER = /^[a-z][a-z0-9_]*$/
 
@@ -69,10 +68,6 @@ const picker = <A>(keys: ReadonlyArray<string>) => {
 export const toAttributes = <D extends Fields>(resource: Resource<string, D>) =>
   picker<Resource<string, D>["Attributes"]["Type"]>(resource.keys)
 
-/** Every stored field of a row read with `stored: true`, for change detection. */
-export const toStored = <D extends Fields>(resource: Resource<string, D>) =>
-  picker<StoredStruct<D>["Type"]>(resource.storedKeys)
-
 /** The envelope `{id, attributes, created_at, updated_at}` of a row. */
 export const toEnvelope = <D extends Fields>(resource: Resource<string, D>) => {
   const attributesOf = toAttributes(resource)
@@ -127,43 +122,54 @@ export const columnValues = <D extends Fields>(resource: Resource<string, D>, va
  * is its own (filters, slugs, subscriptions).
  */
 export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resource: Resource<string, D>, table: string, alias: string) => {
-  type Row = ResourceRow<D>
+  type Envelope = Resource<string, D>["Envelope"]["Type"]
+  type Stored = StoredStruct<D>["Type"]
   const columns = envelopeColumns(resource, alias)
-  const stored = selectList(resource, alias, { stored: true })
   const toOne = columns.at(0)
-  const storedOf = toStored(resource)
-  // The statements' fixed parts, made once.
+  // A locked row is read as its stored fields (id, each stored field, the two timestamps), then
+  // the envelope's columns.
+  const storedKeys = resource.storedKeys
+  const emptyStored = emptyOf(storedKeys)
+  const toLocked = (v: ReadonlyArray<unknown>): Locked<Stored, Envelope> => {
+    const stored = { ...emptyStored }
+    for (let i = 0; i < storedKeys.length; i++) stored[storedKeys[i]!] = v[1 + i]
+    return { stored: stored as Stored, shown: columns.at(storedKeys.length + 3)(v) }
+  }
+  // The statements' fixed parts, made once. Writes answer the row as a read does (RETURNING the
+  // same select list through the same alias), so a write is one statement.
   const from = sql.literal(`${table} ${alias}`)
+  const into = sql.literal(`${table} AS ${alias}`)
   const self = sql.literal(alias)
   const selected = sql.literal(columns.select)
-  const storedSelected = sql.literal(stored)
+  const lockedSelected = sql.literal(`${selectList(resource, alias, { stored: true })},\n  ${columns.select}`)
+  const one = (rows: ReadonlyArray<ReadonlyArray<unknown>>) => toOne(rows[0]!)
 
   const find = (tenantId: number, id: number) =>
     sql`SELECT ${selected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id}`.values.pipe(
       Effect.map((rows) => (rows[0] === undefined ? undefined : toOne(rows[0]))),
       Effect.orDie
     )
-  const written = (tenantId: number) => (rows: ReadonlyArray<{ readonly id: bigint | number }>) =>
-    find(tenantId, Number(rows[0]!.id)).pipe(Effect.map((one) => one!))
 
   return {
+    /** The select list, for a repository's own statements through `table alias` (a `RETURNING`). */
+    selected,
+    /** The envelope of each row such a statement answers (`.values`). */
+    toOne,
     find,
     findForUpdate: (tenantId: number, id: number) =>
-      sql<Row>`SELECT ${storedSelected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id} FOR UPDATE`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : storedOf(rows[0]))),
+      sql`SELECT ${lockedSelected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id} FOR UPDATE`.values.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : toLocked(rows[0]))),
         Effect.orDie
       ),
     /** `internal`: columns of the table that are no field of the resource (a contact's subscription). */
     insert: (tenantId: number, values: Partial<Record<keyof D, unknown>>, internal: Record<string, unknown> = {}) => {
       const record = { tenant_id: tenantId, ...columnValues(resource, values), ...internal }
-      return sql<{ readonly id: bigint }>`INSERT INTO ${sql.literal(table)} ${sql.insert(record)} RETURNING id`.pipe(Effect.orDie, Effect.flatMap(written(tenantId)))
+      return sql`INSERT INTO ${into} ${sql.insert(record)} RETURNING ${selected}`.values.pipe(Effect.map(one), Effect.orDie)
     },
-    update: (tenantId: number, id: number, changes: Partial<Record<keyof D, unknown>>) => {
-      return sql<{ readonly id: bigint }>`UPDATE ${sql.literal(table)} SET ${sql.update(columnValues(resource, changes))} WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(
-        Effect.orDie,
-        Effect.flatMap(written(tenantId))
-      )
-    },
+    /** The row must exist (the caller locked it). */
+    update: (tenantId: number, id: number, changes: Partial<Record<keyof D, unknown>>) =>
+      sql`UPDATE ${into} SET ${sql.update(columnValues(resource, changes))} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id} RETURNING ${selected}`
+        .values.pipe(Effect.map(one), Effect.orDie),
     page: (where: Statement.Fragment, order: Order, page: number, updatedSince: string | undefined) =>
       listPage(sql, { columns, from: `${table} ${alias}`, alias, where, order, page, updatedSince })
   }
