@@ -63,6 +63,16 @@ const subscribed = (receiver: Receiver, events: ReadonlyArray<"member.created" |
     return { tenant, hook }
   }).pipe(Effect.orDie)
 
+/**
+ * The subscription deleted in a transaction that stays open 3 s: still open when the answers
+ * in flight (a receiver answering after 1.5 s) are in and their outcomes written.
+ */
+const deletedWhileRecorded = (hookId: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* Effect.forkScoped(sql.withTransaction(Effect.andThen(sql`DELETE FROM webhook_subscriptions WHERE id = ${hookId}`, Effect.sleep(3_000))).pipe(Effect.orDie))
+  })
+
 const wait = (receiver: Receiver, count: number, timeoutMs = 15_000) => Effect.promise(() => receiver.waitFor(count, timeoutMs))
 
 const attemptsOf = (tenantId: number) =>
@@ -236,11 +246,8 @@ for (const rt of runtimes()) {
             const kept = yield* (yield* Hooks).create(gone.tenant.id, { url: `${receiver.url}/kept`, events: ["member.created"] })
             yield* (yield* Members).create(gone.tenant.id, { name: "Two subscriptions", status: "active" })
             yield* wait(receiver, 2)
-            // Deleted in a transaction still open when both answers are in and their outcomes written.
+            yield* deletedWhileRecorded(gone.hook.id)
             const sql = yield* SqlClient.SqlClient
-            yield* Effect.forkScoped(sql.withTransaction(
-              Effect.andThen(sql`DELETE FROM webhook_subscriptions WHERE id = ${gone.hook.id}`, Effect.sleep(3_000))
-            ).pipe(Effect.orDie))
             const rows = yield* recorded(gone.tenant.id, 1)
             assert.deepStrictEqual(rows.map((r) => [r.status, r.state]), [[200, "succeeded"]])
             const hooks = yield* sql<{ readonly hook_id: string }>`SELECT hook_id::text FROM webhook_deliveries WHERE tenant_id = ${gone.tenant.id}`.pipe(Effect.orDie)
@@ -261,12 +268,9 @@ for (const rt of runtimes()) {
             const gone = yield* subscribed(receiver)
             yield* (yield* Members).create(gone.tenant.id, { name: "One subscription", status: "active" })
             yield* wait(receiver, 1)
-            // Deleted in a transaction still open when the answer is in and its outcome written.
-            const sql = yield* SqlClient.SqlClient
-            yield* Effect.forkScoped(sql.withTransaction(
-              Effect.andThen(sql`DELETE FROM webhook_subscriptions WHERE id = ${gone.hook.id}`, Effect.sleep(3_000))
-            ).pipe(Effect.orDie))
+            yield* deletedWhileRecorded(gone.hook.id)
             yield* untilLogged(lines, /no longer exist/)
+            const sql = yield* SqlClient.SqlClient
             const attempts = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM webhook_attempts WHERE tenant_id = ${gone.tenant.id}`.pipe(Effect.orDie)
             assert.strictEqual(attempts[0]!.n, 0)
             assert.deepStrictEqual(lines.filter((l) => /^(Warn|Error|Fatal) /.test(l)), [])
