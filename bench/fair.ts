@@ -6,7 +6,6 @@
  */
 import type { ChildProcess } from "node:child_process"
 import * as Effect from "effect/Effect"
-import pg from "pg"
 import { AllowPrivateDestinations, Hooks, Tenants } from "../packages/core/src/index.ts"
 import { type Output, stopChild } from "./processes.ts"
 import { startBenchReceiver } from "./relay-receiver.ts"
@@ -30,15 +29,13 @@ const memberEvent = (id: number, fanout: number): PlannedEvent => ({
 type Phase = "hang" | "drain"
 
 export const benchFair = async (ctx: SectionContext): Promise<void> => {
-  const { log } = ctx
+  const { db, log } = ctx
   const runtime = relayRuntime(ctx.dbUrl, "fair bench secret key")
-  const db = new pg.Client({ connectionString: ctx.dbUrl })
   const steady = await startBenchReceiver()
   const hanging = await Promise.all(Array.from({ length: RECEIVERS }, () => startBenchReceiver(true)))
   let relays: Array<ChildProcess> = []
   const outputs: Array<Output> = []
   try {
-    await db.connect()
     const { a, b } = await runtime.runPromise(Effect.gen(function*() {
       const [tenants, hooks] = [yield* Tenants, yield* Hooks]
       const a = yield* tenants.create({ name: "Fair Bench A (receivers that hang)" })
@@ -123,7 +120,6 @@ export const benchFair = async (ctx: SectionContext): Promise<void> => {
   } finally {
     await Promise.all(relays.map((r) => stopChild(r)))
     await Promise.all([steady.close(), ...hanging.map((r) => r.close())])
-    await db.end().catch(() => {})
     await runtime.dispose()
   }
 }

@@ -151,14 +151,11 @@ const runOn = async (label: string, config: DatabaseConfig, serverEnv: Record<st
   log(`[${elapsed()}] seeded (tenants ${seeded.small.tenantId} and ${seeded.big.tenantId}); the handful search term is ${JSON.stringify(handful)}`)
 
   // No relay, warnings only.
-  const server = await serveChamber(["--no-relay"], { ...serverEnv, LOG_LEVEL: "warn", NODE_ENV: "production" })
-  try {
+  return serveChamber(["--no-relay"], { ...serverEnv, LOG_LEVEL: "warn", NODE_ENV: "production" }, (server) => {
     log(`[${elapsed()}] chamber serve on ${server.base}; ${machine()}`)
     log(`  ${"case".padEnd(44)}${`${SMALL} ms`.padStart(9)}${`${BIG} ms`.padStart(10)}${"ratio".padStart(8)}`)
-    return await timeCases(server.base, [seeded.small, seeded.big], cases(handful), log)
-  } finally {
-    await server.stop()
-  }
+    return timeCases(server.base, [seeded.small, seeded.big], cases(handful), log)
+  })
 }
 
 export const benchLarge = async (ctx: SectionContext): Promise<void> => {

@@ -34,12 +34,15 @@ export type Measured = { readonly rps: number; readonly p50: number; readonly p9
 
 type OnResponse = (client: any, status: number, time: number) => void
 
-export const fire = (base: string, load: Load, world: World, seconds: number, onResponse?: OnResponse) =>
+/** autocannon's run with `options`, its result; `onResponse` sees every response. */
+export const cannon = (options: Record<string, unknown>, onResponse?: OnResponse) =>
   new Promise<any>((resolve, reject) => {
-    const options = { url: base, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${world.keys[load.key]}` }, requests: load.requests(world) }
     const instance = autocannon(options, (error: unknown, result: any) => (error ? reject(error) : resolve(result)))
     if (onResponse !== undefined) instance.on("response", (client: unknown, status: number, _bytes: number, time: number) => onResponse(client, status, time))
   })
+
+export const fire = (base: string, load: Load, world: World, seconds: number, onResponse?: OnResponse) =>
+  cannon({ url: base, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${world.keys[load.key]}` }, requests: load.requests(world) }, onResponse)
 
 /** One server's rounds of one load. */
 export class Tally {

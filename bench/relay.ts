@@ -5,7 +5,6 @@
  * delivery checked (received once, signatures valid, none pending, ours in order, one attempt each).
  */
 import { fileURLToPath } from "node:url"
-import type pg from "pg"
 import { verify, verifyStandard } from "../packages/webhook-relay/src/index.ts"
 import { cpuSeconds, type Output, postgresCpuSeconds, procStatus, startNode, stopChild } from "./processes.ts"
 import { startBenchReceiver } from "./relay-receiver.ts"
@@ -39,7 +38,7 @@ type Round = {
 
 const sum = (events: ReadonlyArray<PlannedEvent>) => events.reduce((n, e) => n + e.fanout, 0)
 
-export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client }): Promise<void> => {
+export const benchRelay = async (ctx: SectionContext): Promise<void> => {
   const { db, log } = ctx
   const runtime = relayRuntime(ctx.dbUrl, "relay bench secret key")
   const receiver = await startBenchReceiver()

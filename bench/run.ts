@@ -413,9 +413,9 @@ const main = async () => {
   log(`bench: node ${process.version}, ${cpus().length} CPUs, PostgreSQL ${version}, database ${dbName}`)
   db = new pg.Client({ connectionString: dbUrl })
   await db.connect()
-  const ctx = { dbUrl, log, elapsed }
+  const ctx = { dbUrl, db, log, elapsed }
   if (ENDPOINTS.length > 0 || runs("idempotency")) await benchHttp(db)
-  if (runs("relay")) await benchRelay({ ...ctx, db })
+  if (runs("relay")) await benchRelay(ctx)
   if (runs("changes")) await benchChanges(ctx)
   if (ONLY.includes("large")) await benchLarge(ctx)
   if (ONLY.includes("embedded")) await benchEmbedded(ctx)

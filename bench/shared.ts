@@ -1,6 +1,7 @@
 /** What the bench's scripts share: the knobs, the `chamber` command line, the access log's file, the figures' arithmetic and verdicts. */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import type { Server, Socket } from "node:net"
+import type pg from "pg"
 import { createRequire } from "node:module"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -55,6 +56,8 @@ export const importFromPackage = async (pkg: string, specifier: string): Promise
 /** What a section run after the HTTP endpoints gets from run.ts. */
 export interface SectionContext {
   readonly dbUrl: string
+  /** A connection to the bench database. */
+  readonly db: pg.Client
   readonly log: (line: string) => void
   /** Seconds since the bench began, for progress lines. */
   readonly elapsed: () => string
