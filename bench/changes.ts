@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
-import { fire, getLoad, inTurn, printRows, Tally } from "./load.ts"
+import { getLoad, inTurn, printRows } from "./load.ts"
 import { startServer, stopChild } from "./processes.ts"
 import { seedChamber } from "./seed-data.ts"
 import { CONNECTIONS, DURATION, f, machine, ROUNDS, type SectionContext, verdict, WARMUP } from "./shared.ts"
@@ -31,8 +31,7 @@ export const benchChanges = async (ctx: SectionContext): Promise<void> => {
     // From the first page's cursor: each request reads the 100 events after it.
     const cursorPath = `/api/v1/changes?after=${encodeURIComponent(first.meta.next_cursor)}`
     const loads = [getLoad("changes", "GET /api/v1/changes?after=<cursor>", () => cursorPath), getLoad("changes", "GET /api/v1/members?page=1", () => "/api/v1/members?page=1")]
-    for (const load of loads) await fire(server.base, load, world, WARMUP)
-    const rows = await inTurn(loads.map((load) => new Tally(server, load, load.name)), world, DURATION, (line) => log(`[${elapsed()}] ${line}`))
+    const rows = await inTurn(loads.map((load) => [server, load, load.name] as const), world, DURATION, (line) => log(`[${elapsed()}] ${line}`))
     log(`\n=== change feed: ${machine()} ===`)
     printRows(log, "our server", "endpoint", "req", rows)
     const [feed, page] = [rows[0]![1], rows[1]![1]]

@@ -51,15 +51,19 @@ const EVENT_MIX: ReadonlyArray<EventKind> = [
   "member.updated", "member.created", "invoice.issued", "invoice.paid", "contact.created", "member.updated", "event.registration.created", "deal.approved"
 ]
 
-export const setupChamber = (hookCount: number, receiverUrl: string) =>
+/**
+ * A chamber named `name` with `hookCount` subscriptions, the i-th on the receiver at `receiverUrl(i)`
+ * under a path of its own, for the kinds of the integrations in turn, or for `only`.
+ */
+export const setupChamber = (name: string, hookCount: number, receiverUrl: (i: number) => string, only?: ReadonlyArray<EventKind>) =>
   Effect.gen(function*() {
-    const tenant = yield* (yield* Tenants).create({ name: "Relay Bench Chamber of Commerce", website: "https://relay-bench.example" })
+    const tenant = yield* (yield* Tenants).create({ name, website: "https://relay-bench.example" })
     const hooks = yield* Hooks
     const subscriptions: Array<Subscription> = []
     for (let i = 0; i < hookCount; i++) {
-      const [name, events] = INTEGRATIONS[i % INTEGRATIONS.length]!
-      const path = `/hooks/${name}/${i}?account=${1000 + i}`
-      const hook = yield* hooks.create(tenant.id, { url: receiverUrl + path, events })
+      const [integration, kinds] = INTEGRATIONS[i % INTEGRATIONS.length]!
+      const [path, events] = [`/hooks/${integration}/${i}?account=${1000 + i}`, only ?? kinds]
+      const hook = yield* hooks.create(tenant.id, { url: receiverUrl(i) + path, events })
       subscriptions.push({ id: hook.id, path, secret: hook.secret, events })
     }
     return { tenantId: tenant.id, subscriptions }

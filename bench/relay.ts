@@ -44,7 +44,7 @@ export const benchRelay = async (ctx: SectionContext): Promise<void> => {
   const receiver = await startBenchReceiver()
   try {
     const env = relayEnv(ctx.dbUrl, receiver.ca)
-    const { tenantId, subscriptions } = await runtime.runPromise(setupChamber(HOOKS, receiver.url))
+    const { tenantId, subscriptions } = await runtime.runPromise(setupChamber("Relay Bench Chamber of Commerce", HOOKS, () => receiver.url))
     const pathOf = new Map(subscriptions.map((s) => [s.id, s.path]))
     const secretOf = new Map(subscriptions.map((s) => [s.path, s.secret]))
     await noAutovacuum(db, TABLES)

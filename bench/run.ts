@@ -6,12 +6,12 @@
  */
 import { randomBytes } from "node:crypto"
 import { cpus } from "node:os"
-import { isDeepStrictEqual } from "node:util"
+import { deepStrictEqual } from "node:assert/strict"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import pg from "pg"
 import { StorageLive } from "../packages/pg-adapter/src/index.ts"
-import { getLoad, inTurn, type Load, type Measured, printRows, Tally, fire, type World } from "./load.ts"
+import { getLoad, inTurn, type Load, type Measured, printRows, type World } from "./load.ts"
 import { children, type Server, startServer, stopChild } from "./processes.ts"
 import { accessLogFile, CONNECTIONS, DURATION, f, machine, noAutovacuum, notePrinted, POOL_SIZE, ROUNDS, settleTables, verdict, WARMUP } from "./shared.ts"
 import { invoiceBodies, memberBodies, paymentBodies, seedChamber } from "./seed-data.ts"
@@ -119,31 +119,22 @@ const caller = (server: Server): Call => async (method, path, key, body) => {
 const normal = (value: unknown, differs: ReadonlyArray<string>) =>
   JSON.parse(JSON.stringify(value), (k, v) => (differs.includes(k) ? undefined : k === "slug" && typeof v === "string" ? v.replace(/-\d+$/, "") : v))
 
-const firstDifference = (a: unknown, b: unknown, path = "$"): string | undefined => {
-  if (isDeepStrictEqual(a, b)) return undefined
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
-    return `${path}: ours ${JSON.stringify(a)?.slice(0, 300)} vs baseline ${JSON.stringify(b)?.slice(0, 300)}`
+/** Nothing when `ours` and `baseline` are deeply equal; else a Disagreement with Node's diff of them. */
+const alike = (label: string, what: string, ours: unknown, baseline: unknown) => {
+  try {
+    deepStrictEqual(ours, baseline)
+  } catch (error) {
+    throw new Disagreement(`${label}: the servers' ${what} differ (+ ours, - baseline):\n${(error as Error).message}`)
   }
-  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    const d = firstDifference((a as any)[k], (b as any)[k], `${path}.${k}`)
-    if (d !== undefined) return d
-  }
-  return `${path}: differs`
 }
 
 const compare = (label: string, ours: Answer, baseline: Answer, differs: ReadonlyArray<string>) => {
   if (ours.status !== baseline.status || ours.status >= 300) {
     throw new Disagreement(`${label}: status ours ${ours.status}, baseline ${baseline.status}: ${JSON.stringify([ours.json, baseline.json]).slice(0, 600)}`)
   }
-  for (const [what, a, b] of [["answers", ours.json, baseline.json], ["outbox rows", ours.events, baseline.events]] as const) {
-    const difference = firstDifference(normal(a, differs), normal(b, differs))
-    if (difference !== undefined) throw new Disagreement(`${label}: the servers' ${what} differ: ${difference}`)
-  }
-  const [x, y] = [describeUnits(ours.sql), describeUnits(baseline.sql)]
-  if (isDeepStrictEqual(x, y)) return
-  const at = Math.max(0, x.findIndex((line, i) => line !== y[i]))
-  throw new Disagreement(`${label}: the servers run different SQL, first at line ${at + 1}:\n  ours:     ${x[at] ?? "(nothing)"}\n  baseline: ${y[at] ?? "(nothing)"}\n` +
-    `ours in full:\n${x.join("\n")}\nbaseline in full:\n${y.join("\n")}`)
+  alike(label, "answers", normal(ours.json, differs), normal(baseline.json, differs))
+  alike(label, "outbox rows", normal(ours.events, differs), normal(baseline.events, differs))
+  alike(label, "statements (in order, by transaction)", describeUnits(ours.sql), describeUnits(baseline.sql))
 }
 
 const statements = (answer: Answer) => answer.sql.reduce((n, u) => n + u.statements.length, 0)
@@ -322,8 +313,7 @@ const benchIdempotency = async (ours: Server, world: World) => {
     throw new Disagreement(`Idempotency-Key: the replay is not the first answer: ${JSON.stringify([first, again]).slice(0, 600)}`)
   }
   log("  POST /api/v1/members replayed: the replay is the first answer, byte for byte, marked replayed")
-  for (const [, load] of IDEMPOTENCY_VARIANTS) await fire(ours.base, load, world, WARMUP)
-  const rows = await inTurn(IDEMPOTENCY_VARIANTS.map(([label, load]) => new Tally(ours, load, label)), world, DURATION, progress, settle)
+  const rows = await inTurn(IDEMPOTENCY_VARIANTS.map(([label, load]) => [ours, load, label] as const), world, DURATION, progress, settle)
   const [without, withKey, replay] = rows.map(([, m]) => m) as [Measured, Measured, Measured]
   return () => {
     printRows(log, "POST /api/v1/members on ours: without an Idempotency-Key, with a fresh one each, replayed", "variant", "req", rows)
@@ -386,9 +376,8 @@ const benchHttp = async (db: pg.Client) => {
   for (const endpoint of ENDPOINTS) {
     const observed = (s: Server) => OBSERVED_ENDPOINTS.includes(endpoint.id) && OBSERVED_SERVERS.includes(s.name)
     const measured = servers.filter((s) => endpoint === MEMBERS_PAGE || !s.name.startsWith("ours-") || observed(s))
-    for (const server of measured) await fire(server.base, endpoint, world, WARMUP)
     const writes = endpoint.steps.some((step) => step.startsWith("POST"))
-    results.push({ endpoint, rows: await inTurn(measured.map((server) => new Tally(server, endpoint)), world, DURATION, progress, writes ? settle : undefined) })
+    results.push({ endpoint, rows: await inTurn(measured.map((server) => [server, endpoint] as const), world, DURATION, progress, writes ? settle : undefined) })
   }
   if (runs("idempotency")) progress("idempotency: ours without and with an Idempotency-Key, and replayed")
   const idempotency = runs("idempotency") ? await benchIdempotency(servers[0]!, world) : undefined
