@@ -43,7 +43,6 @@ export const benchFair = async (ctx: SectionContext): Promise<void> => {
     )
     const env = relayEnv(ctx.dbUrl, steady.ca, { CHAMBER_WEBHOOK_RETRY_DELAYS: "5s,5s,5s" })
     relays = await startRelays(PROCESSES, () => startOurRelay(env), outputs)
-    await sleep(500)
 
     // B: one event a second, from now until the end; each commit's moment and phase kept by event id.
     const committed = new Map<string, readonly [number, Phase]>()

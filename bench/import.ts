@@ -59,8 +59,7 @@ const copyPostgres = (db: pg.Client): Copy => (dir, publicId) =>
 
 const copyEmbedded = (dataDir: string): Copy => async (dir, publicId) => {
   const db = await openPglite(clusterDir(dataDir))
-  const query: Query = (text, params) => db.query(text, params)
-  return copyRows(dir, publicId, query, (statement, file) =>
+  return copyRows(dir, publicId, (text, params) => db.query(text, params), (statement, file) =>
     db.query(`${statement} '/dev/blob' (FORMAT csv)`, [], { blob: new Blob([readFileSync(join(dir, file))]) })).finally(() => db.close())
 }
 

@@ -97,8 +97,6 @@ const get = async (base: string, path: string, key: string) => {
   return { ms: performance.now() - started, body }
 }
 
-const median = (values: ReadonlyArray<number>) => percentile(values)(50)
-
 type Size = { readonly p50: number; readonly rows: number; readonly total: number; readonly n: number }
 type Timed = { readonly name: string; readonly promised: boolean; readonly small: Size; readonly big: Size }
 
@@ -130,7 +128,7 @@ const timeCases = async (base: string, chambers: readonly [Chamber, Chamber], li
         last[i] = { rows: body.data.length, total: body.meta.total }
       }
     }
-    const [small, big] = samples.map((s, i) => ({ p50: median(s), n: s.length, ...last[i]! })) as [Size, Size]
+    const [small, big] = samples.map((s, i) => ({ p50: percentile(s)(50), n: s.length, ...last[i]! })) as [Size, Size]
     out.push({ name: c.name, promised: c.promised, small, big })
     const ratio = big.p50 / small.p50
     log(`  ${c.name.padEnd(44)}${f(small.p50).padStart(9)}${f(big.p50).padStart(10)}${`${f(ratio, 2)}x`.padStart(8)}  ${ratio <= BAR ? "PASS" : "FAIL"}` +

@@ -31,9 +31,12 @@ export const relayEnv = (dbUrl: string, ca: string, extra: Record<string, string
 /** `chamber relay --json` as shipped, once it says it runs. */
 export const startOurRelay = (env: NodeJS.ProcessEnv) => startNode("our relay", chamberArgs("relay", "--json"), env, /Webhook relay running/)
 
-/** `count` relays started at once by `start`, what they print kept in `outputs`. */
-export const startRelays = (count: number, start: () => ReturnType<typeof startOurRelay>, outputs: Array<Output>) =>
-  Promise.all(Array.from({ length: count }, () => start().then(({ child, output }) => (outputs.push(output), child))))
+/** `count` relays started at once by `start`, what they print kept in `outputs`; half a second after they say they run, as they LISTEN just after. */
+export const startRelays = async (count: number, start: () => ReturnType<typeof startOurRelay>, outputs: Array<Output>) => {
+  const relays = await Promise.all(Array.from({ length: count }, () => start().then(({ child, output }) => (outputs.push(output), child))))
+  await sleep(500)
+  return relays
+}
 
 /** A subscription, its path and query on the receiver. */
 export type Subscription = { readonly id: number; readonly path: string; readonly secret: string; readonly events: ReadonlyArray<EventKind> }

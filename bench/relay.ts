@@ -123,8 +123,6 @@ export const benchRelay = async (ctx: SectionContext): Promise<void> => {
       receiver.clear()
       const relays = await startRelays(PROCESSES, start(name), outputs[name])
       const relayCpu = () => relays.reduce((n, r) => n + cpuSeconds(r.pid!), 0)
-      // The relays LISTEN as they start their loop, just after they say they run.
-      await sleep(500)
       try {
         await commit(warm)
         await received(sum(warm))

@@ -77,9 +77,7 @@ const memberDraw = (random: () => number) => {
 
 export const memberInputs = (count: number): ReadonlyArray<MemberCreateInput> => {
   const draw = memberDraw(rng(20240611))
-  const out: Array<MemberCreateInput> = []
-  for (let i = 0; i < count; i++) out.push(draw.fields(`${draw.name()} ${i + 1}`, true))
-  return out
+  return Array.from({ length: count }, (_, i) => draw.fields(`${draw.name()} ${i + 1}`, true))
 }
 
 /**
