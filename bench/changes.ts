@@ -4,11 +4,9 @@
  * server alone, in rounds taken in turn. Bar: the feed's throughput >= the page's.
  */
 import { fileURLToPath } from "node:url"
-import * as Effect from "effect/Effect"
-import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { getLoad, inTurn, printRows } from "./load.ts"
 import { startServer, stopChild } from "./processes.ts"
-import { seedChamber } from "./seed-data.ts"
+import { seedOn } from "./seed-data.ts"
 import { CONNECTIONS, DURATION, f, machine, ROUNDS, type SectionContext, verdict, WARMUP } from "./shared.ts"
 
 const MEMBERS = Number(process.env.BENCH_CHANGES_MEMBERS ?? 1_000)
@@ -17,10 +15,7 @@ const BAR = 1
 export const benchChanges = async (ctx: SectionContext): Promise<void> => {
   const { elapsed, log } = ctx
   log(`\nchange feed: ${MEMBERS} members (one member.created each), ${CONNECTIONS} connections, warm-up ${WARMUP} s + ${DURATION} s per endpoint in ${ROUNDS} rounds`)
-  const { keys } = await Effect.runPromise(Effect.scoped(
-    seedChamber({ name: "Feed Bench Chamber", fields: false, members: MEMBERS, keys: { read: ["Feed reader", "read"] } })
-      .pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: ctx.dbUrl, maxConnections: 10 })))
-  ))
+  const { keys } = await seedOn(ctx.dbUrl, { name: "Feed Bench Chamber", fields: false, members: MEMBERS, keys: { read: ["Feed reader", "read"] } })
   const server = await startServer("ours", fileURLToPath(new URL("./our-server.ts", import.meta.url)), ctx.dbUrl)
   const world = { keys: { read: keys.read, write: keys.read }, memberIds: [] }
   const get = async (path: string) => (await fetch(`${server.base}${path}`, { headers: { authorization: `Bearer ${keys.read}` } })).json() as Promise<any>

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
-import { CHAMBER_NODE_FLAGS, chamberArgs, LISTENING, POOL_SIZE } from "./shared.ts"
+import { CHAMBER_NODE_FLAGS, chamberArgs, LISTENING } from "./shared.ts"
 
 export const children: Array<ChildProcess> = []
 
@@ -35,10 +35,10 @@ export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS
 /** A bench server, and what it printed (summarised at the end). */
 export type Server = { readonly name: string; readonly child: ChildProcess; readonly base: string; readonly output: Output }
 
-/** A bench server (`our-server.ts`, `baseline-server.ts`) on DATABASE_URL once it prints its port; its rate limit far above any load. */
+/** A bench server (`our-server.ts`, `baseline-server.ts`) on `databaseUrl` once it prints its port. */
 export const startServer = async (name: string, file: string, databaseUrl: string, env: Record<string, string> = {}): Promise<Server> => {
   const { child, match, output } = await startNode(name, [...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), file], {
-    ...process.env, ...env, DATABASE_URL: databaseUrl, BENCH_POOL_SIZE: String(POOL_SIZE), CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", NODE_ENV: "production"
+    ...process.env, ...env, DATABASE_URL: databaseUrl, NODE_ENV: "production"
   }, new RegExp(`^${LISTENING} (\\d+)`))
   return { name, child, base: `http://127.0.0.1:${match[1]}`, output }
 }

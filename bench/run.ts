@@ -8,13 +8,11 @@ import { randomBytes } from "node:crypto"
 import { cpus } from "node:os"
 import { deepStrictEqual } from "node:assert/strict"
 import { fileURLToPath } from "node:url"
-import * as Effect from "effect/Effect"
 import pg from "pg"
-import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 import { getLoad, inTurn, type Load, type Measured, printRows, type World } from "./load.ts"
 import { children, type Server, startServer, stopChild } from "./processes.ts"
 import { accessLogFile, CONNECTIONS, DURATION, f, machine, noAutovacuum, notePrinted, POOL_SIZE, ROUNDS, settleTables, verdict, WARMUP } from "./shared.ts"
-import { invoiceBodies, memberBodies, paymentBodies, seedChamber } from "./seed-data.ts"
+import { invoiceBodies, memberBodies, paymentBodies, seedOn } from "./seed-data.ts"
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
 import { benchRelay } from "./relay.ts"
 import { benchLarge } from "./large.ts"
@@ -39,15 +37,8 @@ const progress = (line: string) => log(`[${elapsed()}] ${line}`)
 const dbName = `chamber_bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`
 const dbUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${dbName}` }).toString()
 
-const admin = async <A>(f: (client: pg.Client) => Promise<A>): Promise<A> => {
-  const client = new pg.Client({ connectionString: SERVER_URL })
-  await client.connect()
-  try {
-    return await f(client)
-  } finally {
-    await client.end()
-  }
-}
+/** A connection to the server's own database, which creates and drops the bench's. */
+const admin = new pg.Client({ connectionString: SERVER_URL })
 
 let dbCreated = false
 let tracer: Tracer | undefined
@@ -58,9 +49,11 @@ const cleanup = () =>
     await Promise.all(children.map(stopChild))
     await tracer?.close()
     await db?.end().catch(() => {})
-    if (!dbCreated) return
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`))
-      .then(() => log(`dropped database ${dbName}`), (e) => console.error(`could not drop database ${dbName}: ${e}`))
+    if (dbCreated) {
+      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+        .then(() => log(`dropped database ${dbName}`), (e) => console.error(`could not drop database ${dbName}: ${e}`))
+    }
+    await admin.end().catch(() => {})
   })())
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -329,10 +322,10 @@ const benchIdempotency = async (ours: Server, world: World) => {
 /** The HTTP endpoints: seed, compare, measure, report. */
 const benchHttp = async (db: pg.Client) => {
   log(`bench: ${MEMBERS} members, ${CONNECTIONS} connections, warm-up ${WARMUP} s + ${DURATION} s measured per server and endpoint in ${ROUNDS} rounds, DB pool ${POOL_SIZE} each`)
-  const { keys } = await Effect.runPromise(Effect.scoped(seedChamber({
+  const { keys } = await seedOn(dbUrl, {
     name: "Greater Riverside Chamber of Commerce", fields: true, members: MEMBERS,
     keys: { read: ["Website directory", "read"], write: ["Back office", "members:write,invoices:write,payments:write"] }
-  }).pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 10 })))))
+  })
   // Statistics and the visibility map fresh, so that no autovacuum mid-run changes a plan; the
   // written tables are settled before each round instead (settle).
   await db.query("VACUUM ANALYZE")
@@ -396,8 +389,9 @@ const benchHttp = async (db: pg.Client) => {
 }
 
 const main = async () => {
-  const version = await admin(async (c) => (await c.query("SHOW server_version")).rows[0].server_version as string)
-  await admin((c) => c.query(`CREATE DATABASE ${dbName}`))
+  await admin.connect()
+  const version = (await admin.query("SHOW server_version")).rows[0].server_version as string
+  await admin.query(`CREATE DATABASE ${dbName}`)
   dbCreated = true
   log(`bench: node ${process.version}, ${cpus().length} CPUs, PostgreSQL ${version}, database ${dbName}`)
   db = new pg.Client({ connectionString: dbUrl })

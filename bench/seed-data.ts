@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import { Keys, type MemberCreateInput, Members, type MemberStatus, Tenants } from "../packages/core/src/index.ts"
+import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 
 /** mulberry32: the same members on every run. */
 const rng = (seed: number) => () => {
@@ -137,7 +138,8 @@ export const paymentBodies = (seed = 20261124) => {
  * (two shown by the API, one hidden), `members` members, and a key per entry of `keys` (name,
  * scopes), each with a daily limit no run reaches.
  */
-export const seedChamber = <K extends string>(o: { readonly name: string; readonly fields: boolean; readonly members: number; readonly keys: Record<K, readonly [string, string]> }) =>
+type Chamber<K extends string> = { readonly name: string; readonly fields: boolean; readonly members: number; readonly keys: Record<K, readonly [string, string]> }
+export const seedChamber = <K extends string>(o: Chamber<K>) =>
   Effect.gen(function*() {
     const [tenants, members, keys] = [yield* Tenants, yield* Members, yield* Keys]
     const admin = "admin@bench-chamber.example"
@@ -152,3 +154,7 @@ export const seedChamber = <K extends string>(o: { readonly name: string; readon
     }
     return { tenantId: tenant.id, keys: minted as Record<K, string> }
   }).pipe(Effect.orDie)
+
+/** `seedChamber` on the PostgreSQL database at `url`. */
+export const seedOn = <K extends string>(url: string, o: Chamber<K>) =>
+  Effect.runPromise(seedChamber(o).pipe(Effect.provide(StorageLive({ _tag: "Postgres", url, maxConnections: 10 }))))

@@ -2,10 +2,9 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import type { Server, Socket } from "node:net"
 import type pg from "pg"
-import { createRequire } from "node:module"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10)
@@ -46,12 +45,6 @@ export const withTempDir = async <A>(prefix: string, use: (dir: string) => Promi
 
 /** The same number of database connections for every server. */
 export const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 10)
-
-/** A dependency of a workspace package (one the root does not have), resolved as that package resolves it: one copy of `effect`. */
-export const importFromPackage = async (pkg: string, specifier: string): Promise<any> => {
-  const require = createRequire(new URL(`../packages/${pkg}/package.json`, import.meta.url))
-  return import(pathToFileURL(require.resolve(specifier)).href)
-}
 
 /** What a section run after the HTTP endpoints gets from run.ts. */
 export interface SectionContext {
