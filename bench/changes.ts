@@ -3,7 +3,6 @@
  * read after the first page's cursor (100 events) against the members page (100 members), on our
  * server alone, in rounds taken in turn. Bar: the feed's throughput >= the page's.
  */
-import { fileURLToPath } from "node:url"
 import { getLoad, inTurn, printRows } from "./load.ts"
 import { startServer, stopChild } from "./processes.ts"
 import { seedOn } from "./seed-data.ts"
@@ -16,7 +15,7 @@ export const benchChanges = async (ctx: SectionContext): Promise<void> => {
   const { elapsed, log } = ctx
   log(`\nchange feed: ${MEMBERS} members (one member.created each), ${CONNECTIONS} connections, warm-up ${WARMUP} s + ${DURATION} s per endpoint in ${ROUNDS} rounds`)
   const { keys } = await seedOn(ctx.dbUrl, { name: "Feed Bench Chamber", fields: false, members: MEMBERS, keys: { read: ["Feed reader", "read"] } })
-  const server = await startServer("ours", fileURLToPath(new URL("./our-server.ts", import.meta.url)), ctx.dbUrl)
+  const server = await startServer("ours", "our-server.ts", ctx.dbUrl)
   const world = { keys: { read: keys.read, write: keys.read }, memberIds: [] }
   const get = async (path: string) => (await fetch(`${server.base}${path}`, { headers: { authorization: `Bearer ${keys.read}` } })).json() as Promise<any>
   try {

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
-import { CHAMBER_NODE_FLAGS, chamberArgs, LISTENING } from "./shared.ts"
+import { benchScript, CHAMBER_NODE_FLAGS, chamberArgs, LISTENING } from "./shared.ts"
 
 export const children: Array<ChildProcess> = []
 
@@ -36,8 +36,8 @@ export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS
 export type Server = { readonly name: string; readonly child: ChildProcess; readonly base: string; readonly output: Output }
 
 /** A bench server (`our-server.ts`, `baseline-server.ts`) on `databaseUrl` once it prints its port. */
-export const startServer = async (name: string, file: string, databaseUrl: string, env: Record<string, string> = {}): Promise<Server> => {
-  const { child, match, output } = await startNode(name, [...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), file], {
+export const startServer = async (name: string, script: "our-server.ts" | "baseline-server.ts", databaseUrl: string, env: Record<string, string> = {}): Promise<Server> => {
+  const { child, match, output } = await startNode(name, [...(script === "our-server.ts" ? CHAMBER_NODE_FLAGS : []), benchScript(script)], {
     ...process.env, ...env, DATABASE_URL: databaseUrl, NODE_ENV: "production"
   }, new RegExp(`^${LISTENING} (\\d+)`))
   return { name, child, base: `http://127.0.0.1:${match[1]}`, output }

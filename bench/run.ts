@@ -7,7 +7,6 @@
 import { randomBytes } from "node:crypto"
 import { cpus } from "node:os"
 import { deepStrictEqual } from "node:assert/strict"
-import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { getLoad, inTurn, type Load, type Measured, printRows, type World } from "./load.ts"
 import { children, type Server, startServer, stopChild } from "./processes.ts"
@@ -27,7 +26,6 @@ const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
 const BAR = { throughput: 0.9, p99: 1.2, peakRss: 1.5, accessLog: 0.05, limiter: 0.05, metrics: 0.05, idempotencyKey: 0.1 }
 
-const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 const log = (line: string) => console.log(line)
 const started = Date.now()
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
@@ -335,7 +333,7 @@ const benchHttp = async (db: pg.Client) => {
   progress("seeded")
 
   tracer = await startTracer(dbUrl)
-  const traced = await Promise.all([startServer("ours", here("./our-server.ts"), tracer.url), startServer("baseline", here("./baseline-server.ts"), tracer.url)])
+  const traced = await Promise.all([startServer("ours", "our-server.ts", tracer.url), startServer("baseline", "baseline-server.ts", tracer.url)])
   tracer.take()
   log("both servers through a tracing proxy, each measured call compared:")
   const [ours, baseline] = traced.map(caller) as [Call, Call]
@@ -351,7 +349,7 @@ const benchHttp = async (db: pg.Client) => {
   // Ours as shipped: the in-process rate limiter and the access log (one JSON line a request to a file);
   // again with metrics on, and with OTLP export (every request traced) to a collector in this process.
   const logged = { BENCH_ACCESS_LOG: accessLogFile(dbName) }
-  const ourServer = (name: string, env: Record<string, string>) => startServer(name, here("./our-server.ts"), dbUrl, env)
+  const ourServer = (name: string, env: Record<string, string>) => startServer(name, "our-server.ts", dbUrl, env)
   const page = ENDPOINTS.includes(MEMBERS_PAGE)
   const collector = ENDPOINTS.some((e) => OBSERVED_ENDPOINTS.includes(e.id)) ? await startOtlpSink() : undefined
   const servers = await Promise.all([
@@ -360,7 +358,7 @@ const benchHttp = async (db: pg.Client) => {
       ourServer("ours-metrics", { ...logged, CHAMBER_METRICS_PORT: "0" }),
       ourServer("ours-otlp", { ...logged, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER_ARG: "1" })
     ]),
-    startServer("baseline", here("./baseline-server.ts"), dbUrl),
+    startServer("baseline", "baseline-server.ts", dbUrl),
     ...(page ? [ourServer("ours-nolog", {}), ourServer("ours-nolimit", { ...logged, BENCH_RATE_LIMITS: "off" })] : [])
   ])
   progress(`servers up: ${servers.map((s) => `${s.name} (pid ${s.child.pid})`).join(", ")}; ${machine()}`)

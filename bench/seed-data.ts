@@ -105,8 +105,8 @@ const DUES: ReadonlyArray<readonly [string, string]> = [["Bronze", "250.00"], ["
 const EXTRAS: ReadonlyArray<readonly [string, string]> = [["Annual gala ticket", "85.00"], ["Ribbon cutting ceremony", "150.00"], ["Business expo booth", "325.50"], ["Luncheon seat", "27.50"]]
 
 /** Bodies for POST /api/v1/invoices: dues for one of `memberIds`, sometimes extras, sometimes a memo. */
-export const invoiceBodies = (memberIds: ReadonlyArray<number>, seed = 20261123) => {
-  const random = rng(seed)
+export const invoiceBodies = (memberIds: ReadonlyArray<number>) => {
+  const random = rng(20261123)
   const { pick, maybe } = memberDraw(random)
   return () => {
     const [level, dues] = pick(DUES)
@@ -121,8 +121,8 @@ export const invoiceBodies = (memberIds: ReadonlyArray<number>, seed = 20261123)
 }
 
 /** Bodies for POST /api/v1/invoices/{id}/payments paying `balanceCents` in full. */
-export const paymentBodies = (seed = 20261124) => {
-  const random = rng(seed)
+export const paymentBodies = () => {
+  const random = rng(20261124)
   const { pick, maybe } = memberDraw(random)
   let check = 1000
   return (balanceCents: number) => {

@@ -23,6 +23,9 @@ export const CHAMBER_NODE_FLAGS: ReadonlyArray<string> = (() => {
   return flags.trim().split(" ").filter(Boolean)
 })()
 
+/** A script of the bench's own (`our-server.ts`, `relay-baseline.ts`, ...): its path. */
+export const benchScript = (file: string) => fileURLToPath(new URL(file, import.meta.url))
+
 /** Node's arguments for `chamber <args>` as shipped: its own flags, then packages/cli/src/bin.ts. */
 export const chamberArgs = (...args: ReadonlyArray<string>): Array<string> => [...CHAMBER_NODE_FLAGS, BIN, ...args]
 
