@@ -423,7 +423,7 @@ const server = createServer(async (req, res) => {
   }
 })
 
-server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => console.log(`${LISTENING} ${(server.address() as { port: number }).port}`))
+server.listen(0, "127.0.0.1", () => console.log(`${LISTENING} ${(server.address() as { port: number }).port}`))
 
 for (const signal of ["SIGTERM", "SIGINT"]) {
   process.on(signal, () => void (server.close(() => pool.end().finally(() => process.exit(0))), server.closeAllConnections()))

@@ -3,12 +3,9 @@
  * read after the first page's cursor (100 events) against the members page (100 members), on our
  * server alone, in rounds taken in turn. Bar: the feed's throughput >= the page's.
  */
-import { fileURLToPath } from "node:url"
-import * as Effect from "effect/Effect"
-import { StorageLive } from "../packages/pg-adapter/src/index.ts"
-import { fire, getLoad, inTurn, printRows, Tally } from "./load.ts"
+import { getLoad, inTurn, printRows } from "./load.ts"
 import { startServer, stopChild } from "./processes.ts"
-import { seedChamber } from "./seed-data.ts"
+import { seedOn } from "./seed-data.ts"
 import { CONNECTIONS, DURATION, f, machine, ROUNDS, type SectionContext, verdict, WARMUP } from "./shared.ts"
 
 const MEMBERS = Number(process.env.BENCH_CHANGES_MEMBERS ?? 1_000)
@@ -17,11 +14,8 @@ const BAR = 1
 export const benchChanges = async (ctx: SectionContext): Promise<void> => {
   const { elapsed, log } = ctx
   log(`\nchange feed: ${MEMBERS} members (one member.created each), ${CONNECTIONS} connections, warm-up ${WARMUP} s + ${DURATION} s per endpoint in ${ROUNDS} rounds`)
-  const { keys } = await Effect.runPromise(Effect.scoped(
-    seedChamber({ name: "Feed Bench Chamber", fields: false, members: MEMBERS, keys: { read: ["Feed reader", "read"] } })
-      .pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: ctx.dbUrl, maxConnections: 10 })))
-  ))
-  const server = await startServer("ours", fileURLToPath(new URL("./our-server.ts", import.meta.url)), ctx.dbUrl)
+  const { keys } = await seedOn(ctx.dbUrl, { name: "Feed Bench Chamber", fields: false, members: MEMBERS, keys: { read: ["Feed reader", "read"] } })
+  const server = await startServer("ours", "our-server.ts", ctx.dbUrl)
   const world = { keys: { read: keys.read, write: keys.read }, memberIds: [] }
   const get = async (path: string) => (await fetch(`${server.base}${path}`, { headers: { authorization: `Bearer ${keys.read}` } })).json() as Promise<any>
   try {
@@ -31,8 +25,7 @@ export const benchChanges = async (ctx: SectionContext): Promise<void> => {
     // From the first page's cursor: each request reads the 100 events after it.
     const cursorPath = `/api/v1/changes?after=${encodeURIComponent(first.meta.next_cursor)}`
     const loads = [getLoad("changes", "GET /api/v1/changes?after=<cursor>", () => cursorPath), getLoad("changes", "GET /api/v1/members?page=1", () => "/api/v1/members?page=1")]
-    for (const load of loads) await fire(server.base, load, world, WARMUP)
-    const rows = await inTurn(loads.map((load) => new Tally(server, load, load.name)), world, DURATION, (line) => log(`[${elapsed()}] ${line}`))
+    const rows = await inTurn(loads.map((load) => [server, load, load.name] as const), world, DURATION, (line) => log(`[${elapsed()}] ${line}`))
     log(`\n=== change feed: ${machine()} ===`)
     printRows(log, "our server", "endpoint", "req", rows)
     const [feed, page] = [rows[0]![1], rows[1]![1]]

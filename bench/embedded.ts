@@ -4,9 +4,9 @@
  * empty data directory (bar <= 5 s), idle RSS, a restart and its RSS under a little load; and
  * `serve` on PostgreSQL, its idle RSS (bar <= 160 MB).
  */
-import autocannon from "autocannon"
 import { join } from "node:path"
-import { serveChamber } from "./processes.ts"
+import { cannon } from "./load.ts"
+import { serveChamber, type Serving } from "./processes.ts"
 import { f, machine, percentile, type SectionContext, sleep, verdict, withTempDir } from "./shared.ts"
 
 const STARTS = Math.max(1, Number(process.env.BENCH_EMBEDDED_STARTS ?? 3))
@@ -15,21 +15,9 @@ const LOAD_SECONDS = Number(process.env.BENCH_EMBEDDED_LOAD ?? 10)
 const LOAD_CONNECTIONS = Number(process.env.BENCH_EMBEDDED_CONNECTIONS ?? 4)
 const BAR = { coldStartMs: 5_000, postgresIdleRssMb: 160 }
 
-type Serving = Awaited<ReturnType<typeof serveChamber>>
-
-/** `chamber serve <args>` for as long as `use` takes. */
-const serving = async <A>(args: ReadonlyArray<string>, env: Record<string, string>, use: (serving: Serving) => Promise<A>) => {
-  const server = await serveChamber(args, env)
-  try {
-    return await use(server)
-  } finally {
-    await server.stop()
-  }
-}
-
 /** `serve --demo-if-empty` on an empty data directory until GET /api/v1/me answers 200 with its key; then idle. */
 const coldStart = (dir: string) =>
-  serving(["--demo-if-empty"], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dir, "data") }, async (server) => {
+  serveChamber(["--demo-if-empty"], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(dir, "data") }, async (server) => {
     const { base, key } = server
     if (key === undefined) throw new Error("chamber serve --demo-if-empty printed no key")
     for (;;) {
@@ -44,21 +32,19 @@ const coldStart = (dir: string) =>
   })
 
 /** A little load on a running server, the members page and /me in turn, its RSS sampled. */
-const load = async (server: Serving, base: string, key: string) => {
+const load = async (server: Serving, key: string) => {
   let peakRss = server.rss()
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, server.rss())), 100)
   const requests = [{ method: "GET", path: "/api/v1/members?page=1" }, { method: "GET", path: "/api/v1/me" }]
-  const result = await new Promise<any>((resolve, reject) =>
-    autocannon({ url: base, connections: LOAD_CONNECTIONS, duration: LOAD_SECONDS, headers: { authorization: `Bearer ${key}` }, requests }, (error: unknown, r: unknown) =>
-      error ? reject(error) : resolve(r))
-  ).finally(() => clearInterval(sampler))
+  const options = { url: server.base, connections: LOAD_CONNECTIONS, duration: LOAD_SECONDS, headers: { authorization: `Bearer ${key}` }, requests }
+  const result = await cannon(options).finally(() => clearInterval(sampler))
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad: result.non2xx + result.errors + result.timeouts, peakRss }
 }
 
 /** `serve` until it listens, then idle: its RSS. */
 const idle = async (server: Serving) => {
   await sleep(IDLE_SECONDS * 1000)
-  return { base: server.base, listeningMs: server.listeningMs, rss: server.rss() }
+  return { listeningMs: server.listeningMs, rss: server.rss() }
 }
 
 export const benchEmbedded = (ctx: SectionContext): Promise<void> =>
@@ -72,11 +58,11 @@ export const benchEmbedded = (ctx: SectionContext): Promise<void> =>
       log(`[${ctx.elapsed()}] cold start ${i + 1}: first 200 after ${f(starts[i]!.firstOkMs, 0)} ms, then ${f(starts[i]!.rss, 0)} MB idle`)
     }
     const coldMs = percentile(starts.map((s) => s.firstOkMs))(50)
-    const [restart, underLoad] = await serving([], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(root, String(STARTS - 1), "data") }, async (server) => {
+    const [restart, underLoad] = await serveChamber([], { DATABASE_URL: "", CHAMBER_DATA_DIR: join(root, String(STARTS - 1), "data") }, async (server) => {
       const restart = await idle(server)
-      return [restart, await load(server, restart.base, starts[starts.length - 1]!.key)] as const
+      return [restart, await load(server, starts[starts.length - 1]!.key)] as const
     })
-    const postgres = await serving([], { DATABASE_URL: ctx.dbUrl }, idle)
+    const postgres = await serveChamber([], { DATABASE_URL: ctx.dbUrl }, idle)
 
     log(`\n${machine()}; RSS = VmRSS, idle = after ${IDLE_SECONDS} s without requests (the relay runs in the process)`)
     log(`  embedded, cold start (demo chamber made): first 200 after ${f(coldMs, 0)} ms (median of ${STARTS}), idle ${f(percentile(starts.map((s) => s.rss))(50), 0)} MB`)

@@ -5,12 +5,9 @@
  * A's backlog drains; every one of A's deliveries succeeded, each of B's received once.
  */
 import type { ChildProcess } from "node:child_process"
-import * as Effect from "effect/Effect"
-import pg from "pg"
-import { AllowPrivateDestinations, Hooks, Tenants } from "../packages/core/src/index.ts"
 import { type Output, stopChild } from "./processes.ts"
 import { startBenchReceiver } from "./relay-receiver.ts"
-import { commitEvents, commitPaced, type PlannedEvent, relayEnv, relayRuntime, startOurRelay, startRelays } from "./relay-work.ts"
+import { commitEvents, commitPaced, type PlannedEvent, relayEnv, relayRuntime, setupChamber, startOurRelay, startRelays } from "./relay-work.ts"
 import { f, machine, notePrinted, percentile, type SectionContext, sleep, verdict } from "./shared.ts"
 
 const HOOKS = Number(process.env.BENCH_FAIR_HOOKS ?? 40)
@@ -30,23 +27,15 @@ const memberEvent = (id: number, fanout: number): PlannedEvent => ({
 type Phase = "hang" | "drain"
 
 export const benchFair = async (ctx: SectionContext): Promise<void> => {
-  const { log } = ctx
+  const { db, log } = ctx
   const runtime = relayRuntime(ctx.dbUrl, "fair bench secret key")
-  const db = new pg.Client({ connectionString: ctx.dbUrl })
   const steady = await startBenchReceiver()
   const hanging = await Promise.all(Array.from({ length: RECEIVERS }, () => startBenchReceiver(true)))
   let relays: Array<ChildProcess> = []
   const outputs: Array<Output> = []
   try {
-    await db.connect()
-    const { a, b } = await runtime.runPromise(Effect.gen(function*() {
-      const [tenants, hooks] = [yield* Tenants, yield* Hooks]
-      const a = yield* tenants.create({ name: "Fair Bench A (receivers that hang)" })
-      const b = yield* tenants.create({ name: "Fair Bench B" })
-      for (let i = 0; i < HOOKS; i++) yield* hooks.create(a.id, { url: `${hanging[i % RECEIVERS]!.url}/a/${i}`, events: ["member.created"] })
-      yield* hooks.create(b.id, { url: `${steady.url}/b`, events: ["member.created"] })
-      return { a: a.id, b: b.id }
-    }).pipe(Effect.provideService(AllowPrivateDestinations, true), Effect.orDie))
+    const a = (await runtime.runPromise(setupChamber("Fair Bench A (receivers that hang)", HOOKS, (i) => hanging[i % RECEIVERS]!.url, ["member.created"]))).tenantId
+    const b = (await runtime.runPromise(setupChamber("Fair Bench B", 1, () => steady.url, ["member.created"]))).tenantId
     log(
       `\nfair delivery: ${PROCESSES} relays (defaults: 128 sends each, a chamber's share 25%, 10 s attempts; retries after 5 s); chamber A: ` +
         `${HOOKS} subscriptions over ${RECEIVERS} receivers that never answer, a burst of ${EVENTS} events (${EVENTS * HOOKS} deliveries); ` +
@@ -54,7 +43,6 @@ export const benchFair = async (ctx: SectionContext): Promise<void> => {
     )
     const env = relayEnv(ctx.dbUrl, steady.ca, { CHAMBER_WEBHOOK_RETRY_DELAYS: "5s,5s,5s" })
     relays = await startRelays(PROCESSES, () => startOurRelay(env), outputs)
-    await sleep(500)
 
     // B: one event a second, from now until the end; each commit's moment and phase kept by event id.
     const committed = new Map<string, readonly [number, Phase]>()
@@ -123,7 +111,6 @@ export const benchFair = async (ctx: SectionContext): Promise<void> => {
   } finally {
     await Promise.all(relays.map((r) => stopChild(r)))
     await Promise.all([steady.close(), ...hanging.map((r) => r.close())])
-    await db.end().catch(() => {})
     await runtime.dispose()
   }
 }

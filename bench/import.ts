@@ -8,7 +8,7 @@
 import { execFileSync, spawnSync } from "node:child_process"
 import { chmodSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import pg from "pg"
+import type pg from "pg"
 import { clusterDir } from "../packages/pg-adapter/src/embedded/Cluster.ts"
 import { openPglite } from "../packages/pg-adapter/src/embedded/Pglite.ts"
 import { chamberArgs, f, machine, type SectionContext, withTempDir } from "./shared.ts"
@@ -54,17 +54,12 @@ const copyRows = async (dir: string, publicId: string, query: Query, copy: (stat
   return (performance.now() - started) / 1000
 }
 
-const copyPostgres = (url: string): Copy => async (dir, publicId) => {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  const query: Query = (text, params) => client.query(text, params)
-  return copyRows(dir, publicId, query, (statement, file) => query(`${statement} '${join(dir, file)}' (FORMAT csv)`)).finally(() => client.end())
-}
+const copyPostgres = (db: pg.Client): Copy => (dir, publicId) =>
+  copyRows(dir, publicId, (text, params) => db.query(text, params), (statement, file) => db.query(`${statement} '${join(dir, file)}' (FORMAT csv)`))
 
 const copyEmbedded = (dataDir: string): Copy => async (dir, publicId) => {
   const db = await openPglite(clusterDir(dataDir))
-  const query: Query = (text, params) => db.query(text, params)
-  return copyRows(dir, publicId, query, (statement, file) =>
+  return copyRows(dir, publicId, (text, params) => db.query(text, params), (statement, file) =>
     db.query(`${statement} '/dev/blob' (FORMAT csv)`, [], { blob: new Blob([readFileSync(join(dir, file))]) })).finally(() => db.close())
 }
 
@@ -93,7 +88,7 @@ export const benchImport = (ctx: SectionContext) =>
     writeFileSync(join(dir, "doc.json"), JSON.stringify({ members: Array.from({ length: MEMBERS }, (_, i) => member(i)), contacts: Array.from({ length: CONTACTS }, (_, i) => contact(i)) }))
     const dataDir = join(dir, "data")
     const runs = [
-      await runOn("PostgreSQL", { ...process.env, DATABASE_URL: ctx.dbUrl, NO_COLOR: "1" }, copyPostgres(ctx.dbUrl), 20, dir, ctx),
+      await runOn("PostgreSQL", { ...process.env, DATABASE_URL: ctx.dbUrl, NO_COLOR: "1" }, copyPostgres(ctx.db), 20, dir, ctx),
       await runOn("embedded", { ...process.env, DATABASE_URL: "", CHAMBER_DATA_DIR: dataDir, NO_COLOR: "1" }, copyEmbedded(dataDir), 60, dir, ctx)
     ]
     ctx.log(`\n=== chamber import of ${MEMBERS} members and ${CONTACTS} contacts, start to exit, beside COPY of the same rows ===`)

@@ -23,7 +23,7 @@ const DATABASES = (process.env.BENCH_LARGE_DATABASES ?? "postgres,pglite").split
 const BAR = 2
 const BATCH = 5_000
 
-type Chamber = { readonly size: number; readonly tenantId: number; readonly key: string }
+type Chamber = { readonly tenantId: number; readonly key: string }
 
 /**
  * A case: one request for either chamber, its path after /api/v1/ without page, on page 1,
@@ -84,7 +84,7 @@ const makeChamber = (size: number) =>
   Effect.gen(function*() {
     const { tenantId, keys } = yield* seedChamber({ name: `Large bench chamber of ${size}`, fields: true, members: 0, keys: { read: ["Large bench", "read"] } })
     const names = yield* insertMembers(tenantId, size)
-    return { chamber: { size, tenantId, key: keys.read } satisfies Chamber, names }
+    return { chamber: { tenantId, key: keys.read } satisfies Chamber, names }
   })
 
 // The server and the timing.
@@ -96,8 +96,6 @@ const get = async (base: string, path: string, key: string) => {
   if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`)
   return { ms: performance.now() - started, body }
 }
-
-const median = (values: ReadonlyArray<number>) => percentile(values)(50)
 
 type Size = { readonly p50: number; readonly rows: number; readonly total: number; readonly n: number }
 type Timed = { readonly name: string; readonly promised: boolean; readonly small: Size; readonly big: Size }
@@ -130,7 +128,7 @@ const timeCases = async (base: string, chambers: readonly [Chamber, Chamber], li
         last[i] = { rows: body.data.length, total: body.meta.total }
       }
     }
-    const [small, big] = samples.map((s, i) => ({ p50: median(s), n: s.length, ...last[i]! })) as [Size, Size]
+    const [small, big] = samples.map((s, i) => ({ p50: percentile(s)(50), n: s.length, ...last[i]! })) as [Size, Size]
     out.push({ name: c.name, promised: c.promised, small, big })
     const ratio = big.p50 / small.p50
     log(`  ${c.name.padEnd(44)}${f(small.p50).padStart(9)}${f(big.p50).padStart(10)}${`${f(ratio, 2)}x`.padStart(8)}  ${ratio <= BAR ? "PASS" : "FAIL"}` +
@@ -151,14 +149,11 @@ const runOn = async (label: string, config: DatabaseConfig, serverEnv: Record<st
   log(`[${elapsed()}] seeded (tenants ${seeded.small.tenantId} and ${seeded.big.tenantId}); the handful search term is ${JSON.stringify(handful)}`)
 
   // No relay, warnings only.
-  const server = await serveChamber(["--no-relay"], { ...serverEnv, LOG_LEVEL: "warn", NODE_ENV: "production" })
-  try {
+  return serveChamber(["--no-relay"], { ...serverEnv, LOG_LEVEL: "warn", NODE_ENV: "production" }, (server) => {
     log(`[${elapsed()}] chamber serve on ${server.base}; ${machine()}`)
     log(`  ${"case".padEnd(44)}${`${SMALL} ms`.padStart(9)}${`${BIG} ms`.padStart(10)}${"ratio".padStart(8)}`)
-    return await timeCases(server.base, [seeded.small, seeded.big], cases(handful), log)
-  } finally {
-    await server.stop()
-  }
+    return timeCases(server.base, [seeded.small, seeded.big], cases(handful), log)
+  })
 }
 
 export const benchLarge = async (ctx: SectionContext): Promise<void> => {

@@ -4,7 +4,7 @@
  */
 import autocannon from "autocannon"
 import { cpuSeconds, procStatus, type Server } from "./processes.ts"
-import { CONNECTIONS, f, percentile, ROUNDS } from "./shared.ts"
+import { CONNECTIONS, f, percentile, ROUNDS, WARMUP } from "./shared.ts"
 
 export interface World {
   readonly keys: { readonly read: string; readonly write: string }
@@ -34,36 +34,25 @@ export type Measured = { readonly rps: number; readonly p50: number; readonly p9
 
 type OnResponse = (client: any, status: number, time: number) => void
 
-export const fire = (base: string, load: Load, world: World, seconds: number, onResponse?: OnResponse) =>
+/** autocannon's run with `options`, its result; `onResponse` sees every response. */
+export const cannon = (options: Record<string, unknown>, onResponse?: OnResponse) =>
   new Promise<any>((resolve, reject) => {
-    const options = { url: base, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${world.keys[load.key]}` }, requests: load.requests(world) }
     const instance = autocannon(options, (error: unknown, result: any) => (error ? reject(error) : resolve(result)))
     if (onResponse !== undefined) instance.on("response", (client: unknown, status: number, _bytes: number, time: number) => onResponse(client, status, time))
   })
 
-/** One server's rounds of one load. */
-export class Tally {
+const fire = (base: string, load: Load, world: World, seconds: number, onResponse?: OnResponse) =>
+  cannon({ url: base, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${world.keys[load.key]}` }, requests: load.requests(world) }, onResponse)
+
+/** One server's rounds of one load: `round` runs one and gives its rate, `result` the figures of all of them. */
+const tally = (server: Server, load: Load) => {
   /** Per unit: a request's latency, or a flow's (the sum of its steps'). */
-  readonly latencies: Array<number> = []
-  ok = 0
-  bad = 0
-  seconds = 0
-  cpu = 0
-  peakRssMb = 0
-  readonly server: Server
-  readonly load: Load
-  readonly label: string
-
-  constructor(server: Server, load: Load, label = server.name) {
-    this.server = server
-    this.load = load
-    this.label = label
-  }
-
-  async round(world: World, seconds: number) {
-    const pid = this.server.child.pid!
-    const sample = () => void (this.peakRssMb = Math.max(this.peakRssMb, procStatus(pid, "VmRSS") || 0))
-    const last = this.load.steps.length - 1
+  const latencies: Array<number> = []
+  let [ok, bad, seconds, cpu, peakRssMb] = [0, 0, 0, 0, 0]
+  const round = async (world: World, duration: number) => {
+    const pid = server.child.pid!
+    const sample = () => void (peakRssMb = Math.max(peakRssMb, procStatus(pid, "VmRSS") || 0))
+    const last = load.steps.length - 1
     // Each connection's flow so far: its steps are sent one after the other on it.
     const flows = new Map<unknown, { sum: number; ok: boolean }>()
     const onResponse: OnResponse = (client, status, time) => {
@@ -76,32 +65,39 @@ export class Tally {
       flow.ok &&= good
       if (step < last) return
       if (flow.ok) {
-        this.ok++
-        this.latencies.push(flow.sum)
+        ok++
+        latencies.push(flow.sum)
       }
       flows.delete(client)
     }
     sample()
     const sampler = setInterval(sample, 100)
     const cpuBefore = cpuSeconds(pid)
-    const okBefore = this.ok
-    const r = await fire(this.server.base, this.load, world, seconds, onResponse).finally(() => clearInterval(sampler))
-    this.cpu += cpuSeconds(pid) - cpuBefore
-    this.bad += r.non2xx + r.errors + r.timeouts
-    this.seconds += r.duration
+    const okBefore = ok
+    const r = await fire(server.base, load, world, duration, onResponse).finally(() => clearInterval(sampler))
+    cpu += cpuSeconds(pid) - cpuBefore
+    bad += r.non2xx + r.errors + r.timeouts
+    seconds += r.duration
     sample()
-    return (this.ok - okBefore) / r.duration
+    return (ok - okBefore) / r.duration
   }
-
-  result(): Measured {
-    const pct = percentile(this.latencies)
-    const cpuMs = this.ok > 0 ? (this.cpu * 1000) / this.ok : NaN
-    return { rps: this.ok / this.seconds, p50: pct(50), p99: pct(99), cpuMs, peakRssMb: this.peakRssMb, bad: this.bad }
+  const result = (): Measured => {
+    const pct = percentile(latencies)
+    return { rps: ok / seconds, p50: pct(50), p99: pct(99), cpuMs: ok > 0 ? (cpu * 1000) / ok : NaN, peakRssMb, bad }
   }
+  return { round, result }
 }
 
-/** ROUNDS rounds of `seconds` in all per tally, taken in turn, each after `before` (a settled database). */
-export const inTurn = async (tallies: ReadonlyArray<Tally>, world: World, seconds: number, progress: (line: string) => void, before?: () => Promise<void>) => {
+/**
+ * Each load on its server (labelled, by default with the server's name) warmed up for WARMUP
+ * seconds, then ROUNDS rounds of `seconds` in all each, taken in turn, each after `before` (a
+ * settled database): the figures by label.
+ */
+export const inTurn = async (
+  runs: ReadonlyArray<readonly [Server, Load, string?]>, world: World, seconds: number, progress: (line: string) => void, before?: () => Promise<void>
+) => {
+  for (const [server, load] of runs) await fire(server.base, load, world, WARMUP)
+  const tallies = runs.map(([server, load, label = server.name]) => ({ load, label, ...tally(server, load) }))
   for (let round = 1; round <= ROUNDS; round++) {
     for (const tally of tallies) {
       await before?.()

@@ -15,9 +15,8 @@ import { HttpLive, NodeServerLive, RateLimitPerMinute } from "../packages/http-a
 import { HookPingsLive } from "../packages/webhook-relay/src/index.ts"
 import { linesLogger } from "../packages/cli/src/LogLines.ts"
 import { observability, observabilityFromEnv } from "../packages/cli/src/observability/Observability.ts"
-import { importFromPackage, LISTENING, POOL_SIZE } from "./shared.ts"
-
-const NodeRuntime = await importFromPackage("http-adapter", "@effect/platform-node/NodeRuntime")
+import { runUntilStopped } from "../packages/cli/src/Run.ts"
+import { LISTENING, POOL_SIZE } from "./shared.ts"
 
 const url = process.env.DATABASE_URL
 if (url === undefined || url === "") throw new Error("our-server: DATABASE_URL is required")
@@ -30,7 +29,7 @@ const Logging = accessLog === undefined
 const { telemetry, readers } = observability(observabilityFromEnv(), () => Effect.void)
 
 const App = Layer.mergeAll(HttpLive.pipe(Layer.provide(telemetry)), readers).pipe(
-  Layer.provideMerge(NodeServerLive({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" })),
+  Layer.provideMerge(NodeServerLive({ port: 0, host: "127.0.0.1" })),
   Layer.provide([process.env.BENCH_RATE_LIMITS === "off" ? NoRateLimits : SavedRateLimitStore, Layer.succeed(RateLimitPerMinute)(1_000_000_000)]),
   Layer.provide(HookPingsLive({ timeoutMs: 10_000, allowPrivate: false })),
   Layer.provide(StorageLive({ _tag: "Postgres", url, maxConnections: POOL_SIZE, pipeline: pipelineFromEnv() })),
@@ -41,4 +40,4 @@ Effect.gen(function*() {
   const server = yield* HttpServer.HttpServer
   console.log(`${LISTENING} ${(server.address as { readonly port: number }).port}`)
   return yield* Effect.never
-}).pipe(Effect.provide(App), NodeRuntime.runMain)
+}).pipe(Effect.provide(App), (program) => runUntilStopped(program, false))

@@ -4,22 +4,16 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
-import { CHAMBER_NODE_FLAGS, chamberArgs, LISTENING, POOL_SIZE } from "./shared.ts"
+import { benchScript, CHAMBER_NODE_FLAGS, chamberArgs, LISTENING } from "./shared.ts"
 
 export const children: Array<ChildProcess> = []
 
-/** Spawns `node <args>` and registers it for cleanup. */
-export const spawnNode = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): ChildProcess => {
-  const child = spawn(process.execPath, [...args], { env, stdio: ["ignore", "pipe", "pipe"] })
-  children.push(child)
-  return child
-}
-
-/** Spawns `node <args>` and resolves once a line of its stdout matches `ready`: the child, the match, its other output. */
+/** Spawns `node <args>`, registered for cleanup, and resolves once a line of its stdout matches `ready`: the child, the match, its other output. */
 export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000, onLine?: (line: string) => void) =>
   new Promise<{ readonly child: ChildProcess; readonly match: RegExpMatchArray; readonly output: Output }>((resolve, reject) => {
-    const child = spawnNode(args, env)
-    const output = newOutput()
+    const child = spawn(process.execPath, [...args], { env, stdio: ["ignore", "pipe", "pipe"] })
+    children.push(child)
+    const output: Output = { lines: 0, first: [] }
     const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs / 1000} s`)), timeoutMs)
     let started = false
     collectLines(child.stderr!, output)
@@ -41,25 +35,32 @@ export const startNode = (name: string, args: ReadonlyArray<string>, env: NodeJS
 /** A bench server, and what it printed (summarised at the end). */
 export type Server = { readonly name: string; readonly child: ChildProcess; readonly base: string; readonly output: Output }
 
-/** A bench server (`our-server.ts`, `baseline-server.ts`) on DATABASE_URL once it prints its port; its rate limit far above any load. */
-export const startServer = async (name: string, file: string, databaseUrl: string, env: Record<string, string> = {}): Promise<Server> => {
-  const { child, match, output } = await startNode(name, [...(file.endsWith("our-server.ts") ? CHAMBER_NODE_FLAGS : []), file], {
-    ...process.env, ...env, DATABASE_URL: databaseUrl, BENCH_POOL_SIZE: String(POOL_SIZE), CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", NODE_ENV: "production"
+/** A bench server (`our-server.ts`, `baseline-server.ts`) on `databaseUrl` once it prints its port. */
+export const startServer = async (name: string, script: "our-server.ts" | "baseline-server.ts", databaseUrl: string, env: Record<string, string> = {}): Promise<Server> => {
+  const { child, match, output } = await startNode(name, [...(script === "our-server.ts" ? CHAMBER_NODE_FLAGS : []), benchScript(script)], {
+    ...process.env, ...env, DATABASE_URL: databaseUrl, NODE_ENV: "production"
   }, new RegExp(`^${LISTENING} (\\d+)`))
   return { name, child, base: `http://127.0.0.1:${match[1]}`, output }
 }
 
+/** A `chamber serve` that listens: where, when it was started and how long it took to listen, the demo key it printed, if any, and its RSS now. */
+export type Serving = { readonly base: string; readonly started: number; readonly listeningMs: number; readonly key: string | undefined; readonly rss: () => number }
+
 /**
- * `chamber serve --port 0 <args>` as an operator runs it (no Redis, rate limits far away), once it
- * listens: where, and the demo key it printed before, if any (its text output: a log line never carries a key).
+ * `chamber serve --port 0 <args>` as an operator runs it (no Redis, rate limits far away), from once
+ * it listens until `use` is done; the demo key read from its text output (a log line never carries one).
  */
-export const serveChamber = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
+export const serveChamber = async <A>(args: ReadonlyArray<string>, env: Record<string, string>, use: (server: Serving) => Promise<A>): Promise<A> => {
   const started = performance.now()
   let key = undefined as string | undefined
   const { child, match } = await startNode("chamber serve", chamberArgs("serve", "--port", "0", ...args), {
     ...process.env, REDIS_URL: "", LOG_LEVEL: "info", NO_COLOR: "1", CHAMBER_RATE_LIMIT_PER_MINUTE: "1000000000", ...env
   }, /^Chamber Data API on (http:\/\/\S+)\/api\/v1/, 300_000, (line) => void (key ??= /^API key \(shown once, keep it\): (cck_\w+)/.exec(line)?.[1]))
-  return { started, base: match[1]!, key, listeningMs: performance.now() - started, rss: () => procStatus(child.pid!, "VmRSS"), stop: () => stopChild(child) }
+  try {
+    return await use({ base: match[1]!, started, listeningMs: performance.now() - started, key, rss: () => procStatus(child.pid!, "VmRSS") })
+  } finally {
+    await stopChild(child)
+  }
 }
 
 export const stopChild = (child: ChildProcess) =>
@@ -73,10 +74,8 @@ export const stopChild = (child: ChildProcess) =>
 /** What a child printed (logs, errors): kept out of the report, summarised at the end. */
 export type Output = { lines: number; first: Array<string> }
 
-export const newOutput = (): Output => ({ lines: 0, first: [] })
-
 /** Feeds a child's stream into `output` line by line; `onLine` may claim a line (returns true) so it is not counted. */
-export const collectLines = (stream: NodeJS.ReadableStream, output: Output, onLine: (line: string) => boolean = () => false) => {
+const collectLines = (stream: NodeJS.ReadableStream, output: Output, onLine: (line: string) => boolean = () => false) => {
   let partial = ""
   stream.setEncoding("utf8")
   stream.on("data", (chunk: string) => {

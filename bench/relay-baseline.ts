@@ -5,6 +5,7 @@
  * them; the delivered ones marked in one UPDATE. No lease, cap, attempt history or retry. Woken by
  * LISTEN chamber_deliveries, else every second. Prints `BENCH_RELAY_READY`; SIGTERM stops it after its batch.
  */
+import { EventEmitter, once } from "node:events"
 import * as Result from "effect/Result"
 import pg from "pg"
 import { webhookSecrets } from "../packages/pg-adapter/src/index.ts"
@@ -34,22 +35,15 @@ const listener = new pg.Client({ connectionString: url })
 await Promise.all([db.connect(), listener.connect()])
 
 let [notified, stopping] = [false, false]
-let wake: (() => void) | undefined
-listener.on("notification", () => void (notified = true, wake?.()))
+const wakes = new EventEmitter()
+listener.on("notification", () => void (notified = true, wakes.emit("wake")))
 await listener.query("LISTEN chamber_deliveries")
-for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void (stopping = true, wake?.()))
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void (stopping = true, wakes.emit("wake")))
 
 /** Until a notification (one that came meanwhile counts), a signal or the next poll. */
-const idle = () =>
-  new Promise<void>((resolve) => {
-    if (notified) return resolve()
-    const timer = setTimeout(() => wake?.(), POLL_MS)
-    wake = () => {
-      clearTimeout(timer)
-      wake = undefined
-      resolve()
-    }
-  })
+const idle = async () => {
+  if (!notified) await once(wakes, "wake", { signal: AbortSignal.timeout(POLL_MS) }).catch(() => {})
+}
 
 const batch = async (): Promise<number> => {
   await db.query({ name: "begin", text: "BEGIN" })

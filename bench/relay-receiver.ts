@@ -3,6 +3,7 @@
  * body arrived, or with `hold` only once told to (`answer()`); each request kept with the moment
  * its body ended on this process's clock, so that commit-to-receipt is on one clock.
  */
+import { EventEmitter, once } from "node:events"
 import type { IncomingHttpHeaders, ServerResponse } from "node:http"
 import { createServer } from "node:https"
 import { testCertificate } from "../packages/webhook-relay/test/receiver.ts"
@@ -16,7 +17,7 @@ export const startBenchReceiver = async (hold = false) => {
   const receipts: Array<Receipt> = []
   const held: Array<ServerResponse> = []
   const ok = (res: ServerResponse) => void res.writeHead(200, { "content-type": "text/plain" }).end("ok")
-  const waiters = new Set<() => void>()
+  const arrivals = new EventEmitter()
   const server = createServer({ key, cert }, (req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -24,7 +25,7 @@ export const startBenchReceiver = async (hold = false) => {
       receipts.push({ event: String(req.headers["x-cc-delivery"]), path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks), at: performance.now() })
       if (hold) held.push(res)
       else ok(res)
-      for (const wake of [...waiters]) wake()
+      arrivals.emit("receipt")
     })
   })
   const { port, close } = await listen(server)
@@ -34,21 +35,14 @@ export const startBenchReceiver = async (hold = false) => {
     ca: cert,
     receipts,
     /** Resolves once `count` requests have arrived since the last clear; rejects after `timeoutMs`. */
-    waitFor: (count: number, timeoutMs: number) =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (receipts.length < count) return
-          clearTimeout(timer)
-          waiters.delete(check)
-          resolve()
-        }
-        const timer = setTimeout(() => {
-          waiters.delete(check)
-          reject(new Error(`the receiver got ${receipts.length} of ${count} deliveries within ${timeoutMs / 1000} s`))
-        }, timeoutMs)
-        waiters.add(check)
-        check()
-      }),
+    waitFor: async (count: number, timeoutMs: number) => {
+      const signal = AbortSignal.timeout(timeoutMs)
+      while (receipts.length < count) {
+        await once(arrivals, "receipt", { signal }).catch(() => {
+          throw new Error(`the receiver got ${receipts.length} of ${count} deliveries within ${timeoutMs / 1000} s`)
+        })
+      }
+    },
     clear: () => void (receipts.length = 0),
     /** From now on every request is answered, the held ones at once. */
     answer: () => {

@@ -31,9 +31,12 @@ export const relayEnv = (dbUrl: string, ca: string, extra: Record<string, string
 /** `chamber relay --json` as shipped, once it says it runs. */
 export const startOurRelay = (env: NodeJS.ProcessEnv) => startNode("our relay", chamberArgs("relay", "--json"), env, /Webhook relay running/)
 
-/** `count` relays started at once by `start`, what they print kept in `outputs`. */
-export const startRelays = (count: number, start: () => ReturnType<typeof startOurRelay>, outputs: Array<Output>) =>
-  Promise.all(Array.from({ length: count }, () => start().then(({ child, output }) => (outputs.push(output), child))))
+/** `count` relays started at once by `start`, what they print kept in `outputs`; half a second after they say they run, as they LISTEN just after. */
+export const startRelays = async (count: number, start: () => ReturnType<typeof startOurRelay>, outputs: Array<Output>) => {
+  const relays = await Promise.all(Array.from({ length: count }, () => start().then(({ child, output }) => (outputs.push(output), child))))
+  await sleep(500)
+  return relays
+}
 
 /** A subscription, its path and query on the receiver. */
 export type Subscription = { readonly id: number; readonly path: string; readonly secret: string; readonly events: ReadonlyArray<EventKind> }
@@ -51,15 +54,19 @@ const EVENT_MIX: ReadonlyArray<EventKind> = [
   "member.updated", "member.created", "invoice.issued", "invoice.paid", "contact.created", "member.updated", "event.registration.created", "deal.approved"
 ]
 
-export const setupChamber = (hookCount: number, receiverUrl: string) =>
+/**
+ * A chamber named `name` with `hookCount` subscriptions, the i-th on the receiver at `receiverUrl(i)`
+ * under a path of its own, for the kinds of the integrations in turn, or for `only`.
+ */
+export const setupChamber = (name: string, hookCount: number, receiverUrl: (i: number) => string, only?: ReadonlyArray<EventKind>) =>
   Effect.gen(function*() {
-    const tenant = yield* (yield* Tenants).create({ name: "Relay Bench Chamber of Commerce", website: "https://relay-bench.example" })
+    const tenant = yield* (yield* Tenants).create({ name, website: "https://relay-bench.example" })
     const hooks = yield* Hooks
     const subscriptions: Array<Subscription> = []
     for (let i = 0; i < hookCount; i++) {
-      const [name, events] = INTEGRATIONS[i % INTEGRATIONS.length]!
-      const path = `/hooks/${name}/${i}?account=${1000 + i}`
-      const hook = yield* hooks.create(tenant.id, { url: receiverUrl + path, events })
+      const [integration, kinds] = INTEGRATIONS[i % INTEGRATIONS.length]!
+      const [path, events] = [`/hooks/${integration}/${i}?account=${1000 + i}`, only ?? kinds]
+      const hook = yield* hooks.create(tenant.id, { url: receiverUrl(i) + path, events })
       subscriptions.push({ id: hook.id, path, secret: hook.secret, events })
     }
     return { tenantId: tenant.id, subscriptions }

@@ -4,15 +4,13 @@
  * turn on the same work: a burst's deliveries/s, then commit-to-receipt at a steady rate; every
  * delivery checked (received once, signatures valid, none pending, ours in order, one attempt each).
  */
-import { fileURLToPath } from "node:url"
-import type pg from "pg"
 import { verify, verifyStandard } from "../packages/webhook-relay/src/index.ts"
 import { cpuSeconds, type Output, postgresCpuSeconds, procStatus, startNode, stopChild } from "./processes.ts"
 import { startBenchReceiver } from "./relay-receiver.ts"
 import {
   commitEvents, commitPaced, meanFanout, type PlannedEvent, planEvents, relayEnv, relayRuntime, seedHistory, setupChamber, startOurRelay, startRelays
 } from "./relay-work.ts"
-import { f, machine, noAutovacuum, notePrinted, percentile, type SectionContext, settleTables, sleep, verdict } from "./shared.ts"
+import { benchScript, f, machine, noAutovacuum, notePrinted, percentile, type SectionContext, settleTables, sleep, verdict } from "./shared.ts"
 
 const DELIVERIES = Number(process.env.BENCH_RELAY_EVENTS ?? 20_000)
 const HOOKS = Number(process.env.BENCH_RELAY_HOOKS ?? 40)
@@ -39,13 +37,13 @@ type Round = {
 
 const sum = (events: ReadonlyArray<PlannedEvent>) => events.reduce((n, e) => n + e.fanout, 0)
 
-export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client }): Promise<void> => {
+export const benchRelay = async (ctx: SectionContext): Promise<void> => {
   const { db, log } = ctx
   const runtime = relayRuntime(ctx.dbUrl, "relay bench secret key")
   const receiver = await startBenchReceiver()
   try {
     const env = relayEnv(ctx.dbUrl, receiver.ca)
-    const { tenantId, subscriptions } = await runtime.runPromise(setupChamber(HOOKS, receiver.url))
+    const { tenantId, subscriptions } = await runtime.runPromise(setupChamber("Relay Bench Chamber of Commerce", HOOKS, () => receiver.url))
     const pathOf = new Map(subscriptions.map((s) => [s.id, s.path]))
     const secretOf = new Map(subscriptions.map((s) => [s.path, s.secret]))
     await noAutovacuum(db, TABLES)
@@ -57,7 +55,7 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
       `deliveries an event, about ${RESOURCES === 1 ? "one hot resource" : `${RESOURCES} resources`}; a round: warm-up ${sum(warm)}, a burst of ${sum(burst)} in one ` +
       `transaction, then ${stream.length} events one a transaction over ${SECONDS} s; ${history.deliveries} settled deliveries of history; ${ROUNDS} rounds each`)
     const outputs: Record<Name, Array<Output>> = { ours: [], baseline: [] }
-    const baseline = [fileURLToPath(new URL("./relay-baseline.ts", import.meta.url))]
+    const baseline = [benchScript("relay-baseline.ts")]
     const start = (name: Name) => () => name === "ours" ? startOurRelay(env) : startNode("the baseline relay", baseline, env, /^BENCH_RELAY_READY$/)
     /** Back to the history alone, subscriptions as new, dead rows vacuumed, pages flushed: no round pays for another. */
     const reset = async (name: Name) => {
@@ -124,8 +122,6 @@ export const benchRelay = async (ctx: SectionContext & { readonly db: pg.Client 
       receiver.clear()
       const relays = await startRelays(PROCESSES, start(name), outputs[name])
       const relayCpu = () => relays.reduce((n, r) => n + cpuSeconds(r.pid!), 0)
-      // The relays LISTEN as they start their loop, just after they say they run.
-      await sleep(500)
       try {
         await commit(warm)
         await received(sum(warm))

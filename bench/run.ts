@@ -6,15 +6,12 @@
  */
 import { randomBytes } from "node:crypto"
 import { cpus } from "node:os"
-import { isDeepStrictEqual } from "node:util"
-import { fileURLToPath } from "node:url"
-import * as Effect from "effect/Effect"
+import { deepStrictEqual } from "node:assert/strict"
 import pg from "pg"
-import { StorageLive } from "../packages/pg-adapter/src/index.ts"
-import { getLoad, inTurn, type Load, type Measured, printRows, Tally, fire, type World } from "./load.ts"
+import { getLoad, inTurn, type Load, type Measured, printRows, type World } from "./load.ts"
 import { children, type Server, startServer, stopChild } from "./processes.ts"
 import { accessLogFile, CONNECTIONS, DURATION, f, machine, noAutovacuum, notePrinted, POOL_SIZE, ROUNDS, settleTables, verdict, WARMUP } from "./shared.ts"
-import { invoiceBodies, memberBodies, paymentBodies, seedChamber } from "./seed-data.ts"
+import { invoiceBodies, memberBodies, paymentBodies, seedOn } from "./seed-data.ts"
 import { describeUnits, startTracer, type Tracer, type Unit, units } from "./sql-trace.ts"
 import { benchRelay } from "./relay.ts"
 import { benchLarge } from "./large.ts"
@@ -29,7 +26,6 @@ const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000)
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
 const BAR = { throughput: 0.9, p99: 1.2, peakRss: 1.5, accessLog: 0.05, limiter: 0.05, metrics: 0.05, idempotencyKey: 0.1 }
 
-const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 const log = (line: string) => console.log(line)
 const started = Date.now()
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
@@ -39,15 +35,8 @@ const progress = (line: string) => log(`[${elapsed()}] ${line}`)
 const dbName = `chamber_bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`
 const dbUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${dbName}` }).toString()
 
-const admin = async <A>(f: (client: pg.Client) => Promise<A>): Promise<A> => {
-  const client = new pg.Client({ connectionString: SERVER_URL })
-  await client.connect()
-  try {
-    return await f(client)
-  } finally {
-    await client.end()
-  }
-}
+/** A connection to the server's own database, which creates and drops the bench's. */
+const admin = new pg.Client({ connectionString: SERVER_URL })
 
 let dbCreated = false
 let tracer: Tracer | undefined
@@ -58,9 +47,11 @@ const cleanup = () =>
     await Promise.all(children.map(stopChild))
     await tracer?.close()
     await db?.end().catch(() => {})
-    if (!dbCreated) return
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`))
-      .then(() => log(`dropped database ${dbName}`), (e) => console.error(`could not drop database ${dbName}: ${e}`))
+    if (dbCreated) {
+      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+        .then(() => log(`dropped database ${dbName}`), (e) => console.error(`could not drop database ${dbName}: ${e}`))
+    }
+    await admin.end().catch(() => {})
   })())
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -119,31 +110,22 @@ const caller = (server: Server): Call => async (method, path, key, body) => {
 const normal = (value: unknown, differs: ReadonlyArray<string>) =>
   JSON.parse(JSON.stringify(value), (k, v) => (differs.includes(k) ? undefined : k === "slug" && typeof v === "string" ? v.replace(/-\d+$/, "") : v))
 
-const firstDifference = (a: unknown, b: unknown, path = "$"): string | undefined => {
-  if (isDeepStrictEqual(a, b)) return undefined
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
-    return `${path}: ours ${JSON.stringify(a)?.slice(0, 300)} vs baseline ${JSON.stringify(b)?.slice(0, 300)}`
+/** Nothing when `ours` and `baseline` are deeply equal; else a Disagreement with Node's diff of them. */
+const alike = (label: string, what: string, ours: unknown, baseline: unknown) => {
+  try {
+    deepStrictEqual(ours, baseline)
+  } catch (error) {
+    throw new Disagreement(`${label}: the servers' ${what} differ (+ ours, - baseline):\n${(error as Error).message}`)
   }
-  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    const d = firstDifference((a as any)[k], (b as any)[k], `${path}.${k}`)
-    if (d !== undefined) return d
-  }
-  return `${path}: differs`
 }
 
 const compare = (label: string, ours: Answer, baseline: Answer, differs: ReadonlyArray<string>) => {
   if (ours.status !== baseline.status || ours.status >= 300) {
     throw new Disagreement(`${label}: status ours ${ours.status}, baseline ${baseline.status}: ${JSON.stringify([ours.json, baseline.json]).slice(0, 600)}`)
   }
-  for (const [what, a, b] of [["answers", ours.json, baseline.json], ["outbox rows", ours.events, baseline.events]] as const) {
-    const difference = firstDifference(normal(a, differs), normal(b, differs))
-    if (difference !== undefined) throw new Disagreement(`${label}: the servers' ${what} differ: ${difference}`)
-  }
-  const [x, y] = [describeUnits(ours.sql), describeUnits(baseline.sql)]
-  if (isDeepStrictEqual(x, y)) return
-  const at = Math.max(0, x.findIndex((line, i) => line !== y[i]))
-  throw new Disagreement(`${label}: the servers run different SQL, first at line ${at + 1}:\n  ours:     ${x[at] ?? "(nothing)"}\n  baseline: ${y[at] ?? "(nothing)"}\n` +
-    `ours in full:\n${x.join("\n")}\nbaseline in full:\n${y.join("\n")}`)
+  alike(label, "answers", normal(ours.json, differs), normal(baseline.json, differs))
+  alike(label, "outbox rows", normal(ours.events, differs), normal(baseline.events, differs))
+  alike(label, "statements (in order, by transaction)", describeUnits(ours.sql), describeUnits(baseline.sql))
 }
 
 const statements = (answer: Answer) => answer.sql.reduce((n, u) => n + u.statements.length, 0)
@@ -322,8 +304,7 @@ const benchIdempotency = async (ours: Server, world: World) => {
     throw new Disagreement(`Idempotency-Key: the replay is not the first answer: ${JSON.stringify([first, again]).slice(0, 600)}`)
   }
   log("  POST /api/v1/members replayed: the replay is the first answer, byte for byte, marked replayed")
-  for (const [, load] of IDEMPOTENCY_VARIANTS) await fire(ours.base, load, world, WARMUP)
-  const rows = await inTurn(IDEMPOTENCY_VARIANTS.map(([label, load]) => new Tally(ours, load, label)), world, DURATION, progress, settle)
+  const rows = await inTurn(IDEMPOTENCY_VARIANTS.map(([label, load]) => [ours, load, label] as const), world, DURATION, progress, settle)
   const [without, withKey, replay] = rows.map(([, m]) => m) as [Measured, Measured, Measured]
   return () => {
     printRows(log, "POST /api/v1/members on ours: without an Idempotency-Key, with a fresh one each, replayed", "variant", "req", rows)
@@ -339,10 +320,10 @@ const benchIdempotency = async (ours: Server, world: World) => {
 /** The HTTP endpoints: seed, compare, measure, report. */
 const benchHttp = async (db: pg.Client) => {
   log(`bench: ${MEMBERS} members, ${CONNECTIONS} connections, warm-up ${WARMUP} s + ${DURATION} s measured per server and endpoint in ${ROUNDS} rounds, DB pool ${POOL_SIZE} each`)
-  const { keys } = await Effect.runPromise(Effect.scoped(seedChamber({
+  const { keys } = await seedOn(dbUrl, {
     name: "Greater Riverside Chamber of Commerce", fields: true, members: MEMBERS,
     keys: { read: ["Website directory", "read"], write: ["Back office", "members:write,invoices:write,payments:write"] }
-  }).pipe(Effect.provide(StorageLive({ _tag: "Postgres", url: dbUrl, maxConnections: 10 })))))
+  })
   // Statistics and the visibility map fresh, so that no autovacuum mid-run changes a plan; the
   // written tables are settled before each round instead (settle).
   await db.query("VACUUM ANALYZE")
@@ -352,7 +333,7 @@ const benchHttp = async (db: pg.Client) => {
   progress("seeded")
 
   tracer = await startTracer(dbUrl)
-  const traced = await Promise.all([startServer("ours", here("./our-server.ts"), tracer.url), startServer("baseline", here("./baseline-server.ts"), tracer.url)])
+  const traced = await Promise.all([startServer("ours", "our-server.ts", tracer.url), startServer("baseline", "baseline-server.ts", tracer.url)])
   tracer.take()
   log("both servers through a tracing proxy, each measured call compared:")
   const [ours, baseline] = traced.map(caller) as [Call, Call]
@@ -368,7 +349,7 @@ const benchHttp = async (db: pg.Client) => {
   // Ours as shipped: the in-process rate limiter and the access log (one JSON line a request to a file);
   // again with metrics on, and with OTLP export (every request traced) to a collector in this process.
   const logged = { BENCH_ACCESS_LOG: accessLogFile(dbName) }
-  const ourServer = (name: string, env: Record<string, string>) => startServer(name, here("./our-server.ts"), dbUrl, env)
+  const ourServer = (name: string, env: Record<string, string>) => startServer(name, "our-server.ts", dbUrl, env)
   const page = ENDPOINTS.includes(MEMBERS_PAGE)
   const collector = ENDPOINTS.some((e) => OBSERVED_ENDPOINTS.includes(e.id)) ? await startOtlpSink() : undefined
   const servers = await Promise.all([
@@ -377,7 +358,7 @@ const benchHttp = async (db: pg.Client) => {
       ourServer("ours-metrics", { ...logged, CHAMBER_METRICS_PORT: "0" }),
       ourServer("ours-otlp", { ...logged, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER_ARG: "1" })
     ]),
-    startServer("baseline", here("./baseline-server.ts"), dbUrl),
+    startServer("baseline", "baseline-server.ts", dbUrl),
     ...(page ? [ourServer("ours-nolog", {}), ourServer("ours-nolimit", { ...logged, BENCH_RATE_LIMITS: "off" })] : [])
   ])
   progress(`servers up: ${servers.map((s) => `${s.name} (pid ${s.child.pid})`).join(", ")}; ${machine()}`)
@@ -386,9 +367,8 @@ const benchHttp = async (db: pg.Client) => {
   for (const endpoint of ENDPOINTS) {
     const observed = (s: Server) => OBSERVED_ENDPOINTS.includes(endpoint.id) && OBSERVED_SERVERS.includes(s.name)
     const measured = servers.filter((s) => endpoint === MEMBERS_PAGE || !s.name.startsWith("ours-") || observed(s))
-    for (const server of measured) await fire(server.base, endpoint, world, WARMUP)
     const writes = endpoint.steps.some((step) => step.startsWith("POST"))
-    results.push({ endpoint, rows: await inTurn(measured.map((server) => new Tally(server, endpoint)), world, DURATION, progress, writes ? settle : undefined) })
+    results.push({ endpoint, rows: await inTurn(measured.map((server) => [server, endpoint] as const), world, DURATION, progress, writes ? settle : undefined) })
   }
   if (runs("idempotency")) progress("idempotency: ours without and with an Idempotency-Key, and replayed")
   const idempotency = runs("idempotency") ? await benchIdempotency(servers[0]!, world) : undefined
@@ -407,15 +387,16 @@ const benchHttp = async (db: pg.Client) => {
 }
 
 const main = async () => {
-  const version = await admin(async (c) => (await c.query("SHOW server_version")).rows[0].server_version as string)
-  await admin((c) => c.query(`CREATE DATABASE ${dbName}`))
+  await admin.connect()
+  const version = (await admin.query("SHOW server_version")).rows[0].server_version as string
+  await admin.query(`CREATE DATABASE ${dbName}`)
   dbCreated = true
   log(`bench: node ${process.version}, ${cpus().length} CPUs, PostgreSQL ${version}, database ${dbName}`)
   db = new pg.Client({ connectionString: dbUrl })
   await db.connect()
-  const ctx = { dbUrl, log, elapsed }
+  const ctx = { dbUrl, db, log, elapsed }
   if (ENDPOINTS.length > 0 || runs("idempotency")) await benchHttp(db)
-  if (runs("relay")) await benchRelay({ ...ctx, db })
+  if (runs("relay")) await benchRelay(ctx)
   if (runs("changes")) await benchChanges(ctx)
   if (ONLY.includes("large")) await benchLarge(ctx)
   if (ONLY.includes("embedded")) await benchEmbedded(ctx)

@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import { Keys, type MemberCreateInput, Members, type MemberStatus, Tenants } from "../packages/core/src/index.ts"
+import { StorageLive } from "../packages/pg-adapter/src/index.ts"
 
 /** mulberry32: the same members on every run. */
 const rng = (seed: number) => () => {
@@ -77,9 +78,7 @@ const memberDraw = (random: () => number) => {
 
 export const memberInputs = (count: number): ReadonlyArray<MemberCreateInput> => {
   const draw = memberDraw(rng(20240611))
-  const out: Array<MemberCreateInput> = []
-  for (let i = 0; i < count; i++) out.push(draw.fields(`${draw.name()} ${i + 1}`, true))
-  return out
+  return Array.from({ length: count }, (_, i) => draw.fields(`${draw.name()} ${i + 1}`, true))
 }
 
 /**
@@ -106,8 +105,8 @@ const DUES: ReadonlyArray<readonly [string, string]> = [["Bronze", "250.00"], ["
 const EXTRAS: ReadonlyArray<readonly [string, string]> = [["Annual gala ticket", "85.00"], ["Ribbon cutting ceremony", "150.00"], ["Business expo booth", "325.50"], ["Luncheon seat", "27.50"]]
 
 /** Bodies for POST /api/v1/invoices: dues for one of `memberIds`, sometimes extras, sometimes a memo. */
-export const invoiceBodies = (memberIds: ReadonlyArray<number>, seed = 20261123) => {
-  const random = rng(seed)
+export const invoiceBodies = (memberIds: ReadonlyArray<number>) => {
+  const random = rng(20261123)
   const { pick, maybe } = memberDraw(random)
   return () => {
     const [level, dues] = pick(DUES)
@@ -122,8 +121,8 @@ export const invoiceBodies = (memberIds: ReadonlyArray<number>, seed = 20261123)
 }
 
 /** Bodies for POST /api/v1/invoices/{id}/payments paying `balanceCents` in full. */
-export const paymentBodies = (seed = 20261124) => {
-  const random = rng(seed)
+export const paymentBodies = () => {
+  const random = rng(20261124)
   const { pick, maybe } = memberDraw(random)
   let check = 1000
   return (balanceCents: number) => {
@@ -139,7 +138,8 @@ export const paymentBodies = (seed = 20261124) => {
  * (two shown by the API, one hidden), `members` members, and a key per entry of `keys` (name,
  * scopes), each with a daily limit no run reaches.
  */
-export const seedChamber = <K extends string>(o: { readonly name: string; readonly fields: boolean; readonly members: number; readonly keys: Record<K, readonly [string, string]> }) =>
+type Chamber<K extends string> = { readonly name: string; readonly fields: boolean; readonly members: number; readonly keys: Record<K, readonly [string, string]> }
+export const seedChamber = <K extends string>(o: Chamber<K>) =>
   Effect.gen(function*() {
     const [tenants, members, keys] = [yield* Tenants, yield* Members, yield* Keys]
     const admin = "admin@bench-chamber.example"
@@ -154,3 +154,7 @@ export const seedChamber = <K extends string>(o: { readonly name: string; readon
     }
     return { tenantId: tenant.id, keys: minted as Record<K, string> }
   }).pipe(Effect.orDie)
+
+/** `seedChamber` on the PostgreSQL database at `url`. */
+export const seedOn = <K extends string>(url: string, o: Chamber<K>) =>
+  Effect.runPromise(seedChamber(o).pipe(Effect.provide(StorageLive({ _tag: "Postgres", url, maxConnections: 10 }))))

@@ -1,10 +1,10 @@
 /** What the bench's scripts share: the knobs, the `chamber` command line, the access log's file, the figures' arithmetic and verdicts. */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import type { Server, Socket } from "node:net"
-import { createRequire } from "node:module"
+import type pg from "pg"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10)
@@ -22,6 +22,9 @@ export const CHAMBER_NODE_FLAGS: ReadonlyArray<string> = (() => {
   if (flags === undefined) throw new Error(`cli/src/bin.ts's first line is not "#!/usr/bin/env -S node <flags>": ${first}`)
   return flags.trim().split(" ").filter(Boolean)
 })()
+
+/** A script of the bench's own (`our-server.ts`, `relay-baseline.ts`, ...): its path. */
+export const benchScript = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 
 /** Node's arguments for `chamber <args>` as shipped: its own flags, then packages/cli/src/bin.ts. */
 export const chamberArgs = (...args: ReadonlyArray<string>): Array<string> => [...CHAMBER_NODE_FLAGS, BIN, ...args]
@@ -46,15 +49,11 @@ export const withTempDir = async <A>(prefix: string, use: (dir: string) => Promi
 /** The same number of database connections for every server. */
 export const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 10)
 
-/** A dependency of a workspace package (one the root does not have), resolved as that package resolves it: one copy of `effect`. */
-export const importFromPackage = async (pkg: string, specifier: string): Promise<any> => {
-  const require = createRequire(new URL(`../packages/${pkg}/package.json`, import.meta.url))
-  return import(pathToFileURL(require.resolve(specifier)).href)
-}
-
 /** What a section run after the HTTP endpoints gets from run.ts. */
 export interface SectionContext {
   readonly dbUrl: string
+  /** A connection to the bench database. */
+  readonly db: pg.Client
   readonly log: (line: string) => void
   /** Seconds since the bench began, for progress lines. */
   readonly elapsed: () => string

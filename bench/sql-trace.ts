@@ -3,7 +3,8 @@
  * `Query`, each with its connection), passing every byte through: run.ts checks with it that the
  * baseline runs our statements in our transactions. For a handful of requests, never under load.
  */
-import { connect, createServer, type Socket } from "node:net"
+import { connect, createServer } from "node:net"
+import { listen } from "./shared.ts"
 
 /** A statement executed on a connection: its text, white space collapsed, and its number of parameters. */
 type Executed = { readonly connection: number; readonly label: string }
@@ -16,15 +17,13 @@ const cstring = (buf: Buffer, at: number): [string, number] => {
   return [buf.toString("utf8", at, end), end + 1]
 }
 
-export const startTracer = (target: string): Promise<Tracer> => {
+export const startTracer = async (target: string): Promise<Tracer> => {
   const upstream = new URL(target)
-  let executed: Array<Executed> = []
+  const executed: Array<Executed> = []
   let connections = 0
-  const sockets = new Set<Socket>()
   const server = createServer((client) => {
     const connection = ++connections
     const pg = connect(Number(upstream.port || 5432), upstream.hostname)
-    for (const socket of [client, pg]) sockets.add(socket)
     const statements = new Map<string, string>()
     let pending = Buffer.alloc(0)
     let started = false
@@ -50,25 +49,14 @@ export const startTracer = (target: string): Promise<Tracer> => {
       }
     })
     pg.pipe(client)
-    const end = () => [client, pg].forEach((socket) => void (socket.destroy(), sockets.delete(socket)))
+    // Either side gone ends both; closing the proxy ends every client, and so its upstream connection.
+    const end = () => [client, pg].forEach((socket) => socket.destroy())
     client.on("error", end).on("close", end)
     pg.on("error", end).on("close", end)
   })
-  return new Promise((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const url = Object.assign(new URL(target), { hostname: "127.0.0.1", port: String((server.address() as { port: number }).port) })
-      resolve({
-        url: url.toString(),
-        take: () => executed.splice(0),
-        close: () =>
-          new Promise<void>((done) => {
-            for (const socket of sockets) socket.destroy()
-            server.close(() => done())
-          })
-      })
-    })
-  })
+  const { port, close } = await listen(server)
+  const url = Object.assign(new URL(target), { hostname: "127.0.0.1", port: String(port) })
+  return { url: url.toString(), take: () => executed.splice(0), close }
 }
 
 /** A statement alone, or a transaction's (BEGIN ... COMMIT on one connection) as one group. */
