@@ -75,8 +75,13 @@ export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*
         : Effect.flatMap(insert(sql.literal("t.id")), (ids) =>
           sql`SELECT ${select} FROM ${view} WHERE t.tenant_id = ${tenantId} AND t.id = ANY(${idArray(ids.map((v) => Number(v[0])))}::int8[])`.values)
       return written.pipe(
-        Effect.map((values) => values.map(toOne).sort((a, b) => a.id - b.id)),
-        Effect.catchTag("SqlError", refusal)
+        Effect.catchTag("SqlError", refusal),
+        // Each row answered, or none: a row the view does not show would pair the others with the wrong records.
+        Effect.flatMap((values) =>
+          values.length === rows.length
+            ? Effect.succeed(values.map(toOne).sort((a, b) => a.id - b.id))
+            : Effect.fail(new ImportBatchRefused({ reason: `${values.length} of ${rows.length} rows read back` }))
+        )
       )
     }
   }
@@ -110,8 +115,12 @@ export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*
         FROM jsonb_to_recordset(${JSON.stringify(ends)}::jsonb) AS v(id int8, status text)
         WHERE t.tenant_id = ${tenantId} AND t.id = v.id
         RETURNING ${sql.literal(eventColumns.select)}`.values.pipe(
-        Effect.map((values) => values.map(eventColumns.at(0)).sort((a, b) => a.id - b.id)),
-        Effect.catchTag("SqlError", refusal)
+        Effect.catchTag("SqlError", refusal),
+        Effect.flatMap((values) =>
+          values.length === ends.length
+            ? Effect.succeed(values.map(eventColumns.at(0)).sort((a, b) => a.id - b.id))
+            : Effect.fail(new ImportBatchRefused({ reason: `${values.length} of ${ends.length} events ended` }))
+        )
       ),
     insertRegistrations: insertMany(RegistrationResource, { table: "registrations" }),
     insertDeals: insertMany(DealResource, { table: "deals" }),
