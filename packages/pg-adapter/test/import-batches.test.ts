@@ -1,9 +1,10 @@
 /**
  * The import's set-wise writes (core ImportBatchWrites.ts, ImportBatchesSql.ts) on every storage
- * runtime: one document imported set-wise into one chamber and through the services one record at
- * a time into another gives the same change feed (kinds, bodies but for ids and times, positions)
- * and the same deliveries, and the same refusals; 10,000 members and contacts give one event each
- * and a delivery each to a subscription; a chamber being deleted is refused.
+ * runtime: one document of every collection imported set-wise into one chamber and through the
+ * services one record at a time into another gives the same change feed (kinds, bodies but for ids
+ * and times, positions) and the same deliveries, with each batched collection written by one
+ * statement, and the same refusals; 10,000 members and contacts give one event each and a delivery
+ * each to a subscription; a chamber being deleted is refused.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
