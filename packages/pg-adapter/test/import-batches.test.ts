@@ -88,13 +88,14 @@ const feed = (tenantId: number) =>
     const sql = yield* SqlClient.SqlClient
     const events = yield* (yield* Outbox).list(tenantId)
     const positions = yield* sql<{ readonly position: string }>`SELECT position::text FROM outbox_events WHERE tenant_id = ${tenantId} ORDER BY id`
-    const deliveries = yield* sql<{ readonly type: string; readonly resource: string; readonly held: boolean }>`
-      SELECT e.type, d.resource, d.held FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id
+    const deliveries = yield* sql<{ readonly type: string; readonly resource: string; readonly held: boolean; readonly followed: boolean }>`
+      SELECT e.type, d.resource, d.held, d.followed FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id
       WHERE d.tenant_id = ${tenantId} ORDER BY d.id`
     return {
       events: events.map((e) => ({ type: e.type, data: shape(e.data) })),
       positions: positions.map((p) => Number(p.position)),
-      deliveries: deliveries.map((d) => `${d.type} ${d.resource.replace(/\d+$/, "")} ${d.held}`)
+      // held: waits behind an earlier one of its subscription and resource; followed: one waits behind it.
+      deliveries: deliveries.map((d) => `${d.type} ${d.resource.replace(/\d+$/, "")}${d.held ? " held" : ""}${d.followed ? " followed" : ""}`)
     }
   })
 
@@ -133,8 +134,9 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(fa.positions, fb.positions)
           assert.deepStrictEqual(fa.deliveries, fb.deliveries)
           // A deal's deal.approved waits behind its deal.created, as an event's event.updated behind its event.created.
-          assert.include(fa.deliveries, "deal.approved deals/ true")
-          assert.include(fa.deliveries, "event.updated events/ true")
+          assert.include(fa.deliveries, "deal.created deals/ followed")
+          assert.include(fa.deliveries, "deal.approved deals/ held")
+          assert.include(fa.deliveries, "event.updated events/ held")
           // Written set-wise: a collection's batch is one statement in one savepoint, so its rows share
           // the savepoint's transaction id; through the services, each record has its own savepoint.
           const sql = yield* SqlClient.SqlClient
