@@ -80,9 +80,9 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
     // the same trigger, in insertion order) and deliveries (event by event, subscriptions in id
     // order). The probe for a pending delivery to wait behind sees the table as the statement
     // began, so it is made once per subscription and resource, for the first of the events about
-    // that resource; the later ones wait behind that first one, as they would have behind the
-    // delivery it got, and the first pending delivery of the pair is marked `followed` when any
-    // waits behind it (the one found, else the first one made here).
+    // that resource; the deliveries of the later ones are held, as one `append` after another
+    // would hold them, and the first pending delivery of the pair (the one found, else the first
+    // one made here) is marked `followed` when any is held behind it.
     appendAll: (tenantId, events) => {
       if (events.length === 0) return Effect.void
       const input = events.map((e) => ({ event_id: newEventId(), type: e.type, resource: eventResource(e.type, e.data), payload: e.data }))
