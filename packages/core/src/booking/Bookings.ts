@@ -82,6 +82,18 @@ export class BookingRepo extends Context.Service<BookingRepo, {
 
 export type BookingListQuery = ListQuery
 
+/**
+ * The stored values of a new booking of type `bookingTypeId` (Bookings.create, an import's
+ * batches): a cancelled one without `cancelled_at` cancelled `now`, a random `cancel_token` unless given.
+ */
+export const newBooking = (input: BookingCreate, bookingTypeId: number, now: Date): BookingStored =>
+  BookingResource.defaults({
+    ...input,
+    booking_type_id: bookingTypeId,
+    cancelled_at: input.cancelled_at ?? (input.status === "cancelled" ? now.toISOString() : null),
+    cancel_token: input.cancel_token ?? randomBase62(32)
+  })
+
 export class Bookings extends Context.Service<Bookings, {
   readonly list: (tenantId: number, query: BookingListQuery) => Effect.Effect<Page<Booking>>
   /**
@@ -116,14 +128,9 @@ export class Bookings extends Context.Service<Bookings, {
       const input = yield* decodeInput(BookingCreate, raw)
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       yield* requireOwn("contact_id", input.contact_id, (id) => contacts.find(tenantId, id))
-      const cancelledAt = input.cancelled_at ?? (input.status === "cancelled" ? new Date().toISOString() : null)
+      const now = new Date()
       return yield* tx.withTransaction(Effect.gen(function*() {
-        const values = BookingResource.defaults({
-          ...input,
-          booking_type_id: yield* bookingType(tenantId, input),
-          cancelled_at: cancelledAt,
-          cancel_token: input.cancel_token ?? randomBase62(32)
-        })
+        const values = newBooking(input, yield* bookingType(tenantId, input), now)
         const booking = yield* repo.insert(tenantId, values)
         yield* outbox.append(tenantId, "booking.created", booking)
         return booking

@@ -29,6 +29,10 @@ const eventType = (value: string | null | undefined) => (EventTypes as ReadonlyA
 export const endsAfterStart = (values: Pick<EventStored, "starts_at" | "ends_at">) =>
   values.ends_at === null || Date.parse(values.ends_at) > Date.parse(values.starts_at)
 
+/** The stored values of a new event (Events.create, an import's batches): its slug from its title, a type not one of ours `chamber`. */
+export const newEvent = (input: EventCreate): EventStored =>
+  EventResource.defaults({ ...input, slug: slugify(input.title, "event"), event_type: eventType(input.event_type) })
+
 export class Events extends Context.Service<Events, {
   readonly list: (tenantId: number, query: EventListQuery) => Effect.Effect<Page<Event>>
   readonly get: (tenantId: number, id: number) => Effect.Effect<Event, EventNotFound>
@@ -63,7 +67,7 @@ export class Events extends Context.Service<Events, {
     })
 
     const create = Effect.fn("Events.create")(function*(tenantId: number, input: EventCreate) {
-      const values = EventResource.defaults({ ...input, slug: slugify(input.title, "event"), event_type: eventType(input.event_type) })
+      const values = newEvent(input)
       if (!endsAfterStart(values)) return yield* new EventEndsBeforeStart()
       // The insert, the read of the row it answers and its event commit together: a create that fails did not happen.
       return yield* tx.withTransaction(Effect.tap(repo.insert(tenantId, values), (event) => outbox.append(tenantId, "event.created", event)))

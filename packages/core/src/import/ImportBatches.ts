@@ -9,8 +9,14 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import type { Booking, BookingStored } from "../booking/Bookings.ts"
 import type { Contact, ContactAttributes } from "../contact/Contact.ts"
+import type { Deal, DealStored } from "../deal/Deal.ts"
+import type { Event, EventStored } from "../event/Event.ts"
 import type { Member, MemberAttributes } from "../member/Member.ts"
+import type { Placement, PlacementStored } from "../placement/Placements.ts"
+import type { Registration, RegistrationStored } from "../registration/Registration.ts"
+import type { Sponsorship, SponsorshipStored } from "../sponsorship/Sponsorships.ts"
 
 export class ImportBatchRefused extends Schema.TaggedError<ImportBatchRefused>()("ImportBatchRefused", {
   reason: Schema.String
@@ -22,10 +28,34 @@ export interface ContactRow {
   readonly member_id: number | null
 }
 
+/** The tables whose rows a record may name by id; a row named must be the tenant's. */
+export type OwnedTable = "members" | "contacts" | "events" | "booking_types"
+
+/** An event ended as `Events.end` ends it. */
+export interface EventEnd {
+  readonly id: number
+  readonly status: "cancelled" | "completed"
+}
+
+type Insert<Stored, Row> = (tenantId: number, rows: ReadonlyArray<Stored>) => Effect.Effect<ReadonlyArray<Row>, ImportBatchRefused>
+
 export class ImportBatches extends Context.Service<ImportBatches, {
   /** Every slug the tenant's members hold. */
   readonly memberSlugs: (tenantId: number) => Effect.Effect<Set<string>>
-  readonly insertMembers: (tenantId: number, rows: ReadonlyArray<MemberAttributes>) => Effect.Effect<ReadonlyArray<Member>, ImportBatchRefused>
-  /** Contacts as Contacts.create makes them: not subscribed; refused when a `member_id` is no member of the tenant's. */
-  readonly insertContacts: (tenantId: number, rows: ReadonlyArray<ContactRow>) => Effect.Effect<ReadonlyArray<Contact>, ImportBatchRefused>
+  /** Whether every one of `ids` is a row of the tenant's in `table`. */
+  readonly allOwned: (tenantId: number, table: OwnedTable, ids: ReadonlyArray<number>) => Effect.Effect<boolean>
+  readonly insertMembers: Insert<MemberAttributes, Member>
+  /** Contacts as Contacts.create makes them: not subscribed. */
+  readonly insertContacts: Insert<ContactRow, Contact>
+  readonly insertEvents: Insert<EventStored, Event>
+  /** Each event given its final status, answered as EventRepo.update answers, in the order given. */
+  readonly endEvents: (tenantId: number, ends: ReadonlyArray<EventEnd>) => Effect.Effect<ReadonlyArray<Event>, ImportBatchRefused>
+  readonly insertRegistrations: Insert<RegistrationStored, Registration>
+  readonly insertDeals: Insert<DealStored, Deal>
+  readonly insertSponsorships: Insert<SponsorshipStored, Sponsorship>
+  /** Sponsorship rows of kind `ad`, as PlacementRepo.insert stores them. */
+  readonly insertPlacements: Insert<PlacementStored, Placement>
+  readonly insertBookings: Insert<BookingStored, Booking>
+  /** The id of the tenant's booking type of each name, made when there is none (BookingRepo.bookingTypeNamed), in order. */
+  readonly bookingTypesNamed: (tenantId: number, names: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<number>>
 }>()("chamber/ImportBatches") {}

@@ -83,7 +83,7 @@ const PlacementImport = decoder(PlacementCreate)
 const BookingImport = decoder(BookingCreate)
 
 /** An event's input as it is created: a cancelled or completed one is made published, then ended. */
-const eventInput = Effect.fnUntraced(function*(input: Readonly<Record<string, unknown>>) {
+export const eventInput = Effect.fnUntraced(function*(input: Readonly<Record<string, unknown>>) {
   const { status } = yield* decodeEnded(input)
   const ended = status === "cancelled" || status === "completed" ? status : undefined
   return { ended, create: yield* EventImport(ended === undefined ? input : { ...input, status: "published" }) }

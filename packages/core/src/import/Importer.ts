@@ -1,9 +1,9 @@
 /**
  * `chamber import` (docs/cli.md "Import"): a JSON document of records loaded with the core
  * services' rules, so each record gets the same validation and fires the same events as any other
- * write, all in one transaction. Records point at earlier ones with `<thing>_ref`. Members and
- * contacts are written set-wise, a batch at a time (ImportBatchWrites.ts); the other collections
- * through their services, one record at a time.
+ * write, all in one transaction. Records point at earlier ones with `<thing>_ref`. Every
+ * collection but fields, invoices and payments is written set-wise, a batch at a time
+ * (ImportBatchWrites.ts); those three through their services, one record at a time.
  *
  * Two passes: every record is checked first, with nothing written and no transaction open, and
  * every problem is reported (the first 100, with the count of all); only a document without any
@@ -66,7 +66,7 @@ export interface ImportOptions {
    * write the others; the result lists those refused. Without it one problem refuses the whole.
    */
   readonly skipInvalid?: boolean | undefined
-  /** false: every record through its core service, one by one (what the set-wise writes are compared with); else members and contacts set-wise. */
+  /** false: every record through its core service, one by one (what the set-wise writes are compared with); else the collections ImportBatchWrites.ts writes set-wise. */
   readonly batched?: boolean | undefined
 }
 

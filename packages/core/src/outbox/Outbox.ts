@@ -37,12 +37,19 @@ export interface OutboxEvent {
   readonly data: unknown
 }
 
+/** An event to append: its kind, and the resource as GET returns it. */
+export interface AppendedEvent {
+  readonly type: EventKind
+  readonly data: unknown
+}
+
 export class Outbox extends Context.Service<Outbox, {
   readonly append: (tenantId: number, type: EventKind, data: unknown) => Effect.Effect<OutboxEvent>
   /**
-   * One event of kind `type` per element of `data`, in order, as `append` one after another
-   * would record them, deliveries included; for many events of one kind (an import's creations).
+   * Each of `events`, in order, as `append` one after another would record them, deliveries
+   * and holds included (an event about a resource an earlier one of them is about waits behind
+   * it); for many events at once (an import's batches).
    */
-  readonly appendAll: (tenantId: number, type: EventKind, data: ReadonlyArray<unknown>) => Effect.Effect<void>
+  readonly appendAll: (tenantId: number, events: ReadonlyArray<AppendedEvent>) => Effect.Effect<void>
   readonly list: (tenantId: number, options?: { readonly type?: EventKind }) => Effect.Effect<ReadonlyArray<OutboxEvent>>
 }>()("chamber/Outbox") {}

@@ -77,6 +77,10 @@ export type PlacementListQuery = ListQuery
 
 const filled = (value: string | null | undefined) => value != null && value.trim() !== ""
 
+/** The stored values of a new placement (Placements.create, an import's batches): an image ad when it has an image, else text, unless given. */
+export const newPlacement = (input: PlacementCreate): PlacementStored =>
+  PlacementResource.defaults({ ...input, ad_kind: input.ad_kind ?? (filled(input.ad_image_url) ? "image" : "text") })
+
 export class Placements extends Context.Service<Placements, {
   readonly list: (tenantId: number, query: PlacementListQuery) => Effect.Effect<Page<Placement>>
   /**
@@ -99,10 +103,9 @@ export class Placements extends Context.Service<Placements, {
     const create = Effect.fn("Placements.create")(function*(tenantId: number, raw: PlacementCreate) {
       const input = yield* decodeInput(PlacementCreate, raw)
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
-      const ad_kind = input.ad_kind ?? (filled(input.ad_image_url) ? "image" : "text")
       // The insert, the read of the row it answers and its event commit together: a create that fails did not happen.
       return yield* tx.withTransaction(Effect.tap(
-        repo.insert(tenantId, PlacementResource.defaults({ ...input, ad_kind })),
+        repo.insert(tenantId, newPlacement(input)),
         (placement) => outbox.append(tenantId, "placement.created", placement)
       ))
     })

@@ -18,6 +18,10 @@ import { MemberRepo } from "../member/MemberRepo.ts"
 import { type Registration, type RegistrationCreate, RegistrationResource, RegistrationSortColumns } from "./Registration.ts"
 import { RegistrationRepo } from "./RegistrationRepo.ts"
 
+/** The stored values of a new registration (Registrations.create, an import's batches): registered `now` unless given. */
+export const newRegistration = (eventId: number, input: RegistrationCreate, now: Date) =>
+  RegistrationResource.defaults({ ...input, event_id: eventId, registered_at: input.registered_at ?? now.toISOString() })
+
 export class Registrations extends Context.Service<Registrations, {
   readonly listForEvent: (tenantId: number, eventId: number, query?: ListQuery) => Effect.Effect<Page<Registration>, EventNotFound>
   /** Registers for an event of the tenant; a member or contact named must be the tenant's too. */
@@ -43,7 +47,7 @@ export class Registrations extends Context.Service<Registrations, {
       yield* eventOf(tenantId, eventId)
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
       yield* requireOwn("contact_id", input.contact_id, (id) => contacts.find(tenantId, id))
-      const values = RegistrationResource.defaults({ ...input, event_id: eventId, registered_at: input.registered_at ?? new Date().toISOString() })
+      const values = newRegistration(eventId, input, new Date())
       return yield* tx.withTransaction(
         Effect.tap(repo.insert(tenantId, values), (registration) => outbox.append(tenantId, "event.registration.created", registration))
       )

@@ -71,6 +71,9 @@ export type SponsorshipListQuery = ListQuery
 /** Today's date in UTC, `YYYY-MM-DD`: the day the live rule of sponsorships and placements looks at. */
 export const utcToday = (): string => new Date().toISOString().slice(0, 10)
 
+/** The stored values of a new sponsorship (Sponsorships.create, an import's batches): of kind tier unless given. */
+export const newSponsorship = (input: SponsorshipCreate): SponsorshipStored => SponsorshipResource.defaults({ ...input, kind: input.kind ?? "tier" })
+
 export class Sponsorships extends Context.Service<Sponsorships, {
   readonly list: (tenantId: number, query: SponsorshipListQuery) => Effect.Effect<Page<Sponsorship>>
   /**
@@ -96,7 +99,7 @@ export class Sponsorships extends Context.Service<Sponsorships, {
       yield* requireOwn("event_id", input.event_id, (id) => events.find(tenantId, id))
       // The insert, the read of the row it answers and its event commit together: a create that fails did not happen.
       return yield* tx.withTransaction(Effect.tap(
-        repo.insert(tenantId, SponsorshipResource.defaults({ ...input, kind: input.kind ?? "tier" })),
+        repo.insert(tenantId, newSponsorship(input)),
         (sponsorship) => outbox.append(tenantId, "sponsorship.created", sponsorship)
       ))
     })

@@ -1,49 +1,95 @@
 /**
  * An import's set-wise writes in SQL (core ImportBatches): the rows of a batch sent as one JSON
  * array, spread into the table's row type by `jsonb_populate_recordset` and inserted by one
- * statement, which answers each row as the resource's reads do (`envelopeColumns`), in the
- * order given. Any refusal of the database is the batch's (`ImportBatchRefused`).
+ * statement, in the order given, each answered as the resource's reads answer it (`envelopeColumns`):
+ * from the statement itself, or, for a resource read through a view of what the API shows
+ * (`ShownSql.ts`), by one read of the view. Any refusal of the database is the batch's (`ImportBatchRefused`).
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import { ContactResource, type Fields, ImportBatches, ImportBatchRefused, MemberResource, type Resource } from "@chamber/core"
+import {
+  BookingResource,
+  ContactResource,
+  DealResource,
+  EventResource,
+  type Fields,
+  ImportBatches,
+  ImportBatchRefused,
+  MemberResource,
+  PlacementResource,
+  RegistrationResource,
+  type Resource,
+  SponsorshipResource
+} from "@chamber/core"
 import { envelopeColumns } from "./ResourceSql.ts"
 
 const IDENTIFIER = /^[a-z][a-z0-9_]*$/
 
+/** Where a resource's rows are written, and read when it is read through a view. */
+interface Stored<D extends Fields> {
+  readonly table: string
+  /** The view the resource is read through, as its repository reads it (`shownTable`). */
+  readonly view?: string
+  /** Attributes the view computes, no column of the table. */
+  readonly derived?: ReadonlyArray<keyof D & string>
+  /** Columns of the table that are no field of the resource, given in each row. */
+  readonly internal?: ReadonlyArray<string>
+}
+
+const refusal = (error: { readonly message: string }) => Effect.fail(new ImportBatchRefused({ reason: error.message }))
+
 export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
+  const idArray = (ids: ReadonlyArray<number>) => `{${ids.join(",")}}`
+
   /**
-   * `rows` (each a resource's stored values, plus `internal` columns that are no field of it)
-   * inserted into `table`; every row of a batch names the same columns (core's `defaults` gives
-   * every field). JSON-kind fields are sent as JSON values, not text.
+   * Rows of `resource` (each its stored values, `defaults` giving every field, plus `internal`
+   * columns) inserted into `table`: the columns are the resource's stored fields but the derived
+   * ones, and the internal ones. JSON-kind fields are sent as JSON values, not text.
    */
-  const insertMany = <D extends Fields>(resource: Resource<string, D>, table: string) => {
+  const insertMany = <D extends Fields>(resource: Resource<string, D>, stored: Stored<D>) => {
+    const derived: ReadonlyArray<string> = stored.derived ?? []
+    const names = [...resource.storedKeys.filter((key) => !derived.includes(key)), ...(stored.internal ?? [])]
+    const bad = [stored.table, stored.view ?? stored.table, ...names].find((name) => !IDENTIFIER.test(name))
+    if (bad !== undefined) throw new Error(`${resource.name}: ${JSON.stringify(bad)} is not a plain identifier`)
     const columns = envelopeColumns(resource, "t")
     const toOne = columns.at(0)
-    return (tenantId: number, rows: ReadonlyArray<Readonly<Record<string, unknown>>>) => {
+    const table = sql.literal(stored.table)
+    const list = sql.literal(names.join(", "))
+    const picked = sql.literal(names.map((name) => `r.${name}`).join(", "))
+    const select = sql.literal(columns.select)
+    const view = stored.view === undefined ? undefined : sql.literal(`${stored.view} t`)
+    return (tenantId: number, rows: ReadonlyArray<object>) => {
       if (rows.length === 0) return Effect.succeed([])
-      const names = Object.keys(rows[0]!).filter((key) => rows[0]![key] !== undefined)
-      const bad = names.find((name) => !IDENTIFIER.test(name))
-      if (bad !== undefined) return Effect.die(new Error(`${table} column ${JSON.stringify(bad)} is not a plain identifier`))
-      const list = names.join(", ")
-      const picked = names.map((name) => `r.${name}`).join(", ")
-      return sql`
-        INSERT INTO ${sql.literal(table)} AS t (tenant_id, ${sql.literal(list)})
-        SELECT ${tenantId}, ${sql.literal(picked)}
-        FROM jsonb_populate_recordset(NULL::${sql.literal(table)}, ${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS r
-        ORDER BY r.ordinality
-        RETURNING ${sql.literal(columns.select)}`.values.pipe(
-        Effect.map((values) => values.map(toOne).sort((a, b) => a.id - b.id)),
-        Effect.catchTag("SqlError", (error) => Effect.fail(new ImportBatchRefused({ reason: error.message })))
+      const insert = (returning: ReturnType<typeof sql.literal>) =>
+        sql`
+          INSERT INTO ${table} AS t (tenant_id, ${list})
+          SELECT ${tenantId}, ${picked}
+          FROM jsonb_populate_recordset(NULL::${table}, ${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS r
+          ORDER BY r.ordinality
+          RETURNING ${returning}`.values
+      const written = view === undefined
+        ? insert(select)
+        : Effect.flatMap(insert(sql.literal("t.id")), (ids) =>
+          sql`SELECT ${select} FROM ${view} WHERE t.tenant_id = ${tenantId} AND t.id = ANY(${idArray(ids.map((v) => Number(v[0])))}::int8[])`.values)
+      return written.pipe(
+        Effect.catchTag("SqlError", refusal),
+        // Each row answered, or none: a row the view does not show would pair the others with the wrong records.
+        Effect.flatMap((values) =>
+          values.length === rows.length
+            ? Effect.succeed(values.map(toOne).sort((a, b) => a.id - b.id))
+            : Effect.fail(new ImportBatchRefused({ reason: `${values.length} of ${rows.length} rows read back` }))
+        )
       )
     }
   }
 
-  const members = insertMany(MemberResource, "members")
-  const contacts = insertMany(ContactResource, "contacts")
+  const members = insertMany(MemberResource, { table: "members" })
+  const contacts = insertMany(ContactResource, { table: "contacts", internal: ["subscribed_at", "member_id"] })
+  const events = insertMany(EventResource, { table: "events" })
+  const eventColumns = envelopeColumns(EventResource, "t")
 
   return ImportBatches.of({
     memberSlugs: (tenantId) =>
@@ -51,17 +97,54 @@ export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*
         Effect.map((rows) => new Set(rows.map((r) => r.slug))),
         Effect.orDie
       ),
-    insertMembers: (tenantId, rows) => members(tenantId, rows),
-    insertContacts: (tenantId, rows) =>
+    allOwned: (tenantId, table, ids) => {
+      const distinct = [...new Set(ids)]
+      return sql<{ readonly n: number }>`
+        SELECT count(*)::int AS n FROM ${sql.literal(table)} WHERE tenant_id = ${tenantId} AND id = ANY(${idArray(distinct)}::int8[])`.pipe(
+        Effect.map(([row]) => row!.n === distinct.length),
+        Effect.orDie
+      )
+    },
+    insertMembers: members,
+    insertContacts: (tenantId, rows) => contacts(tenantId, rows.map((row) => ({ ...row.values, subscribed_at: null, member_id: row.member_id }))),
+    insertEvents: events,
+    // One update, as EventRepo.update makes each (`updated_at` is the trigger's).
+    endEvents: (tenantId, ends) =>
+      ends.length === 0 ? Effect.succeed([]) : sql`
+        UPDATE events AS t SET status = v.status
+        FROM jsonb_to_recordset(${JSON.stringify(ends)}::jsonb) AS v(id int8, status text)
+        WHERE t.tenant_id = ${tenantId} AND t.id = v.id
+        RETURNING ${sql.literal(eventColumns.select)}`.values.pipe(
+        Effect.catchTag("SqlError", refusal),
+        Effect.flatMap((values) =>
+          values.length === ends.length
+            ? Effect.succeed(values.map(eventColumns.at(0)).sort((a, b) => a.id - b.id))
+            : Effect.fail(new ImportBatchRefused({ reason: `${values.length} of ${ends.length} events ended` }))
+        )
+      ),
+    insertRegistrations: insertMany(RegistrationResource, { table: "registrations" }),
+    insertDeals: insertMany(DealResource, { table: "deals" }),
+    insertSponsorships: insertMany(SponsorshipResource, { table: "sponsorships", view: "sponsorships_shown", derived: ["member_name"] }),
+    insertPlacements: (() => {
+      const placements = insertMany(PlacementResource, { table: "sponsorships", view: "placements_shown", derived: ["ctr"], internal: ["kind"] })
+      return (tenantId, rows) => placements(tenantId, rows.map((row) => ({ ...row, kind: "ad" })))
+    })(),
+    insertBookings: insertMany(BookingResource, { table: "bookings", view: "bookings_shown", derived: ["booking_type_name"] }),
+    // As BookingRepo.bookingTypeNamed for each name: the missing ones made, in the order first named.
+    bookingTypesNamed: (tenantId, names) =>
       Effect.gen(function*() {
-        // As Contacts.create: the member a contact works for is one of the tenant's.
-        const named = [...new Set(rows.flatMap((row) => (row.member_id === null ? [] : [row.member_id])))]
-        if (named.length > 0) {
-          const [own] = yield* sql<{ readonly n: number }>`
-            SELECT count(*)::int AS n FROM members WHERE tenant_id = ${tenantId} AND id = ANY(${`{${named.join(",")}}`}::int8[])`.pipe(Effect.orDie)
-          if (own!.n !== named.length) return yield* new ImportBatchRefused({ reason: "a contact names a member of no such id" })
-        }
-        return yield* contacts(tenantId, rows.map((row) => ({ ...row.values, subscribed_at: null, member_id: row.member_id })))
-      })
+        if (names.length === 0) return []
+        const given = JSON.stringify(names)
+        yield* sql`
+          INSERT INTO booking_types (tenant_id, name)
+          SELECT ${tenantId}, n.name FROM (
+            SELECT name, min(ord) AS first FROM jsonb_array_elements_text(${given}::jsonb) WITH ORDINALITY AS n(name, ord) GROUP BY name
+          ) n ORDER BY n.first
+          ON CONFLICT (tenant_id, name) DO NOTHING`
+        const found = yield* sql<{ readonly id: bigint | number; readonly name: string }>`
+          SELECT id, name FROM booking_types WHERE tenant_id = ${tenantId} AND name IN (SELECT jsonb_array_elements_text(${given}::jsonb))`
+        const ids = new Map(found.map((row) => [row.name, Number(row.id)]))
+        return names.map((name) => ids.get(name)!)
+      }).pipe(Effect.orDie)
   })
 }))

@@ -76,42 +76,44 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
       )
   return Outbox.of({
     append: appendOne,
-    // As `append` for each element in order, in one statement: the same event rows (positions by
+    // As `append` for each event in order, in one statement: the same event rows (positions by
     // the same trigger, in insertion order) and deliveries (event by event, subscriptions in id
-    // order), each held behind a pending delivery of its subscription and resource. The probe for
-    // those sees the table as the statement began, so the events must be about distinct resources
-    // (creations are); events that are not are appended one by one.
-    appendAll: (tenantId, type, data) => {
-      const events = data.map((d) => ({ event_id: newEventId(), resource: eventResource(type, d), payload: d }))
-      if (new Set(events.map((e) => e.resource)).size < events.length) {
-        return Effect.forEach(data, (d) => appendOne(tenantId, type, d), { discard: true })
-      }
+    // order). The probe for a pending delivery to wait behind sees the table as the statement
+    // began, so it is made once per subscription and resource, for the first of the events about
+    // that resource; the deliveries of the later ones are held, as one `append` after another
+    // would hold them, and the first pending delivery of the pair (the one found, else the first
+    // one made here) is marked `followed` when any is held behind it.
+    appendAll: (tenantId, events) => {
       if (events.length === 0) return Effect.void
+      const input = events.map((e) => ({ event_id: newEventId(), type: e.type, resource: eventResource(e.type, e.data), payload: e.data }))
       return sql`
         WITH input AS MATERIALIZED (
-          SELECT i.ord, i.value->>'event_id' AS event_id, i.value->>'resource' AS resource, i.value->'payload' AS payload
-          FROM jsonb_array_elements(${JSON.stringify(events)}::jsonb) WITH ORDINALITY AS i(value, ord)
+          SELECT i.ord, i.value->>'event_id' AS event_id, i.value->>'type' AS type, i.value->>'resource' AS resource, i.value->'payload' AS payload
+          FROM jsonb_array_elements(${JSON.stringify(input)}::jsonb) WITH ORDINALITY AS i(value, ord)
         ), e AS (
           INSERT INTO outbox_events (event_id, tenant_id, type, payload)
-          SELECT event_id, ${tenantId}, ${type}, payload FROM input ORDER BY ord RETURNING id, event_id
-        ), hooks AS MATERIALIZED (
-          SELECT s.id FROM webhook_subscriptions s
-          WHERE s.tenant_id = ${tenantId} AND s.active AND s.events @> jsonb_build_array(${type}::text)
-          ORDER BY s.id
+          SELECT event_id, ${tenantId}, type, payload FROM input ORDER BY ord RETURNING id, event_id
+        ), wanted AS MATERIALIZED (
+          SELECT i.event_id, i.resource, s.id AS hook_id,
+            row_number() OVER (PARTITION BY s.id, i.resource ORDER BY i.ord) AS nth,
+            count(*) OVER (PARTITION BY s.id, i.resource) AS n
+          FROM input i JOIN webhook_subscriptions s
+            ON s.tenant_id = ${tenantId} AND s.active AND s.events @> jsonb_build_array(i.type)
         ), ahead AS MATERIALIZED (
-          SELECT h.id AS hook_id, i.resource, p.id, p.followed FROM hooks h CROSS JOIN input i CROSS JOIN LATERAL (
+          SELECT w.hook_id, w.resource, p.id, p.followed
+          FROM (SELECT hook_id, resource FROM wanted WHERE nth = 1 ORDER BY hook_id, resource) w CROSS JOIN LATERAL (
             SELECT p.id, p.followed FROM webhook_deliveries p
-            WHERE p.hook_id = h.id AND p.resource = i.resource AND p.status = 'pending'
+            WHERE p.hook_id = w.hook_id AND p.resource = w.resource AND p.status = 'pending'
             ORDER BY p.event_id LIMIT 1 FOR KEY SHARE
           ) p
         ), marked AS (
           UPDATE webhook_deliveries SET followed = true WHERE id = ANY(ARRAY(SELECT id FROM ahead WHERE NOT followed))
         ), d AS (
-          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, held)
-          SELECT ${tenantId}, e.id, h.id, i.resource, ahead.hook_id IS NOT NULL
-          FROM e JOIN input i ON i.event_id = e.event_id CROSS JOIN hooks h
-          LEFT JOIN ahead ON ahead.hook_id = h.id AND ahead.resource = i.resource
-          ORDER BY e.id, h.id
+          INSERT INTO webhook_deliveries (tenant_id, event_id, hook_id, resource, held, followed)
+          SELECT ${tenantId}, e.id, w.hook_id, w.resource, ahead.hook_id IS NOT NULL OR w.nth > 1, ahead.hook_id IS NULL AND w.nth = 1 AND w.n > 1
+          FROM e JOIN wanted w ON w.event_id = e.event_id
+          LEFT JOIN ahead ON ahead.hook_id = w.hook_id AND ahead.resource = w.resource
+          ORDER BY e.id, w.hook_id
           RETURNING 1
         )
         SELECT (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet`.unprepared.pipe(Effect.asVoid, Effect.orDie)
