@@ -234,7 +234,7 @@ export interface ServerOptions extends StopOptions {
   /**
    * How long a connection may sit idle between requests before the server closes it
    * (CHAMBER_KEEP_ALIVE_TIMEOUT); default 65 s. Responses announce it (`Keep-Alive: timeout=N`);
-   * the close comes a second later (Node's buffer), for clients that heed the announcement late.
+   * Node 24 closes a second later still, for clients that heed the announcement late.
    */
   readonly keepAliveTimeout?: Duration.Input | undefined
 }
