@@ -219,6 +219,46 @@ for (const rt of runtimes()) {
           }
         }), 120_000)
 
+      it.effect("keep-alive: a connection idle past Node's 5 s is still served, as a load balancer reuses it; CHAMBER_KEEP_ALIVE_TIMEOUT is announced and kept; under a second is refused", () =>
+        Effect.gen(function*() {
+          // A pool that reuses its connections however long they sat idle (Node's default agent,
+          // and a load balancer whose idle timeout is longer than the server's).
+          const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+          const healthz = (port: number) =>
+            Effect.promise(() =>
+              new Promise<{ status: number; keepAlive: string; reused: boolean; socket: net.Socket }>((resolve, reject) => {
+                const req = http.get({ host: "127.0.0.1", port, path: "/healthz", agent }, (res) => {
+                  res.resume()
+                  res.on("end", () => resolve({ status: res.statusCode!, keepAlive: String(res.headers["keep-alive"]), reused: req.reusedSocket, socket: req.socket! }))
+                })
+                req.on("error", reject)
+              })
+            )
+          // One server after the other: an embedded database serves one process.
+          yield* Effect.scoped(Effect.gen(function*() {
+            const server = yield* serving()
+            const first = yield* healthz(server.port)
+            assert.deepStrictEqual([first.status, first.keepAlive], [200, "timeout=65"])
+            yield* Effect.promise(() => sleep(6_500))
+            const again = yield* healthz(server.port)
+            assert.deepStrictEqual([again.status, again.reused], [200, true], "the connection idle for 6.5 s answered")
+          }))
+          yield* Effect.scoped(Effect.gen(function*() {
+            const short = yield* serving([], { CHAMBER_KEEP_ALIVE_TIMEOUT: "1s" })
+            const answered = yield* healthz(short.port)
+            assert.strictEqual(answered.keepAlive, "timeout=1")
+            const idleSince = Date.now()
+            yield* Effect.promise(() => new Promise((resolve) => answered.socket.once("close", resolve)))
+            assert.isBelow(Date.now() - idleSince, 5_000, "the idle connection closed after its timeout (and Node's second)")
+          }))
+          agent.destroy()
+
+          const bad = yield* chamber(["serve", "--port", "0", "--json"], { CHAMBER_KEEP_ALIVE_TIMEOUT: "500ms" })
+          assert.deepStrictEqual([bad.code, JSON.parse(bad.stderr)], [1, {
+            error: `CHAMBER_KEEP_ALIVE_TIMEOUT must be a duration of a second or more, such as 65s or 10m, not "500ms".`
+          }])
+        }), 120_000)
+
       if (rt.name === "postgres") {
         it.effect("DATABASE_PIPELINE out of range: serve, relay and a command refuse it, saying what it takes; exit 1", () =>
           Effect.gen(function*() {

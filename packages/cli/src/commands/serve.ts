@@ -58,6 +58,11 @@ export const serve = (opts: ServeOptions) => {
   if (requestTimeout === undefined || Duration.toMillis(requestTimeout) <= 0) {
     return fail(json, new Error(`CHAMBER_REQUEST_TIMEOUT must be a duration above zero, such as 30s, 500ms or 2m, not "${requestTimeoutText}".`))
   }
+  const keepAliveText = process.env.CHAMBER_KEEP_ALIVE_TIMEOUT ?? "65s"
+  const keepAliveTimeout = parseDuration(keepAliveText)
+  if (keepAliveTimeout === undefined || Duration.toMillis(keepAliveTimeout) < 1_000) {
+    return fail(json, new Error(`CHAMBER_KEEP_ALIVE_TIMEOUT must be a duration of a second or more, such as 65s or 10m, not "${keepAliveText}".`))
+  }
   const retentionText = process.env.CHAMBER_IDEMPOTENCY_RETENTION ?? "72h"
   const idempotencyRetention = parseDuration(retentionText)
   if (idempotencyRetention === undefined || Duration.toMillis(idempotencyRetention) <= 0) {
@@ -154,6 +159,7 @@ export const serve = (opts: ServeOptions) => {
     host,
     shutdownTimeout,
     requestTimeout,
+    keepAliveTimeout,
     onStopping: (inFlight) =>
       Effect.runSync(tell(inFlight === 0 ? "Stopping." : `Stopping: ${requests(inFlight)} in flight to finish (at most ${timeoutText})…`, "Stopping", {
         in_flight: inFlight,

@@ -94,6 +94,7 @@ class GracefulServer extends http.Server {
       requestTimeout,
       connectionsCheckingInterval: Math.max(1, Math.min(1_000, Math.round(requestTimeout / 4)))
     })
+    this.keepAliveTimeout = Math.max(1, Math.round(Duration.toMillis(options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT)))
     this.#options = options
     this.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
       if (socket.writable && this.#answerable(socket)) socket.end(rawJsonResponse(statusOf(error)))
@@ -216,6 +217,12 @@ const FIRST_REQUEST_GRACE = 5_000
 const LISTEN_BACKLOG = 511
 const DEFAULT_SHUTDOWN_TIMEOUT = Duration.seconds(30)
 const DEFAULT_REQUEST_TIMEOUT = Duration.seconds(30)
+/**
+ * Longer than the idle timeout of the load balancers a deployment puts in front (60 s for most):
+ * a balancer that reuses a connection the server is closing that moment gets no answer to the
+ * request it sent (Node's own 5 s made that a matter of time behind any of them).
+ */
+const DEFAULT_KEEP_ALIVE_TIMEOUT = Duration.seconds(65)
 
 /** How the server serves: how long a request may take to arrive, and how it stops. */
 export interface ServerOptions extends StopOptions {
@@ -224,6 +231,12 @@ export interface ServerOptions extends StopOptions {
    * default 30 s. Past it the request is answered 408 and its connection closes.
    */
   readonly requestTimeout?: Duration.Input | undefined
+  /**
+   * How long a connection may sit idle between requests before the server closes it
+   * (CHAMBER_KEEP_ALIVE_TIMEOUT); default 65 s. Responses announce it (`Keep-Alive: timeout=N`);
+   * Node 24 closes a second later still, for clients that heed the announcement late.
+   */
+  readonly keepAliveTimeout?: Duration.Input | undefined
 }
 
 /** `http.createServer` with every answer of Node's own in JSON, and a graceful `close`. */
