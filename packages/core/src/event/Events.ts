@@ -29,10 +29,15 @@ const eventType = (value: string | null | undefined) => (EventTypes as ReadonlyA
 export const endsAfterStart = (values: Pick<EventStored, "starts_at" | "ends_at">) =>
   values.ends_at === null || Date.parse(values.ends_at) > Date.parse(values.starts_at)
 
+/** What only an import gives an event it recreates (docs/cli.md "Import"): its slug as it was, made from the title unless given. */
+export interface EventImported {
+  readonly slug?: string | null | undefined
+}
+
 export class Events extends Context.Service<Events, {
   readonly list: (tenantId: number, query: EventListQuery) => Effect.Effect<Page<Event>>
   readonly get: (tenantId: number, id: number) => Effect.Effect<Event, EventNotFound>
-  readonly create: (tenantId: number, input: EventCreate) => Effect.Effect<Event, EventEndsBeforeStart>
+  readonly create: (tenantId: number, input: EventCreate, imported?: EventImported) => Effect.Effect<Event, EventEndsBeforeStart>
   readonly update: (tenantId: number, id: number, input: EventUpdate) => Effect.Effect<Event, EventNotFound | EventEndsBeforeStart | InvalidInput>
   /** Ends an event for good (not through the API): cancelled or completed. */
   readonly end: (tenantId: number, id: number, status: "cancelled" | "completed") => Effect.Effect<Event, EventNotFound>
@@ -61,8 +66,9 @@ export class Events extends Context.Service<Events, {
       return event
     })
 
-    const create = Effect.fn("Events.create")(function*(tenantId: number, input: EventCreate) {
-      const values = EventResource.defaults({ ...input, slug: slugify(input.title, "event"), event_type: eventType(input.event_type) })
+    const create = Effect.fn("Events.create")(function*(tenantId: number, input: EventCreate, imported?: EventImported) {
+      const slug = imported?.slug ?? slugify(input.title, "event")
+      const values = EventResource.defaults({ ...input, slug, event_type: eventType(input.event_type) })
       if (!endsAfterStart(values)) return yield* new EventEndsBeforeStart()
       // The insert, the read of the row it answers and its event commit together: a create that fails did not happen.
       return yield* tx.withTransaction(Effect.tap(repo.insert(tenantId, values), (event) => outbox.append(tenantId, "event.created", event)))
