@@ -249,7 +249,7 @@ for (const rt of runtimes()) {
               ["POST", "/api/v1/subscribers", { email: "reader@example.com" }, 201],
               ["PATCH", `/api/v1/events/${ids.e0}`, { title: "Winter Gala" }, 200],
               ["PATCH", `/api/v1/deals/${ids.d2}`, { title: "Free consultation", status: "approved" }, 200],
-              ["PATCH", `/api/v1/members/${ids.m9}`, { status: "lapsed" }, 200],
+              ["PATCH", `/api/v1/members/${ids.m9}`, { status: "lapsed", slug: null }, 200],
               ["POST", `/api/v1/invoices/${ids.i4}/payments`, { method: "ach", amount: "10.00", received_on: "2026-01-05" }, 201]
             ] as const) {
               const answer = yield* send(port, method, path, key, body)
@@ -269,6 +269,7 @@ for (const rt of runtimes()) {
           assert.deepInclude(first.doc.events![0]!, { title: "Winter Gala", slug: "gala" })
           assert.deepInclude(first.doc.deals![2]!, { title: "Free consultation", slug: "free-consult", status: "approved" })
           assert.deepInclude(first.doc.deals![0]!, { ends_at: "2024-04-01T00:00:00.000Z" })
+          assert.deepInclude(first.doc.members![9]!, { status: "lapsed", slug: "" })
           assert.deepInclude(first.doc.invoices![40]!, { status: "void", number: "INV-000900" })
           assert.deepInclude(first.doc.invoices![41]!, { status: "uncollectible" })
           const paying = (invoice: Record<string, unknown>) => first.doc.payments!.filter((p) => p.invoice_ref === invoice.ref).map((p) => p.amount)

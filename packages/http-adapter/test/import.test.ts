@@ -235,12 +235,12 @@ for (const rt of runtimes()) {
           assert.strictEqual(e.summary, "150 records are invalid (300 problems); nothing was written; the first 100 problems follow.")
         }))
 
-      it.effect("history the API reaches is taken, and the API's own rules stay: an ended deal, payments on invoices voided or marked uncollectible after them, a subscriber without names, slugs kept", () =>
+      it.effect("history the API reaches is taken, and the API's own rules stay: an ended deal, payments on invoices voided or marked uncollectible after them, a subscriber without names, slugs kept, a member without one", () =>
         Effect.gen(function*() {
           const { tenant, key } = yield* chamberWithKey(SCOPES)
           const lines = [{ description: "Dues", unit: "300.00" }]
           const result = yield* (yield* Importer).run(tenant.id, {
-            members: [{ ref: "m1", name: "Acme Hardware", status: "lapsed" }],
+            members: [{ ref: "m1", name: "Acme Hardware", status: "lapsed" }, { ref: "m2", name: "Beacon Realty", status: "active", slug: "" }],
             contacts: [
               { ref: "c1", first_name: "", last_name: "", email: "news@reader.example", subscribed: true },
               { ref: "c2", first_name: "Ann", last_name: "Lee", email: "ann@acme.example" }
@@ -265,6 +265,8 @@ for (const rt of runtimes()) {
           assert.deepInclude((yield* get("/api/v1/deals"))[0].attributes, { slug: "sale", ends_at: "2024-04-01T00:00:00.000Z", status: "approved" })
           assert.deepInclude((yield* get("/api/v1/events"))[0].attributes, { title: "Gala Dinner", slug: "gala", status: "cancelled" })
           assert.deepInclude((yield* get("/api/v1/contacts?sort=created_at"))[0].attributes, { first_name: "", last_name: "" })
+          // A member whose slug was taken away (PATCH slug null) is exported with slug "": made without one.
+          assert.deepStrictEqual((yield* get("/api/v1/members")).map((m: any) => m.attributes.slug), ["acme-hardware", null])
           // The subscriber is subscribed already (200); the other contact was not (201, re-subscribed).
           const subscribe = (email: string) => call("POST", "/api/v1/subscribers", { key, body: { email } }).pipe(Effect.map((r) => [r.status, r.body.data.id]))
           assert.deepStrictEqual(yield* subscribe("news@reader.example"), [200, result.ids.c1])
