@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
 import { decodeInput } from "../shared/Input.ts"
 import { Contacts } from "../contact/Contacts.ts"
+import { ContactRepo } from "../contact/ContactRepo.ts"
 import { DealCreate } from "../deal/Deal.ts"
 import { Deals } from "../deal/Deals.ts"
 import { EventCreate } from "../event/Event.ts"
@@ -64,6 +65,8 @@ export interface ImportStep {
   readonly write: (tenantId: number, input: Readonly<Record<string, unknown>>) => Effect.Effect<number, unknown>
   /** Whether the collection's set-wise write (ImportBatchWrites.ts) makes the record as `write` does; true unless given. Else it goes through `write`. */
   readonly batchable?: (input: Readonly<Record<string, unknown>>) => boolean
+  /** What `write` does beyond the set-wise write, done after each batch to the records it wrote (in its savepoint). */
+  readonly afterBatch?: (tenantId: number, written: ReadonlyArray<{ readonly input: Readonly<Record<string, unknown>>; readonly id: number }>) => Effect.Effect<void>
 }
 
 /** Input checked as `schema` says, as a function of the input. */
@@ -137,6 +140,7 @@ export const importSteps = Effect.gen(function*() {
   const tenants = yield* Tenants
   const members = yield* Members
   const contacts = yield* Contacts
+  const contactRepo = yield* ContactRepo
   const events = yield* Events
   const registrations = yield* Registrations
   const deals = yield* Deals
@@ -163,8 +167,9 @@ export const importSteps = Effect.gen(function*() {
       collection: "contacts",
       refs: ImportRefs.contacts,
       write: (t, input) => Effect.flatMap(ContactImport(input), (c) => idOf(contacts.create(t, c))),
-      // The set-wise insert makes contacts unsubscribed, as Contacts.create does by default.
-      batchable: (input) => input.subscribed !== true
+      // The set-wise insert makes contacts unsubscribed; those the file has subscribed are then subscribed
+      // in one statement, as Contacts.create subscribes them (no event: the subscription is not shown).
+      afterBatch: (t, written) => contactRepo.subscribeAll(t, written.filter((w) => w.input.subscribed === true).map((w) => w.id))
     },
     {
       collection: "events",

@@ -316,7 +316,10 @@ export class Importer extends Context.Service<Importer, {
           for (const part of parts) {
             const ready = part.filter((p) => p.found.length === 0 && (step.batchable?.(p.input) ?? true))
             if (batch !== undefined && ready.length > 0) {
-              const written = yield* Effect.result(tx.withTransaction(batch(ready.map((p) => p.input))))
+              const after = step.afterBatch
+              const written = yield* Effect.result(tx.withTransaction(batch(ready.map((p) => p.input)).pipe(
+                Effect.tap((ids) => after === undefined ? Effect.void : after(tenantId, ready.map((p, i) => ({ input: p.input, id: ids[i]! }))))
+              )))
               if (Result.isSuccess(written)) ready.forEach((p, i) => (p.id = written.success[i]))
             }
             for (const p of part) {
