@@ -282,6 +282,14 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual([ended.status, ended.body.errors], [422, { ends_at: ["The ends at field must be a date after today."] }])
           const nameless = yield* call("POST", "/api/v1/contacts", { key, body: { first_name: "", last_name: "Lee" } })
           assert.deepStrictEqual([nameless.status, Object.keys(nameless.body.errors)], [422, ["first_name"]])
+          // A draft that was voided was never issued, so it never took a payment: one on it is refused.
+          const neverIssued = yield* (yield* Importer).run(tenant.id, {
+            members: [{ ref: "x", name: "Late Inc", status: "active" }],
+            invoices: [{ ref: "v", member_ref: "x", lines, status: "void" }],
+            payments: [{ invoice_ref: "v", method: "check", amount: "1.00" }]
+          }).pipe(Effect.flip)
+          const refused = firstProblem(neverIssued, 1)
+          assert.deepStrictEqual([refused.collection, refused.field, refused.message], ["payments", null, "This invoice is void; only an open invoice can take a payment."])
         }))
 
       it.effect("rules only the database can tell are met while writing: each broken one is reported, the rest still tried, and nothing is committed", () =>

@@ -31,7 +31,7 @@ const decodeGateway = (input: unknown) => decodeInput(GatewayPayment, input)
 export interface RecordOptions {
   /**
    * The payment was made before its invoice was voided or marked uncollectible (an import
-   * recreating a chamber's history, docs/cli.md "Import"): such an invoice takes it too, and
+   * recreating a chamber's history, docs/cli.md "Import"): such an invoice, if it was issued, takes it too, and
    * keeps its status; it counts toward the amount paid and lowers the balance all the same.
    */
   readonly beforeEnded?: boolean | undefined
@@ -68,7 +68,8 @@ export class Payments extends Context.Service<Payments, {
         const invoice = yield* invoices.findForUpdate(tenantId, invoiceId)
         if (invoice === undefined) return yield* new InvoiceNotFound({ id: invoiceId })
         if (payment.method === "refund") return yield* new RefundNotAccepted()
-        const ended = options.beforeEnded === true && ENDED.has(invoice.status)
+        // Only an invoice that was issued (it has a number) took payments before it ended: a draft voided never did.
+        const ended = options.beforeEnded === true && ENDED.has(invoice.status) && invoice.number !== null
         if (invoice.status !== "open" && !ended) return yield* new InvoiceNotOpen({ status: invoice.status, action: "take a payment" })
         if (payment.amount_cents > invoice.balance_cents) {
           return yield* new Overpayment({ amount_cents: payment.amount_cents, balance_cents: invoice.balance_cents, currency: invoice.currency })
