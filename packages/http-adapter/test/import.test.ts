@@ -144,7 +144,7 @@ for (const rt of runtimes()) {
             [(d) => (d.payments[1].amount = "200.01"), { collection: "payments", index: 1, field: null }, /outstanding balance of 200\.00 USD/],
             // m2 is then named by three records: each is reported too.
             [(d) => (d.members[1].ref = "m1"), { collection: "members", index: 1, field: "ref" }, /already used by members\[0\]/],
-            [(d) => (d.deals[0].ends_at = "2020-01-01T00:00:00Z"), { collection: "deals", index: 0, field: "ends_at" }, /after today/],
+            [(d) => (d.deals[0].cta_url = "ftp://acme.example"), { collection: "deals", index: 0, field: "cta_url" }, /http:\/\/ or https:\/\//],
             [(d) => (d.sponsorships[0].amount_cents = -1), { collection: "sponsorships", index: 0, field: "amount_cents" }, /at least 0/],
             [(d) => (d.placements[0].member_ref = "c1"), { collection: "placements", index: 0, field: "member_ref" }, /names no earlier record of members/],
             [(d) => delete d.bookings[0].booking_type_name, { collection: "bookings", index: 0, field: "booking_type_id" }, /./]
@@ -233,6 +233,63 @@ for (const rt of runtimes()) {
           })
           assert.deepStrictEqual(e.problems.slice(0, 3).map((p) => `${p.index}.${p.field}`), ["0.status", "0.employee_count", "1.status"])
           assert.strictEqual(e.summary, "150 records are invalid (300 problems); nothing was written; the first 100 problems follow.")
+        }))
+
+      it.effect("history the API reaches is taken, and the API's own rules stay: an ended deal, payments on invoices voided or marked uncollectible after them, a subscriber without names, slugs kept, a member without one", () =>
+        Effect.gen(function*() {
+          const { tenant, key } = yield* chamberWithKey(SCOPES)
+          const lines = [{ description: "Dues", unit: "300.00" }]
+          const result = yield* (yield* Importer).run(tenant.id, {
+            members: [{ ref: "m1", name: "Acme Hardware", status: "lapsed" }, { ref: "m2", name: "Beacon Realty", status: "active", slug: "" }],
+            contacts: [
+              { ref: "c1", first_name: "", last_name: "", email: "news@reader.example", subscribed: true },
+              { ref: "c2", first_name: "Ann", last_name: "Lee", email: "ann@acme.example" }
+            ],
+            events: [{ ref: "e1", title: "Gala Dinner", slug: "gala", starts_at: "2024-01-10T18:00:00Z", status: "cancelled" }],
+            registrations: [{ event_ref: "e1", member_ref: "m1", status: "cancelled" }],
+            deals: [{ ref: "d1", member_ref: "m1", title: "Spring sale", slug: "sale", starts_at: "2024-03-01T00:00:00Z", ends_at: "2024-04-01T00:00:00Z", status: "approved" }],
+            invoices: [
+              { ref: "i1", member_ref: "m1", lines, status: "void", number: "INV-000007" },
+              { ref: "i2", member_ref: "m1", lines, status: "uncollectible" }
+            ],
+            payments: [
+              { invoice_ref: "i1", method: "check", amount: "100.00" },
+              { invoice_ref: "i2", method: "card", amount: "50.00", gateway: "stripe" }
+            ]
+          })
+          const get = (path: string) => call("GET", path, { key }).pipe(Effect.map((r) => r.body.data))
+          const invoices = yield* get("/api/v1/invoices?sort=created_at")
+          assert.deepInclude(invoices[0].attributes, { status: "void", number: "INV-000007", amount_paid_cents: 10000, balance_cents: 20000 })
+          assert.deepInclude(invoices[1].attributes, { status: "uncollectible", number: "INV-000008", amount_paid_cents: 5000, balance_cents: 25000 })
+          assert.deepStrictEqual((yield* get("/api/v1/payments?sort=created_at")).map((p: any) => p.attributes.amount_cents), [10000, 5000])
+          assert.deepInclude((yield* get("/api/v1/deals"))[0].attributes, { slug: "sale", ends_at: "2024-04-01T00:00:00.000Z", status: "approved" })
+          assert.deepInclude((yield* get("/api/v1/events"))[0].attributes, { title: "Gala Dinner", slug: "gala", status: "cancelled" })
+          assert.deepInclude((yield* get("/api/v1/contacts?sort=created_at"))[0].attributes, { first_name: "", last_name: "" })
+          // A member whose slug was taken away (PATCH slug null) is exported with slug "": made without one.
+          assert.deepStrictEqual((yield* get("/api/v1/members")).map((m: any) => m.attributes.slug), ["acme-hardware", null])
+          // The subscriber is subscribed already (200); the other contact was not (201, re-subscribed).
+          const subscribe = (email: string) => call("POST", "/api/v1/subscribers", { key, body: { email } }).pipe(Effect.map((r) => [r.status, r.body.data.id]))
+          assert.deepStrictEqual(yield* subscribe("news@reader.example"), [200, result.ids.c1])
+          assert.deepStrictEqual(yield* subscribe("ann@acme.example"), [201, result.ids.c2])
+          // Payments on the voided invoice: each its payment.created and invoice.updated, no invoice.paid.
+          const kinds = (yield* (yield* Outbox).list(tenant.id)).map((e) => e.type)
+          assert.deepStrictEqual(kinds.slice(kinds.indexOf("payment.created")), ["payment.created", "invoice.updated", "payment.created", "invoice.updated", "contact.updated"])
+
+          // Through the API the rules are as they were.
+          const paid = yield* call("POST", `/api/v1/invoices/${result.ids.i1}/payments`, { key, body: { method: "check", amount: "1.00" } })
+          assert.deepStrictEqual([paid.status, paid.body.message], [422, "This invoice is void; only an open invoice can take a payment."])
+          const ended = yield* call("POST", "/api/v1/deals", { key, body: { member_id: result.ids.m1, title: "Old", ends_at: "2024-04-01T00:00:00Z" } })
+          assert.deepStrictEqual([ended.status, ended.body.errors], [422, { ends_at: ["The ends at field must be a date after today."] }])
+          const nameless = yield* call("POST", "/api/v1/contacts", { key, body: { first_name: "", last_name: "Lee" } })
+          assert.deepStrictEqual([nameless.status, Object.keys(nameless.body.errors)], [422, ["first_name"]])
+          // A draft that was voided was never issued, so it never took a payment: one on it is refused.
+          const neverIssued = yield* (yield* Importer).run(tenant.id, {
+            members: [{ ref: "x", name: "Late Inc", status: "active" }],
+            invoices: [{ ref: "v", member_ref: "x", lines, status: "void" }],
+            payments: [{ invoice_ref: "v", method: "check", amount: "1.00" }]
+          }).pipe(Effect.flip)
+          const refused = firstProblem(neverIssued, 1)
+          assert.deepStrictEqual([refused.collection, refused.field, refused.message], ["payments", null, "This invoice is void; only an open invoice can take a payment."])
         }))
 
       it.effect("rules only the database can tell are met while writing: each broken one is reported, the rest still tried, and nothing is committed", () =>

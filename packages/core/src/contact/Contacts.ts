@@ -38,8 +38,14 @@ export interface Subscribed {
 
 /** Core callers (import, embedders) may also set custom field values. */
 type CustomFieldValues = { readonly custom_fields?: Readonly<Record<string, unknown>> | undefined }
-/** Core callers may also link the contact to one of the chamber's members (kept, never shown). */
-export type ContactCreateInput = ContactCreate & CustomFieldValues & { readonly member_id?: number | null | undefined }
+/**
+ * Core callers may also link the contact to one of the chamber's members (kept, never shown), and
+ * make it subscribed to the newsletter at once (an import of one that was, docs/cli.md "Import").
+ */
+export type ContactCreateInput = ContactCreate & CustomFieldValues & {
+  readonly member_id?: number | null | undefined
+  readonly subscribed?: boolean | null | undefined
+}
 export type ContactUpdateInput = ContactUpdate & CustomFieldValues
 
 export class Contacts extends Context.Service<Contacts, {
@@ -80,7 +86,7 @@ export class Contacts extends Context.Service<Contacts, {
 
     const create = Effect.fn("Contacts.create")(function*(tenantId: number, input: ContactCreateInput) {
       yield* requireOwn("member_id", input.member_id, (id) => members.find(tenantId, id))
-      return yield* tx.withTransaction(insert(tenantId, input, false))
+      return yield* tx.withTransaction(insert(tenantId, input, input.subscribed === true))
     })
 
     const update = Effect.fn("Contacts.update")(function*(tenantId: number, id: number, input: ContactUpdateInput) {

@@ -14,7 +14,7 @@ import type { ListQuery, Page } from "../Pagination.ts"
 import { parseSort } from "../Sort.ts"
 import { slugify } from "../member/Member.ts"
 import { MemberRepo } from "../member/MemberRepo.ts"
-import { type Deal, type DealCreate, DealResource, DealSortColumns, type DealUpdate } from "./Deal.ts"
+import { type Deal, type DealCreate, DealResource, DealSortColumns, type DealStored, type DealUpdate } from "./Deal.ts"
 import { DealEndsTooSoon, DealNotFound } from "./DealErrors.ts"
 import type { InvalidInput } from "../shared/Errors.ts"
 import { requireOwn } from "../shared/Input.ts"
@@ -26,9 +26,22 @@ export type DealListQuery = ListQuery
 export const afterToday = (endsAt: string | null | undefined, now: Date) =>
   endsAt == null || endsAt.slice(0, 10) > now.toISOString().slice(0, 10)
 
+/**
+ * What only an import gives a deal it recreates (docs/cli.md "Import"): its slug as it was (made
+ * from the title unless given), and its end whatever it is, an end already past included.
+ */
+export interface DealImported {
+  readonly slug?: string | null | undefined
+}
+
+/** The stored values of a new deal (Deals.create, an import's batches): its slug from its title, or as imported. */
+export const newDeal = (input: DealCreate, imported?: DealImported): DealStored =>
+  DealResource.defaults({ ...input, slug: imported?.slug ?? slugify(input.title, "deal") })
+
 export class Deals extends Context.Service<Deals, {
   readonly list: (tenantId: number, query: DealListQuery) => Effect.Effect<Page<Deal>>
-  readonly create: (tenantId: number, input: DealCreate) => Effect.Effect<Deal, InvalidInput | DealEndsTooSoon>
+  /** With `imported`, the deal an import brings: no rule on its end (it may have ended). */
+  readonly create: (tenantId: number, input: DealCreate, imported?: DealImported) => Effect.Effect<Deal, InvalidInput | DealEndsTooSoon>
   readonly update: (tenantId: number, id: number, input: DealUpdate) => Effect.Effect<Deal, DealNotFound | InvalidInput | DealEndsTooSoon>
 }>()("chamber/Deals") {
   static readonly layer = Layer.effect(Deals, Effect.gen(function*() {
@@ -43,10 +56,10 @@ export class Deals extends Context.Service<Deals, {
       return yield* repo.list(tenantId, parseSort(query.sort, DealSortColumns), query.page ?? 1, query.updated_since)
     })
 
-    const create = Effect.fn("Deals.create")(function*(tenantId: number, input: DealCreate) {
-      if (!afterToday(input.ends_at, new Date())) return yield* new DealEndsTooSoon()
+    const create = Effect.fn("Deals.create")(function*(tenantId: number, input: DealCreate, imported?: DealImported) {
+      if (imported === undefined && !afterToday(input.ends_at, new Date())) return yield* new DealEndsTooSoon()
       yield* requireMember(tenantId, input.member_id)
-      const values = DealResource.defaults({ ...input, slug: slugify(input.title, "deal") })
+      const values = newDeal(input, imported)
       return yield* tx.withTransaction(Effect.gen(function*() {
         const deal = yield* repo.insert(tenantId, values)
         yield* outbox.append(tenantId, "deal.created", deal)

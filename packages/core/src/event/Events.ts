@@ -29,14 +29,22 @@ const eventType = (value: string | null | undefined) => (EventTypes as ReadonlyA
 export const endsAfterStart = (values: Pick<EventStored, "starts_at" | "ends_at">) =>
   values.ends_at === null || Date.parse(values.ends_at) > Date.parse(values.starts_at)
 
-/** The stored values of a new event (Events.create, an import's batches): its slug from its title, a type not one of ours `chamber`. */
-export const newEvent = (input: EventCreate): EventStored =>
-  EventResource.defaults({ ...input, slug: slugify(input.title, "event"), event_type: eventType(input.event_type) })
+/** What only an import gives an event it recreates (docs/cli.md "Import"): its slug as it was, made from the title unless given. */
+export interface EventImported {
+  readonly slug?: string | null | undefined
+}
+
+/**
+ * The stored values of a new event (Events.create, an import's batches): its slug from its title
+ * (or as imported), a type not one of ours `chamber`.
+ */
+export const newEvent = (input: EventCreate, imported?: EventImported): EventStored =>
+  EventResource.defaults({ ...input, slug: imported?.slug ?? slugify(input.title, "event"), event_type: eventType(input.event_type) })
 
 export class Events extends Context.Service<Events, {
   readonly list: (tenantId: number, query: EventListQuery) => Effect.Effect<Page<Event>>
   readonly get: (tenantId: number, id: number) => Effect.Effect<Event, EventNotFound>
-  readonly create: (tenantId: number, input: EventCreate) => Effect.Effect<Event, EventEndsBeforeStart>
+  readonly create: (tenantId: number, input: EventCreate, imported?: EventImported) => Effect.Effect<Event, EventEndsBeforeStart>
   readonly update: (tenantId: number, id: number, input: EventUpdate) => Effect.Effect<Event, EventNotFound | EventEndsBeforeStart | InvalidInput>
   /** Ends an event for good (not through the API): cancelled or completed. */
   readonly end: (tenantId: number, id: number, status: "cancelled" | "completed") => Effect.Effect<Event, EventNotFound>
@@ -66,8 +74,8 @@ export class Events extends Context.Service<Events, {
       return event
     })
 
-    const create = Effect.fn("Events.create")(function*(tenantId: number, input: EventCreate) {
-      const values = newEvent(input)
+    const create = Effect.fn("Events.create")(function*(tenantId: number, input: EventCreate, imported?: EventImported) {
+      const values = newEvent(input, imported)
       if (!endsAfterStart(values)) return yield* new EventEndsBeforeStart()
       // The insert, the read of the row it answers and its event commit together: a create that fails did not happen.
       return yield* tx.withTransaction(Effect.tap(repo.insert(tenantId, values), (event) => outbox.append(tenantId, "event.created", event)))

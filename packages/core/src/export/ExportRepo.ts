@@ -9,7 +9,8 @@ export type StoredCollection = Exclude<Collection, "fields">
 /**
  * A row as stored: `id`, every stored field of its resource by the API's name (write-only ones
  * too, custom fields whole, hidden ones included), and the columns the import takes besides (a
- * contact's `member_id`); an invoice's `lines` as stored (`unit_cents`), in order.
+ * contact's `member_id` and whether it is `subscribed`); an invoice's `lines` as stored
+ * (`unit_cents`), in order.
  */
 export type StoredRow = { readonly id: number } & Readonly<Record<string, unknown>>
 

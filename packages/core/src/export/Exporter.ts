@@ -63,6 +63,10 @@ export const exportFields = (collection: Collection): ReadonlyArray<string> => {
 
 /** What a collection's record holds beyond its stored fields as they are. */
 const ADJUST: Partial<Record<StoredCollection, (record: Record<string, unknown>, row: StoredRow) => void>> = {
+  // A member without a slug: `""`, which the import keeps as none (a slug left out is generated).
+  members: (record, row) => {
+    if (row.slug === null) record.slug = ""
+  },
   invoices: (record, row) => {
     const lines = row.lines as ReadonlyArray<{ readonly description: string; readonly unit_cents: number; readonly quantity: number }>
     record.lines = lines.map((l) => ({ description: l.description, unit: formatCents(l.unit_cents), quantity: l.quantity }))

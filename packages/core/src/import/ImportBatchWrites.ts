@@ -14,8 +14,7 @@
 import * as Effect from "effect/Effect"
 import { BookingCreate, newBooking } from "../booking/Bookings.ts"
 import { ContactResource } from "../contact/Contact.ts"
-import { DealCreate, DealResource } from "../deal/Deal.ts"
-import { afterToday } from "../deal/Deals.ts"
+import { newDeal } from "../deal/Deals.ts"
 import { endsAfterStart, newEvent } from "../event/Events.ts"
 import { MemberResource, slugify } from "../member/Member.ts"
 import { type AppendedEvent, type EventKind, Outbox } from "../outbox/Outbox.ts"
@@ -25,7 +24,7 @@ import { decodeInput } from "../shared/Input.ts"
 import { newSponsorship, SponsorshipCreate } from "../sponsorship/Sponsorships.ts"
 import { ImportBatches, ImportBatchRefused, type OwnedTable } from "./ImportBatches.ts"
 import { ContactRecord, MemberRecord, RegistrationRecord } from "./ImportRecords.ts"
-import { type Collection, eventInput } from "./ImportSteps.ts"
+import { type Collection, dealInput, eventInput } from "./ImportSteps.ts"
 
 /** Writes the records of one batch (refs already replaced by ids); their ids, in order. */
 export type BatchWrite = (inputs: ReadonlyArray<Readonly<Record<string, unknown>>>) => Effect.Effect<ReadonlyArray<number>, ImportBatchRefused>
@@ -89,7 +88,7 @@ export const importBatchWrites = Effect.gen(function*() {
 
   const events = batchOf({
     decode: eventInput,
-    rows: valuesOf(({ create }) => newEvent(create), endsAfterStart, "an event ends before it starts"),
+    rows: valuesOf(({ create, slug }) => newEvent(create, { slug }), endsAfterStart, "an event ends before it starts"),
     insert: batches.insertEvents,
     // Ended as Events.end ends one: after its creation, the change of status fires event.updated.
     events: (tenantId, written, records) =>
@@ -118,14 +117,10 @@ export const importBatchWrites = Effect.gen(function*() {
   })
 
   const deals = batchOf({
-    decode: (input) => decodeInput(DealCreate, input),
-    names: (d) => [["members", d.member_id]],
-    // As Deals.create: it ends after today; its slug from its title.
-    rows: (_, records) => {
-      const now = new Date()
-      if (!records.every((d) => afterToday(d.ends_at, now))) return refused("a deal ends too soon")
-      return Effect.succeed(records.map((d) => DealResource.defaults({ ...d, slug: slugify(d.title, "deal") })))
-    },
+    decode: dealInput,
+    names: ({ create }) => [["members", create.member_id]],
+    // As Deals.create makes an imported deal: any end, its slug as it was.
+    rows: valuesOf(({ create, slug }) => newDeal(create, { slug })),
     insert: batches.insertDeals,
     events: (_, written) =>
       Effect.succeed(written.flatMap((d): ReadonlyArray<AppendedEvent> =>

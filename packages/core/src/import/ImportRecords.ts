@@ -31,9 +31,21 @@ export const FieldRecord = Schema.Struct({
   api_visible: Schema.optionalKey(Schema.NullOr(F.boolean(true).schema))
 })
 export const MemberRecord = Schema.Struct({ ...MemberCreate.fields, custom_fields: CustomFields })
-export const ContactRecord = Schema.Struct({ ...ContactCreate.fields, custom_fields: CustomFields, member_id: OptionalId })
+/** A name a contact must have, which may be empty: POST /subscribers makes contacts without names. */
+const ContactName = (example: string) => F.text(255, example).schema.pipe(Schema.annotateKey({ messageMissingKey: "The {field} field is required." }))
+/** A contact as the import takes it: with its member, whether it is subscribed (false unless given), and names that may be empty. */
+export const ContactRecord = Schema.Struct({
+  ...ContactCreate.fields,
+  first_name: ContactName("Ann"),
+  last_name: ContactName("Lee"),
+  custom_fields: CustomFields,
+  member_id: OptionalId,
+  subscribed: Schema.optionalKey(Schema.NullOr(F.boolean(true).schema))
+})
 /** An event's status as the import takes it: `cancelled` and `completed` too. */
 export const ImportedEventStatus = Schema.Struct({ status: Schema.optionalKey(Schema.NullOr(F.oneOf(EventStatuses, "completed").schema)) })
+/** The slug an event or a deal keeps (the API makes it from the title at creation and keeps it when the title changes). */
+export const ImportedSlug = Schema.Struct({ slug: Schema.optionalKey(Schema.NullOr(F.text(255, "annual-gala").schema)) })
 export const RegistrationRecord = Schema.Struct({ ...RegistrationCreate.fields, event_id: RequiredId })
 /** The state an imported invoice is brought to. */
 export const ImportedInvoiceStatus = Schema.Struct({
@@ -52,9 +64,9 @@ const RecordSchemas: Readonly<Record<Collection, ReadonlyArray<Schema.Top>>> = {
   fields: [FieldRecord],
   members: [MemberRecord],
   contacts: [ContactRecord],
-  events: [EventCreate, ImportedEventStatus],
+  events: [EventCreate, ImportedEventStatus, ImportedSlug],
   registrations: [RegistrationRecord],
-  deals: [DealCreate],
+  deals: [DealCreate, ImportedSlug],
   invoices: [InvoiceCreate, ImportedInvoiceStatus, ImportedInvoiceNumber],
   payments: [PaymentRecord],
   sponsorships: [SponsorshipCreate],

@@ -8,9 +8,9 @@ import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
 import { decodeInput } from "../shared/Input.ts"
 import { Contacts } from "../contact/Contacts.ts"
+import { ContactRepo } from "../contact/ContactRepo.ts"
 import { DealCreate } from "../deal/Deal.ts"
-import { DealEndsTooSoon } from "../deal/DealErrors.ts"
-import { afterToday, Deals } from "../deal/Deals.ts"
+import { Deals } from "../deal/Deals.ts"
 import { EventCreate } from "../event/Event.ts"
 import { EventEndsBeforeStart } from "../event/EventErrors.ts"
 import { endsAfterStart, Events } from "../event/Events.ts"
@@ -31,6 +31,7 @@ import {
   ImportedInvoiceNumber,
   ImportRefs,
   ImportedInvoiceStatus,
+  ImportedSlug,
   MemberRecord,
   PaymentRecord,
   RegistrationRecord
@@ -62,6 +63,10 @@ export interface ImportStep {
   readonly check: (input: Readonly<Record<string, unknown>>) => Effect.Effect<void, unknown>
   /** Writes one record (refs already replaced by ids); its id. Errors carry their own message and, when a field is at fault, `errors`. */
   readonly write: (tenantId: number, input: Readonly<Record<string, unknown>>) => Effect.Effect<number, unknown>
+  /** Whether the collection's set-wise write (ImportBatchWrites.ts) makes the record as `write` does; true unless given. Else it goes through `write`. */
+  readonly batchable?: (input: Readonly<Record<string, unknown>>) => boolean
+  /** What `write` does beyond the set-wise write, done after each batch to the records it wrote (in its savepoint). */
+  readonly afterBatch?: (tenantId: number, written: ReadonlyArray<{ readonly input: Readonly<Record<string, unknown>>; readonly id: number }>) => Effect.Effect<void>
 }
 
 /** Input checked as `schema` says, as a function of the input. */
@@ -78,6 +83,7 @@ const InvoiceImport = decoder(InvoiceCreate)
 const InvoiceNumberImport = decoder(ImportedInvoiceNumber)
 const PaymentImport = decoder(PaymentRecord)
 const decodeEnded = decoder(ImportedEventStatus)
+const SlugImport = decoder(ImportedSlug)
 const SponsorshipImport = decoder(SponsorshipCreate)
 const PlacementImport = decoder(PlacementCreate)
 const BookingImport = decoder(BookingCreate)
@@ -86,8 +92,26 @@ const BookingImport = decoder(BookingCreate)
 export const eventInput = Effect.fnUntraced(function*(input: Readonly<Record<string, unknown>>) {
   const { status } = yield* decodeEnded(input)
   const ended = status === "cancelled" || status === "completed" ? status : undefined
-  return { ended, create: yield* EventImport(ended === undefined ? input : { ...input, status: "published" }) }
+  const { slug } = yield* SlugImport(input)
+  return { ended, slug, create: yield* EventImport(ended === undefined ? input : { ...input, status: "published" }) }
 })
+
+/** A deal's input as it is created, with the slug it had (made from its title unless given). */
+export const dealInput = Effect.fnUntraced(function*(input: Readonly<Record<string, unknown>>) {
+  const { slug } = yield* SlugImport(input)
+  return { slug, create: yield* DealImport(input) }
+})
+
+/**
+ * A member without a slug (its slug taken away through the API) is written `slug: ""`, which no
+ * slug of the API can be: made without one, none generated. Its other fields are checked as any member's.
+ */
+const slugless = (input: Readonly<Record<string, unknown>>) => input.slug === ""
+const memberInput = (input: Readonly<Record<string, unknown>>) => {
+  if (!slugless(input)) return input
+  const { slug: _, ...rest } = input
+  return rest
+}
 
 /** A booking names its type by id or by name (Bookings.create finds or makes the type). */
 const bookingTypeGiven = (b: BookingCreate) =>
@@ -100,13 +124,14 @@ const rule = <E>(holds: boolean, broken: () => E): Effect.Effect<void, E> => (ho
 
 const checks = {
   fields: (input) => FieldImport(input),
-  members: (input) => MemberImport(input),
+  members: (input) => MemberImport(memberInput(input)),
   contacts: (input) => ContactImport(input),
   events: (input) =>
     Effect.flatMap(eventInput(input), ({ create }) =>
       rule(endsAfterStart({ starts_at: create.starts_at, ends_at: create.ends_at ?? null }), () => new EventEndsBeforeStart())),
   registrations: (input) => RegistrationImport(input),
-  deals: (input) => Effect.flatMap(DealImport(input), (d) => rule(afterToday(d.ends_at, new Date()), () => new DealEndsTooSoon())),
+  // A deal may have ended: the import brings history, and the API's rule (an end after today) is for new deals.
+  deals: (input) => Effect.andThen(SlugImport(input), DealImport(input)),
   invoices: (input) => Effect.andThen(Effect.andThen(InvoiceStatusImport(input), InvoiceNumberImport(input)), InvoiceImport(input)),
   payments: (input) => PaymentImport(input),
   sponsorships: (input) => SponsorshipImport(input),
@@ -121,6 +146,7 @@ export const importSteps = Effect.gen(function*() {
   const tenants = yield* Tenants
   const members = yield* Members
   const contacts = yield* Contacts
+  const contactRepo = yield* ContactRepo
   const events = yield* Events
   const registrations = yield* Registrations
   const deals = yield* Deals
@@ -136,11 +162,20 @@ export const importSteps = Effect.gen(function*() {
       refs: ImportRefs.fields,
       write: (t, input) => Effect.flatMap(FieldImport(input), (f) => idOf(tenants.addField(t, { ...f, api_visible: f.api_visible === true })))
     },
-    { collection: "members", refs: ImportRefs.members, write: (t, input) => Effect.flatMap(MemberImport(input), (m) => idOf(members.create(t, m))) },
+    {
+      collection: "members",
+      refs: ImportRefs.members,
+      write: (t, input) => Effect.flatMap(MemberImport(memberInput(input)), (m) => idOf(members.create(t, m, { withoutSlug: slugless(input) }))),
+      // The set-wise insert gives every member a slug.
+      batchable: (input) => !slugless(input)
+    },
     {
       collection: "contacts",
       refs: ImportRefs.contacts,
-      write: (t, input) => Effect.flatMap(ContactImport(input), (c) => idOf(contacts.create(t, c)))
+      write: (t, input) => Effect.flatMap(ContactImport(input), (c) => idOf(contacts.create(t, c))),
+      // The set-wise insert makes contacts unsubscribed; those the file has subscribed are then subscribed
+      // in one statement, as Contacts.create subscribes them (no event: the subscription is not shown).
+      afterBatch: (t, written) => contactRepo.subscribeAll(t, written.filter((w) => w.input.subscribed === true).map((w) => w.id))
     },
     {
       collection: "events",
@@ -148,8 +183,8 @@ export const importSteps = Effect.gen(function*() {
       write: (t, input) =>
         Effect.gen(function*() {
           // cancelled and completed are the service's to set: the event is made, then ended.
-          const { ended, create } = yield* eventInput(input)
-          const event = yield* events.create(t, create)
+          const { ended, slug, create } = yield* eventInput(input)
+          const event = yield* events.create(t, create, { slug })
           return ended === undefined ? event.id : (yield* events.end(t, event.id, ended)).id
         })
     },
@@ -158,7 +193,11 @@ export const importSteps = Effect.gen(function*() {
       refs: ImportRefs.registrations,
       write: (t, input) => Effect.flatMap(RegistrationImport(input), ({ event_id, ...r }) => idOf(registrations.create(t, event_id, r)))
     },
-    { collection: "deals", refs: ImportRefs.deals, write: (t, input) => Effect.flatMap(DealImport(input), (d) => idOf(deals.create(t, d))) },
+    {
+      collection: "deals",
+      refs: ImportRefs.deals,
+      write: (t, input) => Effect.flatMap(dealInput(input), ({ slug, create }) => idOf(deals.create(t, create, { slug })))
+    },
     {
       collection: "invoices",
       refs: ImportRefs.invoices,
@@ -181,10 +220,12 @@ export const importSteps = Effect.gen(function*() {
       refs: ImportRefs.payments,
       write: (t, input) =>
         Effect.gen(function*() {
+          // A void or uncollectible invoice takes the payments made before it ended.
           const { invoice_id, gateway, amount, ...payment } = yield* PaymentImport(input)
+          const options = { beforeEnded: true }
           const recorded = gateway == null
-            ? yield* payments.record(t, invoice_id, { ...payment, amount })
-            : yield* payments.recordGateway(t, invoice_id, { ...payment, amount_cents: amount, gateway })
+            ? yield* payments.record(t, invoice_id, { ...payment, amount }, options)
+            : yield* payments.recordGateway(t, invoice_id, { ...payment, amount_cents: amount, gateway }, options)
           return recorded.id
         })
     },

@@ -30,11 +30,17 @@ export type MemberUpdateInput = MemberUpdate & CustomFieldValues
  */
 const SLUG_ATTEMPTS = 100
 
+/** How a member is created beyond the API's rules: only an import asks for more. */
+export interface MemberCreateOptions {
+  /** Made without a slug, none generated: a member whose slug was taken away (PATCH `slug: null`), recreated by an import. */
+  readonly withoutSlug?: boolean | undefined
+}
+
 export class Members extends Context.Service<Members, {
   readonly list: (tenantId: number, query: MemberListQuery) => Effect.Effect<Page<Member>>
   readonly search: (tenantId: number, query: MemberSearchQuery) => Effect.Effect<Page<Member>, SearchCriteriaMissing>
   readonly get: (tenantId: number, id: number) => Effect.Effect<Member, MemberNotFound>
-  readonly create: (tenantId: number, input: MemberCreateInput) => Effect.Effect<Member, SlugTaken>
+  readonly create: (tenantId: number, input: MemberCreateInput, options?: MemberCreateOptions) => Effect.Effect<Member, SlugTaken>
   readonly update: (tenantId: number, id: number, input: MemberUpdateInput) => Effect.Effect<Member, MemberNotFound | SlugTaken>
 }>()("chamber/Members") {
   static readonly layer = Layer.effect(Members, Effect.gen(function*() {
@@ -60,8 +66,9 @@ export class Members extends Context.Service<Members, {
     })
 
     /** An explicit slug must be free; a generated one takes the next free number (docs/api.md "Members"). */
-    const insertWithSlug = Effect.fnUntraced(function*(tenantId: number, input: MemberCreateInput) {
+    const insertWithSlug = Effect.fnUntraced(function*(tenantId: number, input: MemberCreateInput, options: MemberCreateOptions) {
       const values = MemberResource.defaults(input)
+      if (options.withoutSlug === true) return yield* repo.insert(tenantId, { ...values, slug: null })
       if (values.slug !== null) return yield* repo.insert(tenantId, values)
       const base = slugify(values.name)
       const taken = new Set(yield* repo.slugsLike(tenantId, base))
@@ -74,9 +81,9 @@ export class Members extends Context.Service<Members, {
       }
     })
 
-    const create = Effect.fn("Members.create")(function*(tenantId: number, input: MemberCreateInput) {
+    const create = Effect.fn("Members.create")(function*(tenantId: number, input: MemberCreateInput, options: MemberCreateOptions = {}) {
       return yield* tx.withTransaction(Effect.gen(function*() {
-        const member = yield* insertWithSlug(tenantId, input)
+        const member = yield* insertWithSlug(tenantId, input, options)
         yield* outbox.append(tenantId, "member.created", member)
         return member
       }))

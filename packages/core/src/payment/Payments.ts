@@ -27,12 +27,30 @@ export type PaymentRefused = InvoiceNotFound | InvoiceNotOpen | RefundNotAccepte
 
 const decodeGateway = (input: unknown) => decodeInput(GatewayPayment, input)
 
+/** How a payment is taken beyond the API's rules: only an import asks for more. */
+export interface RecordOptions {
+  /**
+   * The payment was made before its invoice was voided or marked uncollectible (an import
+   * recreating a chamber's history, docs/cli.md "Import"): such an invoice, if it was issued, takes it too, and
+   * keeps its status; it counts toward the amount paid and lowers the balance all the same.
+   */
+  readonly beforeEnded?: boolean | undefined
+}
+
+/** The statuses an invoice can have when a payment made before it ended is imported. */
+const ENDED = new Set(["void", "uncollectible"])
+
 export class Payments extends Context.Service<Payments, {
   readonly list: (tenantId: number, query: PaymentListQuery) => Effect.Effect<Page<Payment>>
   /** A payment recorded through the API (`gateway: null`). */
-  readonly record: (tenantId: number, invoiceId: number, input: PaymentCreate) => Effect.Effect<Payment, PaymentRefused>
+  readonly record: (tenantId: number, invoiceId: number, input: PaymentCreate, options?: RecordOptions) => Effect.Effect<Payment, PaymentRefused>
   /** A payment taken by a gateway (core only): the same rules, the amount in cents. */
-  readonly recordGateway: (tenantId: number, invoiceId: number, input: GatewayPayment) => Effect.Effect<Payment, PaymentRefused | InvalidInput>
+  readonly recordGateway: (
+    tenantId: number,
+    invoiceId: number,
+    input: GatewayPayment,
+    options?: RecordOptions
+  ) => Effect.Effect<Payment, PaymentRefused | InvalidInput>
 }>()("chamber/Payments") {
   static readonly layer = Layer.effect(Payments, Effect.gen(function*() {
     const repo = yield* PaymentRepo
@@ -43,38 +61,42 @@ export class Payments extends Context.Service<Payments, {
     const apply = (
       tenantId: number,
       invoiceId: number,
-      payment: { readonly method: string; readonly amount_cents: number; readonly gateway: string | null } & Partial<Record<"received_on" | "reference" | "notes", string | null>>
+      payment: { readonly method: string; readonly amount_cents: number; readonly gateway: string | null } & Partial<Record<"received_on" | "reference" | "notes", string | null>>,
+      options: RecordOptions = {}
     ) =>
       tx.withTransaction(Effect.gen(function*() {
         const invoice = (yield* invoices.findForUpdate(tenantId, invoiceId))?.stored
         if (invoice === undefined) return yield* new InvoiceNotFound({ id: invoiceId })
         if (payment.method === "refund") return yield* new RefundNotAccepted()
-        if (invoice.status !== "open") return yield* new InvoiceNotOpen({ status: invoice.status, action: "take a payment" })
+        // Only an invoice that was issued (it has a number) took payments before it ended: a draft voided never did.
+        const ended = options.beforeEnded === true && ENDED.has(invoice.status) && invoice.number !== null
+        if (invoice.status !== "open" && !ended) return yield* new InvoiceNotOpen({ status: invoice.status, action: "take a payment" })
         if (payment.amount_cents > invoice.balance_cents) {
           return yield* new Overpayment({ amount_cents: payment.amount_cents, balance_cents: invoice.balance_cents, currency: invoice.currency })
         }
         const recorded = yield* repo.insert(tenantId, invoiceId, PaymentResource.defaults({ ...payment, member_id: invoice.member_id }))
         const balance = invoice.balance_cents - payment.amount_cents
+        const paid = balance === 0 && !ended
         const updated = yield* invoices.update(tenantId, invoiceId, {
           amount_paid_cents: invoice.amount_paid_cents + payment.amount_cents,
           balance_cents: balance,
-          ...(balance === 0 ? { status: "paid" as const } : {})
+          ...(paid ? { status: "paid" as const } : {})
         })
         yield* outbox.append(tenantId, "payment.created", recorded)
         yield* outbox.append(tenantId, "invoice.updated", updated)
-        if (balance === 0) yield* outbox.append(tenantId, "invoice.paid", updated)
+        if (paid) yield* outbox.append(tenantId, "invoice.paid", updated)
         return recorded
       }))
 
     const list = Effect.fn("Payments.list")(function*(tenantId: number, query: PaymentListQuery) {
       return yield* repo.list(tenantId, parseSort(query.sort, PaymentSortColumns), query.page ?? 1, query.updated_since)
     })
-    const record = Effect.fn("Payments.record")(function*(tenantId: number, invoiceId: number, input: PaymentCreate) {
-      return yield* apply(tenantId, invoiceId, { ...input, amount_cents: input.amount, gateway: null })
+    const record = Effect.fn("Payments.record")(function*(tenantId: number, invoiceId: number, input: PaymentCreate, options?: RecordOptions) {
+      return yield* apply(tenantId, invoiceId, { ...input, amount_cents: input.amount, gateway: null }, options)
     })
 
-    const recordGateway = Effect.fn("Payments.recordGateway")(function*(tenantId: number, invoiceId: number, input: GatewayPayment) {
-      return yield* apply(tenantId, invoiceId, yield* decodeGateway(input))
+    const recordGateway = Effect.fn("Payments.recordGateway")(function*(tenantId: number, invoiceId: number, input: GatewayPayment, options?: RecordOptions) {
+      return yield* apply(tenantId, invoiceId, yield* decodeGateway(input), options)
     })
 
     return Payments.of({ list, record, recordGateway })

@@ -60,8 +60,8 @@ const source = <D extends Fields>(
 
 const SOURCES: Readonly<Record<StoredCollection, Source>> = {
   members: source(MemberResource, "members"),
-  // A contact's member and a payment's invoice are columns of their own, not fields of the resource.
-  contacts: source(ContactResource, "contacts", { columns: { member_id: "x.member_id::float8" } }),
+  // A contact's member and whether it is subscribed, and a payment's invoice, are columns of their own, not fields of the resource.
+  contacts: source(ContactResource, "contacts", { columns: { member_id: "x.member_id::float8", subscribed: "x.subscribed_at IS NOT NULL" } }),
   events: source(EventResource, "events"),
   registrations: source(RegistrationResource, "registrations"),
   deals: source(DealResource, "deals"),
