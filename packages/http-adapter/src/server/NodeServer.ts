@@ -15,6 +15,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as http from "node:http"
 import * as net from "node:net"
+import { performance } from "node:perf_hooks"
 import type { Duplex } from "node:stream"
 import { ANSWER_FIELDS } from "./AnswerFields.ts"
 
@@ -66,11 +67,12 @@ export interface StopOptions {
  * resetting the connections still in the kernel's accept queue; it destroys every connection its
  * parser deems idle, one whose response has ended but is still being written included; and it
  * leaves busy keep-alive connections serving until their keep-alive timeout. Here the listener
- * stays open until no connection has come for `ACCEPT_QUIET` (at most `ACCEPT_GRACE`), serving
- * those that come; from the stop on every response says `Connection: close`; once the listener
- * is closed, idle keep-alive connections end, busy ones once their responses are written, and one
- * with no request yet has `FIRST_REQUEST_GRACE` from its opening to send one; at the timeout
- * whatever is left is closed, and its requests counted as cut.
+ * stays open, serving the connections that come, until the event loop has waited with nothing to
+ * do since the last one came; from the stop on every response says
+ * `Connection: close`; once the listener is closed, idle keep-alive connections end, busy ones
+ * once their responses are written, and one with no request yet has `FIRST_REQUEST_GRACE` from
+ * its opening to send one; at the timeout whatever is left is closed, and its requests counted
+ * as cut.
  */
 class DrainingServer extends http.Server {
   readonly #connections = new Map<net.Socket, Connection>()
@@ -124,17 +126,23 @@ class DrainingServer extends http.Server {
     for (const { responses } of this.#connections.values()) {
       for (const response of responses) if (!response.headersSent) response.shouldKeepAlive = false
     }
-    const closeListener = () => {
-      clearTimeout(quiet)
-      clearTimeout(grace)
+    // The listener closes once the event loop has waited with nothing to do since the last
+    // connection came: then none the kernel had queued for it is left to be reset. Or once it has
+    // taken as many as that queue holds (any more came after the stop), or at the deadline.
+    let idleBefore = idleTime()
+    let taken = 0
+    const stillComing = () => {
+      idleBefore = idleTime()
+      taken++
+    }
+    const check = setInterval(() => {
+      if (idleTime() === idleBefore && taken < LISTEN_BACKLOG && Date.now() < deadline) return
+      clearInterval(check)
       this.off("connection", stillComing)
       // Node's own `close` would also destroy the connections its parser deems idle.
       net.Server.prototype.close.call(this, callback)
       this.#drain(deadline)
-    }
-    const quiet = setTimeout(closeListener, ACCEPT_QUIET)
-    const grace = setTimeout(closeListener, Math.min(ACCEPT_GRACE, timeout))
-    const stillComing = () => quiet.refresh()
+    }, ACCEPT_CHECK)
     this.on("connection", stillComing)
     return this
   }
@@ -201,13 +209,14 @@ const forgetOnceComplete = (connection: Connection, response: http.ServerRespons
 }
 
 /**
- * Once stopping, the listener closes when no connection has come for this long, so that one the
- * kernel queued before the stop is answered, not reset: Node takes queued connections one per
- * turn of its event loop, and this is longer than a turn of a busy server.
+ * The event loop's time spent waiting for work, in ms: it does not grow while a connection waits
+ * in the kernel's queue, as Node takes that connection rather than wait.
  */
-const ACCEPT_QUIET = 250
-/** ...or this long after the stop began, whichever is first (the shutdown timeout if shorter). */
-const ACCEPT_GRACE = 5_000
+const idleTime = () => performance.eventLoopUtilization().idle
+/** How often a stop looks whether the event loop has waited since the last connection. */
+const ACCEPT_CHECK = 10
+/** The listen backlog (Node's default): how many connections the kernel queues for the listener. */
+const LISTEN_BACKLOG = 511
 /** How long after being accepted a connection may take to send its first request, stop or not. */
 const FIRST_REQUEST_GRACE = 5_000
 const DEFAULT_SHUTDOWN_TIMEOUT = Duration.seconds(30)
@@ -253,6 +262,7 @@ export const NodeServerLive = (options: ServerOptions & { readonly port: number;
   NodeHttpServer.layer(() => createServer(options), {
     port: options.port,
     host: options.host,
+    backlog: LISTEN_BACKLOG,
     gracefulShutdownTimeout: Duration.sum(Duration.fromInputUnsafe(options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT), Duration.seconds(5))
   })
 
