@@ -1,10 +1,12 @@
 /**
- * The Node HTTP server the API runs on. Node's own parser answers some requests before any of
- * our code sees them (an unknown method, headers over 16 KiB, a malformed request line or chunk,
- * Content-Length with Transfer-Encoding, `Expect` other than 100-continue, `CONNECT`); here those
- * answers are JSON `{message}` too, with the right status (docs/api.md "Errors"). An HTTP/1.1
- * request without Host, which Node would answer with an empty 400, is left to the JSON one
- * of server/JsonErrors.ts.
+ * The Node HTTP server the API runs on: `NodeHttpServer.layer` over a Node server with two
+ * additions. Node's parser answers some requests before any of our code sees them (an unknown
+ * method, headers over 16 KiB, a malformed request line or chunk, Content-Length with
+ * Transfer-Encoding, `Expect` other than 100-continue, `CONNECT`, a request past the request
+ * timeout); here those answers are JSON `{message}` too, with the right status (docs/api.md
+ * "Errors"). An HTTP/1.1 request without Host, which Node would answer with an empty 400, is left
+ * to the JSON one of server/JsonErrors.ts. And its `close`, which the layer calls to stop, drains
+ * (docs/cli.md "Stopping").
  */
 import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
@@ -13,18 +15,9 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as http from "node:http"
 import * as net from "node:net"
+import { performance } from "node:perf_hooks"
 import type { Duplex } from "node:stream"
 import { ANSWER_FIELDS } from "./AnswerFields.ts"
-
-const reasons: Record<number, string> = {
-  400: "Bad Request",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  408: "Request Timeout",
-  414: "URI Too Long",
-  417: "Expectation Failed",
-  431: "Request Header Fields Too Large"
-}
 
 const messages: Record<number, string> = {
   400: "Bad request.",
@@ -53,8 +46,8 @@ const ANSWER_LINES = Object.entries(ANSWER_FIELDS).map(([name, value]) => `${nam
 
 /** A whole HTTP/1.1 response with a JSON `{message}` body; the connection closes after it. */
 export const rawJsonResponse = (status: number): string => {
-  const body = JSON.stringify({ message: messages[status] ?? "Bad request." })
-  return `HTTP/1.1 ${status} ${reasons[status] ?? "Bad Request"}\r\nContent-Type: application/json\r\n${ANSWER_LINES}` +
+  const body = JSON.stringify({ message: messages[status] ?? messages[400] })
+  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n${ANSWER_LINES}` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
 }
 
@@ -62,27 +55,29 @@ export const rawJsonResponse = (status: number): string => {
 export interface StopOptions {
   /** How long requests in flight may take to finish once the stop begins; default 30 s. */
   readonly shutdownTimeout?: Duration.Input | undefined
-  /** The stop began: no new connections; `inFlight` requests are being finished. */
+  /** The listener closed: `inFlight` requests are being finished. */
   readonly onStopping?: ((inFlight: number) => void) | undefined
   /** The timeout passed with `cut` requests unfinished: their connections were closed. */
   readonly onCut?: ((cut: number) => void) | undefined
 }
 
 /**
- * An HTTP server whose `close` is a graceful stop (docs/cli.md "Stopping"). Node's own `close`
- * destroys every connection its parser deems idle, which includes one whose response has ended
- * but is still being written (that response is cut), and one accepted whose request is not read
- * yet (no response at all); it leaves busy keep-alive connections open, and serving, until their
- * keep-alive timeout. Here: the listener closes once connections the kernel already accepted are
- * taken; idle keep-alive connections close at once; busy ones once their responses are written
- * (sent with `Connection: close` when not begun); a new connection has a few seconds to send its
- * request; at the timeout whatever is left is closed, and its requests counted as cut.
+ * An HTTP server whose `close`, which the layer's shutdown calls and waits for, drains
+ * (docs/cli.md "Stopping"). Node's own `close` loses answers: it closes the listener at once,
+ * resetting the connections still in the kernel's accept queue; it destroys every connection its
+ * parser deems idle, one whose response has ended but is still being written included; and it
+ * leaves busy keep-alive connections serving until their keep-alive timeout. Here the listener
+ * stays open, serving the connections that come, until the event loop has waited with nothing to
+ * do since the last one came; from the stop on every response says
+ * `Connection: close`; once the listener is closed, idle keep-alive connections end, busy ones
+ * once their responses are written, and one with no request yet has `FIRST_REQUEST_GRACE` from
+ * its opening to send one; at the timeout whatever is left is closed, and its requests counted
+ * as cut.
  */
-class GracefulServer extends http.Server {
+class DrainingServer extends http.Server {
   readonly #connections = new Map<net.Socket, Connection>()
   readonly #options: StopOptions
   #stopping = false
-  #accepted = 0
 
   constructor(options: ServerOptions) {
     const requestTimeout = Math.max(1, Math.round(Duration.toMillis(options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)))
@@ -101,7 +96,6 @@ class GracefulServer extends http.Server {
       else socket.destroy()
     })
     this.on("connection", (socket: net.Socket) => {
-      this.#accepted++
       this.#connections.set(socket, { responses: new Set(), served: false, since: Date.now() })
       socket.once("close", () => this.#connections.delete(socket))
     })
@@ -120,7 +114,7 @@ class GracefulServer extends http.Server {
         if (this.#stopping && connection.responses.size === 0) socket.destroySoon()
       })
     }
-    // Before the application's listeners, so a response is counted before any of it is written.
+    // Before the layer's listeners, so a response is counted before any of it is written.
     this.prependListener("request", track)
     this.prependListener("checkContinue", track)
   }
@@ -130,22 +124,27 @@ class GracefulServer extends http.Server {
     this.#stopping = true
     const timeout = Duration.toMillis(this.#options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT)
     const deadline = Date.now() + timeout
-    // libuv takes one connection of the kernel's queue per turn of the event loop, and closing the
-    // listener resets those still queued: their clients would get no answer at all. So it closes
-    // after two turns that took none; or once it has taken as many as the queue holds (the listen
-    // backlog: any more came after the stop), or at the timeout.
-    const most = this.#accepted + LISTEN_BACKLOG
-    let seen = this.#accepted
-    let quiet = 0
-    const turn = () =>
-      setImmediate(() => {
-        quiet = this.#accepted === seen ? quiet + 1 : 0
-        seen = this.#accepted
-        if (quiet < 2 && seen < most && Date.now() < deadline) return turn()
-        net.Server.prototype.close.call(this, callback)
-        this.#stop(deadline)
-      })
-    turn()
+    for (const { responses } of this.#connections.values()) {
+      for (const response of responses) if (!response.headersSent) response.shouldKeepAlive = false
+    }
+    // The listener closes once the event loop has waited with nothing to do since the last
+    // connection came: then none the kernel had queued for it is left to be reset. Or once it has
+    // taken as many as that queue holds (any more came after the stop), or at the deadline.
+    let idleBefore = idleTime()
+    let taken = 0
+    const stillComing = () => {
+      idleBefore = idleTime()
+      taken++
+    }
+    const check = setInterval(() => {
+      if (idleTime() === idleBefore && taken < LISTEN_BACKLOG && Date.now() < deadline) return
+      clearInterval(check)
+      this.off("connection", stillComing)
+      // Node's own `close` would also destroy the connections its parser deems idle.
+      net.Server.prototype.close.call(this, callback)
+      this.#drain(deadline)
+    }, ACCEPT_CHECK)
+    this.on("connection", stillComing)
     return this
   }
 
@@ -163,12 +162,11 @@ class GracefulServer extends http.Server {
     return last === undefined || !last.headersSent || last.req.complete
   }
 
-  /** Ends idle connections, lets busy ones finish, and cuts what is left at the deadline. */
-  #stop(deadline: number) {
+  /** Once the listener is closed: ends idle connections, lets busy ones finish, cuts what is left at the deadline. */
+  #drain(deadline: number) {
     let inFlight = 0
     for (const [socket, { responses, served, since }] of this.#connections) {
       inFlight += responses.size
-      for (const response of responses) if (!response.headersSent) response.shouldKeepAlive = false
       if (responses.size > 0) continue
       if (served) socket.destroySoon()
       else setTimeout(() => this.#connections.get(socket)?.served === false && socket.destroy(), since + FIRST_REQUEST_GRACE - Date.now()).unref()
@@ -211,10 +209,17 @@ const forgetOnceComplete = (connection: Connection, response: http.ServerRespons
   else response.req.once("end", forget)
 }
 
+/**
+ * The event loop's time spent waiting for work, in ms: it does not grow while a connection waits
+ * in the kernel's queue, as Node takes that connection rather than wait.
+ */
+const idleTime = () => performance.eventLoopUtilization().idle
+/** How often a stop looks whether the event loop has waited since the last connection. */
+const ACCEPT_CHECK = 10
+/** The listen backlog (Node's default): how many connections the kernel queues for the listener. */
+const LISTEN_BACKLOG = 511
 /** How long after being accepted a connection may take to send its first request, stop or not. */
 const FIRST_REQUEST_GRACE = 5_000
-/** The listen backlog (Node's default): how many accepted connections the kernel queues for the server. */
-const LISTEN_BACKLOG = 511
 const DEFAULT_SHUTDOWN_TIMEOUT = Duration.seconds(30)
 const DEFAULT_REQUEST_TIMEOUT = Duration.seconds(30)
 /**
@@ -239,9 +244,9 @@ export interface ServerOptions extends StopOptions {
   readonly keepAliveTimeout?: Duration.Input | undefined
 }
 
-/** `http.createServer` with every answer of Node's own in JSON, and a graceful `close`. */
+/** A Node HTTP server with every answer of Node's own in JSON, and a draining `close`. */
 export const createServer = (options: ServerOptions = {}): http.Server => {
-  const server = new GracefulServer(options)
+  const server = new DrainingServer(options)
   // No route serves CONNECT: without a listener, Node would close the connection with no answer.
   server.on("connect", (_request: http.IncomingMessage, socket: Duplex) => {
     socket.on("error", () => {})
@@ -261,9 +266,10 @@ export const createServer = (options: ServerOptions = {}): http.Server => {
 }
 
 /**
- * The API's listener on Node: `createServer` with the given port and host. The platform's own
- * stop timeout is a backstop only: the server's (`shutdownTimeout`) passes first, and it must,
- * as the platform interrupts the requests still running when its own passes.
+ * The API's listener on Node: `NodeHttpServer.layer` over `createServer`, on the given port and
+ * host. The layer's stop waits for `close` to drain; its own timeout is a backstop only: the
+ * server's (`shutdownTimeout`) passes first, and it must, as the layer interrupts the requests
+ * still running when its own passes.
  */
 export const NodeServerLive = (options: ServerOptions & { readonly port: number; readonly host?: string | undefined }) =>
   NodeHttpServer.layer(() => createServer(options), {
