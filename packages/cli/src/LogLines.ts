@@ -7,11 +7,18 @@
  * escapes, a logfmt line with its controls shown as pictures), written when it is made, on the same stdout as what the commands tell the operator, so they stay in order.
  */
 import * as Logger from "effect/Logger"
+import sonicBoom, { type SonicBoom } from "sonic-boom"
 import { redactSecrets } from "@chamber/core"
 import { inert, inertJson } from "./Inert.ts"
 
+/**
+ * Stdout written synchronously (sonic-boom's `sync`): a pipe whose reader lags is waited for
+ * rather than queued, so every line made before the process exits is written, however it exits.
+ */
+let stdout: SonicBoom | undefined
+
 /** One line to stdout, a log line's or a notice's. */
-export const printLine = (text: string): void => void process.stdout.write(text + "\n")
+export const printLine = (text: string): void => void (stdout ??= new sonicBoom.SonicBoom({ fd: 1, sync: true })).write(text + "\n")
 
 /** A log line in `format`, redacted: what every output of the commands' logs is made of. */
 export const formatLine = (format: "json" | "text"): Logger.Logger<unknown, string> =>

@@ -8,7 +8,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
-import { spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { linesLogger } from "../src/LogLines.ts"
 
@@ -100,8 +100,9 @@ describe("chamber serve's log lines", () => {
       }
     }))
 
-  it("writes lines and notices to stdout in the order they were made, every one of them when the process exits at once", () => {
+  it("writes lines and notices to stdout in the order they were made, every one of them when the process exits at once, even while its reader lags", async () => {
     const module = fileURLToPath(new URL("../src/LogLines.ts", import.meta.url))
+    // 1,010 lines of about 90 bytes: more than a pipe holds (64 KiB) before its reader reads.
     const script = `import * as Effect from "effect/Effect"
       import * as Logger from "effect/Logger"
       import { linesLogger, printLine } from ${JSON.stringify(module)}
@@ -110,11 +111,21 @@ describe("chamber serve's log lines", () => {
         if (i % 100 === 0) printLine("notice " + i)
         Effect.runSync(Effect.logInfo("line " + i).pipe(Effect.provide(logs)))
       }
+      process.stderr.write("exiting\\n")
       process.exit(3)`
-    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", cwd: fileURLToPath(new URL("..", import.meta.url)) })
-    assert.strictEqual(run.status, 3, run.stderr)
-    const lines = run.stdout.trimEnd().split("\n")
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "pipe"] })
+    // Nothing read from stdout until the process says it exits, or has waited 2 s on the full pipe.
+    child.stdout.pause()
+    const chunks: Array<Buffer> = []
+    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk))
+    let stderr = ""
+    const exiting = new Promise<void>((resolve) => child.stderr.on("data", (chunk: Buffer) => (stderr += chunk) && stderr.includes("exiting") && resolve()))
+    await Promise.race([exiting, new Promise((resolve) => setTimeout(resolve, 2_000))])
+    child.stdout.resume()
+    const status = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    assert.strictEqual(status, 3, stderr)
+    const lines = Buffer.concat(chunks).toString("utf8").trimEnd().split("\n")
     assert.strictEqual(lines.length, 1010)
     assert.deepStrictEqual([lines[0], JSON.parse(lines[1]!).message, lines[101], JSON.parse(lines[1009]!).message], ["notice 0", "line 0", "notice 100", "line 999"])
-  })
+  }, 20_000)
 })
