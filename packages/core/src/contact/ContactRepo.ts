@@ -33,6 +33,4 @@ export class ContactRepo extends Context.Service<ContactRepo, {
    */
   readonly lockEmail: (tenantId: number, email: string) => Effect.Effect<Subscription | undefined>
   readonly setSubscribed: (tenantId: number, id: number, subscribed: boolean) => Effect.Effect<boolean>
-  /** Subscribes the tenant's contacts of `ids` (an import's subscribed contacts, written set-wise), in one statement. */
-  readonly subscribeAll: (tenantId: number, ids: ReadonlyArray<number>) => Effect.Effect<void>
 }>()("chamber/ContactRepo") {}

@@ -24,7 +24,7 @@ import { decodeInput } from "../shared/Input.ts"
 import { newSponsorship, SponsorshipCreate } from "../sponsorship/Sponsorships.ts"
 import { ImportBatches, ImportBatchRefused, type OwnedTable } from "./ImportBatches.ts"
 import { ContactRecord, MemberRecord, RegistrationRecord } from "./ImportRecords.ts"
-import { type Collection, dealInput, eventInput } from "./ImportSteps.ts"
+import { type Collection, dealInput, eventInput, memberInput, slugless } from "./ImportSteps.ts"
 
 /** Writes the records of one batch (refs already replaced by ids); their ids, in order. */
 export type BatchWrite = (inputs: ReadonlyArray<Readonly<Record<string, unknown>>>) => Effect.Effect<ReadonlyArray<number>, ImportBatchRefused>
@@ -81,7 +81,7 @@ export const importBatchWrites = Effect.gen(function*() {
   const contacts = batchOf({
     decode: (input) => decodeInput(ContactRecord, input),
     names: (c) => [["members", c.member_id]],
-    rows: valuesOf((c) => ({ values: ContactResource.defaults(c), member_id: c.member_id ?? null })),
+    rows: valuesOf((c) => ({ values: ContactResource.defaults(c), member_id: c.member_id ?? null, subscribed: c.subscribed === true })),
     insert: batches.insertContacts,
     events: created("contact.created")
   })
@@ -179,8 +179,13 @@ export const importBatchWrites = Effect.gen(function*() {
         const has = (slug: string) => taken.has(slug) || given.has(slug)
         const rows = []
         for (const input of inputs) {
-          const values = MemberResource.defaults(yield* decoded(decodeInput(MemberRecord, input)))
-          // As Members.create: an explicit slug must be free, a generated one takes the next free number.
+          const values = MemberResource.defaults(yield* decoded(decodeInput(MemberRecord, memberInput(input))))
+          // As Members.create: an explicit slug must be free, a generated one takes the next free
+          // number; a member imported without one (`"slug": ""`) is made without one.
+          if (slugless(input)) {
+            rows.push({ ...values, slug: null })
+            continue
+          }
           let slug = values.slug
           if (slug !== null && has(slug)) return yield* refused(`the slug ${slug} is taken`)
           if (slug === null) {

@@ -26,6 +26,8 @@ export interface ContactRow {
   readonly values: ContactAttributes
   /** The member business the contact works for (ContactRepo.insert's `memberId`). */
   readonly member_id: number | null
+  /** Subscribed to the newsletter from its creation (Contacts.create's `subscribed`, an import's). */
+  readonly subscribed: boolean
 }
 
 /** The tables whose rows a record may name by id; a row named must be the tenant's. */
@@ -45,7 +47,7 @@ export class ImportBatches extends Context.Service<ImportBatches, {
   /** Whether every one of `ids` is a row of the tenant's in `table`. */
   readonly allOwned: (tenantId: number, table: OwnedTable, ids: ReadonlyArray<number>) => Effect.Effect<boolean>
   readonly insertMembers: Insert<MemberAttributes, Member>
-  /** Contacts as Contacts.create makes them: not subscribed. */
+  /** Contacts as Contacts.create makes them. */
   readonly insertContacts: Insert<ContactRow, Contact>
   readonly insertEvents: Insert<EventStored, Event>
   /** Each event given its final status, answered as EventRepo.update answers, in the order given. */

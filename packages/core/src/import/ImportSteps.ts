@@ -8,7 +8,6 @@ import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
 import { decodeInput } from "../shared/Input.ts"
 import { Contacts } from "../contact/Contacts.ts"
-import { ContactRepo } from "../contact/ContactRepo.ts"
 import { DealCreate } from "../deal/Deal.ts"
 import { Deals } from "../deal/Deals.ts"
 import { EventCreate } from "../event/Event.ts"
@@ -63,10 +62,6 @@ export interface ImportStep {
   readonly check: (input: Readonly<Record<string, unknown>>) => Effect.Effect<void, unknown>
   /** Writes one record (refs already replaced by ids); its id. Errors carry their own message and, when a field is at fault, `errors`. */
   readonly write: (tenantId: number, input: Readonly<Record<string, unknown>>) => Effect.Effect<number, unknown>
-  /** Whether the collection's set-wise write (ImportBatchWrites.ts) makes the record as `write` does; true unless given. Else it goes through `write`. */
-  readonly batchable?: (input: Readonly<Record<string, unknown>>) => boolean
-  /** What `write` does beyond the set-wise write, done after each batch to the records it wrote (in its savepoint). */
-  readonly afterBatch?: (tenantId: number, written: ReadonlyArray<{ readonly input: Readonly<Record<string, unknown>>; readonly id: number }>) => Effect.Effect<void>
 }
 
 /** Input checked as `schema` says, as a function of the input. */
@@ -106,8 +101,8 @@ export const dealInput = Effect.fnUntraced(function*(input: Readonly<Record<stri
  * A member without a slug (its slug taken away through the API) is written `slug: ""`, which no
  * slug of the API can be: made without one, none generated. Its other fields are checked as any member's.
  */
-const slugless = (input: Readonly<Record<string, unknown>>) => input.slug === ""
-const memberInput = (input: Readonly<Record<string, unknown>>) => {
+export const slugless = (input: Readonly<Record<string, unknown>>) => input.slug === ""
+export const memberInput = (input: Readonly<Record<string, unknown>>) => {
   if (!slugless(input)) return input
   const { slug: _, ...rest } = input
   return rest
@@ -146,7 +141,6 @@ export const importSteps = Effect.gen(function*() {
   const tenants = yield* Tenants
   const members = yield* Members
   const contacts = yield* Contacts
-  const contactRepo = yield* ContactRepo
   const events = yield* Events
   const registrations = yield* Registrations
   const deals = yield* Deals
@@ -165,17 +159,12 @@ export const importSteps = Effect.gen(function*() {
     {
       collection: "members",
       refs: ImportRefs.members,
-      write: (t, input) => Effect.flatMap(MemberImport(memberInput(input)), (m) => idOf(members.create(t, m, { withoutSlug: slugless(input) }))),
-      // The set-wise insert gives every member a slug.
-      batchable: (input) => !slugless(input)
+      write: (t, input) => Effect.flatMap(MemberImport(memberInput(input)), (m) => idOf(members.create(t, m, { withoutSlug: slugless(input) })))
     },
     {
       collection: "contacts",
       refs: ImportRefs.contacts,
-      write: (t, input) => Effect.flatMap(ContactImport(input), (c) => idOf(contacts.create(t, c))),
-      // The set-wise insert makes contacts unsubscribed; those the file has subscribed are then subscribed
-      // in one statement, as Contacts.create subscribes them (no event: the subscription is not shown).
-      afterBatch: (t, written) => contactRepo.subscribeAll(t, written.filter((w) => w.input.subscribed === true).map((w) => w.id))
+      write: (t, input) => Effect.flatMap(ContactImport(input), (c) => idOf(contacts.create(t, c)))
     },
     {
       collection: "events",

@@ -307,30 +307,19 @@ export class Importer extends Context.Service<Importer, {
             if (refusedPlaces.has(placeOf(step.collection, index))) tick(step.collection)
             else chunk.push(prepare(step, records, index))
           }
-          // A record the batch does not take is written alone, after the run before it: ids follow the file.
-          const parts: Array<Array<Pending>> = [[]]
-          for (const p of chunk) {
-            parts.at(-1)!.push(p)
-            if (batch !== undefined && p.found.length === 0 && step.batchable?.(p.input) === false) parts.push([])
+          const ready = chunk.filter((p) => p.found.length === 0)
+          if (batch !== undefined && ready.length > 0) {
+            const written = yield* Effect.result(tx.withTransaction(batch(ready.map((p) => p.input))))
+            if (Result.isSuccess(written)) ready.forEach((p, i) => (p.id = written.success[i]))
           }
-          for (const part of parts) {
-            const ready = part.filter((p) => p.found.length === 0 && (step.batchable?.(p.input) ?? true))
-            if (batch !== undefined && ready.length > 0) {
-              const after = step.afterBatch
-              const written = yield* Effect.result(tx.withTransaction(batch(ready.map((p) => p.input)).pipe(
-                Effect.tap((ids) => after === undefined ? Effect.void : after(tenantId, ready.map((p, i) => ({ input: p.input, id: ids[i]! }))))
-              )))
-              if (Result.isSuccess(written)) ready.forEach((p, i) => (p.id = written.success[i]))
+          for (const p of chunk) {
+            if (p.found.length === 0 && p.id === undefined) {
+              // A refused record takes back what it wrote (its savepoint); the others stay.
+              const id = yield* Effect.result(skipInvalid ? tx.withTransaction(step.write(tenantId, p.input)) : step.write(tenantId, p.input))
+              if (Result.isSuccess(id)) p.id = id.success
+              else p.found.push(...problemsOf(id.failure, p.record))
             }
-            for (const p of part) {
-              if (p.found.length === 0 && p.id === undefined) {
-                // A refused record takes back what it wrote (its savepoint); the others stay.
-                const id = yield* Effect.result(skipInvalid ? tx.withTransaction(step.write(tenantId, p.input)) : step.write(tenantId, p.input))
-                if (Result.isSuccess(id)) p.id = id.success
-                else p.found.push(...problemsOf(id.failure, p.record))
-              }
-              settle(step, p)
-            }
+            settle(step, p)
           }
         }
       }

@@ -41,10 +41,6 @@ export const ContactRepoSql = Layer.effect(ContactRepo, Effect.gen(function*() {
       }).pipe(Effect.orDie),
     setSubscribed: (tenantId, id, subscribed) =>
       sql<{ readonly id: bigint }>`UPDATE contacts SET subscribed_at = ${subscribed ? new Date() : null}
-          WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
-    subscribeAll: (tenantId, ids) =>
-      ids.length === 0
-        ? Effect.void
-        : sql`UPDATE contacts SET subscribed_at = ${new Date()} WHERE tenant_id = ${tenantId} AND id IN ${sql.in(ids)}`.pipe(Effect.asVoid, Effect.orDie)
+          WHERE tenant_id = ${tenantId} AND id = ${id} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
   })
 }))

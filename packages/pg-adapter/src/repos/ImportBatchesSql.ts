@@ -106,7 +106,10 @@ export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*
       )
     },
     insertMembers: members,
-    insertContacts: (tenantId, rows) => contacts(tenantId, rows.map((row) => ({ ...row.values, subscribed_at: null, member_id: row.member_id }))),
+    insertContacts: (tenantId, rows) => {
+      const now = new Date().toISOString()
+      return contacts(tenantId, rows.map((row) => ({ ...row.values, subscribed_at: row.subscribed ? now : null, member_id: row.member_id })))
+    },
     insertEvents: events,
     // One update, as EventRepo.update makes each (`updated_at` is the trigger's).
     endEvents: (tenantId, ends) =>
