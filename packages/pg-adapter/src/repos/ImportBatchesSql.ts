@@ -22,9 +22,7 @@ import {
   type Resource,
   SponsorshipResource
 } from "@chamber/core"
-import { envelopeColumns } from "./ResourceSql.ts"
-
-const IDENTIFIER = /^[a-z][a-z0-9_]*$/
+import { envelopeColumns, IDENTIFIER } from "./ResourceSql.ts"
 
 /** Where a resource's rows are written, and read when it is read through a view. */
 interface Stored<D extends Fields> {

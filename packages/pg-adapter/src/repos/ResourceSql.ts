@@ -11,7 +11,8 @@ import type { Fields, Locked, Resource, StoredStruct } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
 import { type Columns, listPage, type Order } from "./PageSql.ts"
 
-const IDENTIFIER = /^[a-z][a-z0-9_]*$/
+/** A name written into a statement as it is (a table, a column): a plain lower-case identifier. */
+export const IDENTIFIER = /^[a-z][a-z0-9_]*$/
 
 /** The custom field values the tenant marked API-visible, as one jsonb object. */
 const visibleCustomFields = (alias: string, resource: string) =>
