@@ -66,8 +66,8 @@ const INVOICE_COLUMNS = `i.id, i.member_id::float8 AS member_id, i.number, i.sta
   i.total_cents::float8 AS total_cents, i.amount_paid_cents::float8 AS amount_paid_cents, i.balance_cents::float8 AS balance_cents,
   ${iso("i.issued_at")} AS issued_at, i.due_on::text AS due_on, ${iso("i.voided_at")} AS voided_at, i.memo, ${iso("i.created_at")} AS created_at,
   ${iso("i.updated_at")} AS updated_at`
-// Locked, stored fields then shown ones (for invoices the same list twice), as the product's.
-const INVOICE_LOCK_SQL = `SELECT ${INVOICE_COLUMNS}, ${INVOICE_COLUMNS} FROM invoices i WHERE i.tenant_id = $1 AND i.id = $2 FOR UPDATE`
+// Locked: an invoice stores nothing it does not show, so one list, as the product's.
+const INVOICE_LOCK_SQL = `SELECT ${INVOICE_COLUMNS} FROM invoices i WHERE i.tenant_id = $1 AND i.id = $2 FOR UPDATE`
 const INVOICE_INSERT_SQL = `${insertInto("invoices AS i", [
   "tenant_id", "member_id", "number", "status", "currency", "subtotal_cents", "total_cents", "amount_paid_cents", "balance_cents", "issued_at", "due_on",
   "voided_at", "memo", "pay_token"

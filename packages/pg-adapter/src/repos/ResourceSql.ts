@@ -128,13 +128,15 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
   const columns = envelopeColumns(resource, alias)
   const toOne = columns.at(0)
   // A locked row is read as its stored fields (id, each stored field, the two timestamps), then
-  // the envelope's columns.
+  // the envelope's columns, unless both lists are the same (a resource with nothing hidden).
   const storedKeys = resource.storedKeys
   const emptyStored = emptyOf(storedKeys)
+  const storedList = selectList(resource, alias, { stored: true })
+  const shownAt = columns.at(storedList === columns.select ? 0 : storedKeys.length + 3)
   const toLocked = (v: ReadonlyArray<unknown>): Locked<Stored, Envelope> => {
     const stored = { ...emptyStored }
     for (let i = 0; i < storedKeys.length; i++) stored[storedKeys[i]!] = v[1 + i]
-    return { stored: stored as Stored, shown: columns.at(storedKeys.length + 3)(v) }
+    return { stored: stored as Stored, shown: shownAt(v) }
   }
   // The statements' fixed parts, made once. Writes answer the row as a read does (RETURNING the
   // same select list through the same alias), so a write is one statement.
@@ -142,7 +144,7 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
   const into = sql.literal(`${table} AS ${alias}`)
   const self = sql.literal(alias)
   const selected = sql.literal(columns.select)
-  const lockedSelected = sql.literal(`${selectList(resource, alias, { stored: true })},\n  ${columns.select}`)
+  const lockedSelected = sql.literal(storedList === columns.select ? columns.select : `${storedList},\n  ${columns.select}`)
   const one = (rows: ReadonlyArray<ReadonlyArray<unknown>>) => toOne(rows[0]!)
 
   const find = (tenantId: number, id: number) =>
