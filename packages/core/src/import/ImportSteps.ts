@@ -98,6 +98,31 @@ export const dealInput = Effect.fnUntraced(function*(input: Readonly<Record<stri
 })
 
 /**
+ * An invoice's input as it is created, with the state it is brought to: a draft, then issued
+ * (open), voided, or issued and marked uncollectible, as `status` says; one given a `number` is
+ * issued with it (when no invoice of the chamber has it) before it is voided.
+ */
+export const invoiceInput = Effect.fnUntraced(function*(input: Readonly<Record<string, unknown>>) {
+  const { status } = yield* InvoiceStatusImport(input)
+  const { number } = yield* InvoiceNumberImport(input)
+  const create = yield* InvoiceImport(input)
+  const issued = status === "open" || status === "uncollectible" || (status === "void" && number != null)
+  const ended = status === "void" || status === "uncollectible" ? status : undefined
+  return { create, issued, number: number ?? undefined, ended }
+})
+
+/** A payment's input: its invoice, and the payment as the API records it or, with a `gateway`, as a gateway's. */
+export const paymentInput = Effect.fnUntraced(function*(input: Readonly<Record<string, unknown>>) {
+  const { invoice_id, gateway, amount, ...payment } = yield* PaymentImport(input)
+  return gateway == null
+    ? { invoice_id, record: { ...payment, amount } }
+    : { invoice_id, gateway: { ...payment, amount_cents: amount, gateway } }
+})
+
+/** A void or uncollectible invoice takes the payments made before it ended (Payments' `beforeEnded`). */
+export const importedPayment = { beforeEnded: true } as const
+
+/**
  * A member without a slug (its slug taken away through the API) is written `slug: ""`, which no
  * slug of the API can be: made without one, none generated. Its other fields are checked as any member's.
  */
@@ -192,15 +217,11 @@ export const importSteps = Effect.gen(function*() {
       refs: ImportRefs.invoices,
       write: (t, input) =>
         Effect.gen(function*() {
-          // A draft, then issued (open), voided, or issued and marked uncollectible, as `status` says;
-          // one given a `number` is issued with it (when no invoice of the chamber has it) before it is voided.
-          const { status } = yield* InvoiceStatusImport(input)
-          const { number } = yield* InvoiceNumberImport(input)
-          const invoice = yield* invoices.create(t, yield* InvoiceImport(input))
-          const issued = status === "open" || status === "uncollectible" || (status === "void" && number != null)
-          if (issued) yield* invoices.issue(t, invoice.id, number ?? undefined)
-          if (status === "uncollectible") yield* invoices.markUncollectible(t, invoice.id)
-          if (status === "void") yield* invoices.void(t, invoice.id)
+          const { create, issued, number, ended } = yield* invoiceInput(input)
+          const invoice = yield* invoices.create(t, create)
+          if (issued) yield* invoices.issue(t, invoice.id, number)
+          if (ended === "uncollectible") yield* invoices.markUncollectible(t, invoice.id)
+          if (ended === "void") yield* invoices.void(t, invoice.id)
           return invoice.id
         })
     },
@@ -209,12 +230,10 @@ export const importSteps = Effect.gen(function*() {
       refs: ImportRefs.payments,
       write: (t, input) =>
         Effect.gen(function*() {
-          // A void or uncollectible invoice takes the payments made before it ended.
-          const { invoice_id, gateway, amount, ...payment } = yield* PaymentImport(input)
-          const options = { beforeEnded: true }
-          const recorded = gateway == null
-            ? yield* payments.record(t, invoice_id, { ...payment, amount }, options)
-            : yield* payments.recordGateway(t, invoice_id, { ...payment, amount_cents: amount, gateway }, options)
+          const payment = yield* paymentInput(input)
+          const recorded = payment.gateway === undefined
+            ? yield* payments.record(t, payment.invoice_id, payment.record, importedPayment)
+            : yield* payments.recordGateway(t, payment.invoice_id, payment.gateway, importedPayment)
           return recorded.id
         })
     },
