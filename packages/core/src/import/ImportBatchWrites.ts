@@ -12,19 +12,33 @@
  * one through the services. Invoices and payments are written one by one always (Importer.ts).
  */
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { BookingCreate, newBooking } from "../booking/Bookings.ts"
 import { ContactResource } from "../contact/Contact.ts"
 import { newDeal } from "../deal/Deals.ts"
 import { endsAfterStart, newEvent } from "../event/Events.ts"
+import type { Invoice } from "../invoice/Invoice.ts"
+import {
+  type InvoiceNumbering,
+  issuable,
+  issuedChanges,
+  issueEvents,
+  newInvoice,
+  numberFor,
+  uncollectibleChanges,
+  voidChanges
+} from "../invoice/Invoices.ts"
 import { MemberResource, slugify } from "../member/Member.ts"
 import { type AppendedEvent, type EventKind, Outbox } from "../outbox/Outbox.ts"
+import { apiPayment, applyPayment, gatewayPayment, type PaymentApplied, paymentEvents } from "../payment/Payments.ts"
 import { newPlacement, PlacementCreate } from "../placement/Placements.ts"
 import { newRegistration } from "../registration/Registrations.ts"
 import { decodeInput } from "../shared/Input.ts"
 import { newSponsorship, SponsorshipCreate } from "../sponsorship/Sponsorships.ts"
-import { ImportBatches, ImportBatchRefused, type OwnedTable } from "./ImportBatches.ts"
+import { TenantRepo } from "../tenant/TenantRepo.ts"
+import { ImportBatches, ImportBatchRefused, type InvoiceState, type OwnedTable, type PaymentRow } from "./ImportBatches.ts"
 import { ContactRecord, MemberRecord, RegistrationRecord } from "./ImportRecords.ts"
-import { type Collection, dealInput, eventInput, memberInput, slugless } from "./ImportSteps.ts"
+import { type Collection, dealInput, eventInput, importedPayment, invoiceInput, memberInput, paymentInput, slugless } from "./ImportSteps.ts"
 
 /** Writes the records of one batch (refs already replaced by ids); their ids, in order. */
 export type BatchWrite = (inputs: ReadonlyArray<Readonly<Record<string, unknown>>>) => Effect.Effect<ReadonlyArray<number>, ImportBatchRefused>
@@ -46,13 +60,36 @@ interface BatchSpec<I, S, R extends { readonly id: number }> {
   readonly rows: (tenantId: number, records: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<S>, ImportBatchRefused>
   readonly insert: (tenantId: number, rows: ReadonlyArray<S>) => Effect.Effect<ReadonlyArray<R>, ImportBatchRefused>
   /** The events the creates fire, record after record, each record's in the order its service fires them. */
-  readonly events: (tenantId: number, written: ReadonlyArray<R>, records: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<AppendedEvent>, ImportBatchRefused>
+  readonly events: (tenantId: number, written: ReadonlyArray<R>, records: ReadonlyArray<I>, rows: ReadonlyArray<S>) => Effect.Effect<ReadonlyArray<AppendedEvent>, ImportBatchRefused>
 }
 
 /** The batch writers of one import into one tenant, over the storage port. */
 export const importBatchWrites = Effect.gen(function*() {
   const batches = yield* ImportBatches
   const outbox = yield* Outbox
+  const tenants = yield* TenantRepo
+
+  const tenantOf = (tenantId: number) =>
+    Effect.flatMap(tenants.find(tenantId), (t) => (t === undefined ? refused(`no tenant ${tenantId}`) : Effect.succeed(t)))
+
+  /**
+   * Invoices brought to `states` a round at a time, each round one update of invoices named once
+   * in it (the first state of each, then the second...): each state as the update answered it.
+   */
+  const updateInRounds = (tenantId: number, states: ReadonlyArray<InvoiceState>) =>
+    Effect.gen(function*() {
+      const rounds: Array<Array<InvoiceState>> = []
+      const seen = new Map<number, number>()
+      const roundOf = states.map((state) => {
+        const round = seen.get(state.id) ?? 0
+        seen.set(state.id, round + 1)
+        ;(rounds[round] ??= []).push(state)
+        return round
+      })
+      const answered: Array<ReadonlyMap<number, Invoice>> = []
+      for (const round of rounds) answered.push(new Map((yield* batches.updateInvoices(tenantId, round)).map((i) => [i.id, i])))
+      return states.map((state, i) => answered[roundOf[i]!]!.get(state.id)!)
+    })
 
   const batchOf = <I, S, R extends { readonly id: number }>(spec: BatchSpec<I, S, R>) => (tenantId: number): BatchWrite => (inputs) =>
     Effect.gen(function*() {
@@ -67,8 +104,9 @@ export const importBatchWrites = Effect.gen(function*() {
       for (const [table, ids] of named) {
         if (!(yield* batches.allOwned(tenantId, table, [...ids]))) return yield* refused(`a record names a row of ${table} of no such id`)
       }
-      const written = yield* spec.insert(tenantId, yield* spec.rows(tenantId, records))
-      yield* outbox.appendAll(tenantId, yield* spec.events(tenantId, written, records))
+      const rows = yield* spec.rows(tenantId, records)
+      const written = yield* spec.insert(tenantId, rows)
+      yield* outbox.appendAll(tenantId, yield* spec.events(tenantId, written, records, rows))
       return written.map((row) => row.id)
     })
 
@@ -144,6 +182,72 @@ export const importBatchWrites = Effect.gen(function*() {
     events: created("placement.created")
   })
 
+  const invoices = batchOf({
+    decode: invoiceInput,
+    names: ({ create }) => [["members", create.member_id]],
+    rows: (tenantId, records) =>
+      Effect.gen(function*() {
+        const tenant = yield* tenantOf(tenantId)
+        const rows = []
+        for (const { create } of records) {
+          const draft = newInvoice(create, tenant.currency)
+          if (Result.isFailure(draft)) return yield* refused(draft.failure.message)
+          rows.push(draft.success)
+        }
+        return rows
+      }),
+    insert: batches.insertInvoices,
+    // As the import step brings each to its state: made (invoice.created), issued with the number
+    // Invoices.issue gives it, then voided or marked uncollectible, each step its events.
+    events: (tenantId, written, records, rows) =>
+      Effect.gen(function*() {
+        const tenant = yield* tenantOf(tenantId)
+        const issuing = records.some((r) => r.issued)
+        let sequence = issuing ? yield* batches.invoiceSequence(tenantId) : undefined
+        let moved = false
+        const taken = new Set(yield* batches.invoiceNumbersTaken(tenantId, records.flatMap((r) => (r.issued && r.number !== undefined ? [r.number] : []))))
+        const numbering: InvoiceNumbering = {
+          taken: (number) => Effect.succeed(taken.has(number)),
+          atLeast: (n) => Effect.sync(() => ((sequence = sequence === undefined ? n : Math.max(sequence, n)), (moved = true))),
+          next: () => Effect.sync(() => ((sequence = (sequence ?? 0) + 1), (moved = true), sequence))
+        }
+        const now = new Date()
+        const states: Array<InvoiceState> = []
+        const steps: Array<Array<"issued" | "ended">> = []
+        for (let i = 0; i < written.length; i++) {
+          const record = records[i]!
+          let state: InvoiceState = { ...rows[i]!.values, id: written[i]!.id }
+          const made: Array<"issued" | "ended"> = []
+          if (record.issued) {
+            if (Result.isFailure(issuable(state))) return yield* refused("an invoice is no draft")
+            const number = yield* numberFor(numbering, tenant.invoice_prefix, record.number)
+            taken.add(number)
+            state = { ...state, ...issuedChanges(state, number, now, tenant.net_terms) }
+            states.push(state)
+            made.push("issued")
+          }
+          if (record.ended !== undefined) {
+            const ended: Result.Result<Partial<InvoiceState>, unknown> = record.ended === "void" ? voidChanges(state, now) : uncollectibleChanges(state)
+            if (Result.isFailure(ended)) return yield* refused("an invoice cannot end as its status says")
+            state = { ...state, ...ended.success }
+            states.push(state)
+            made.push("ended")
+          }
+          steps.push(made)
+        }
+        if (moved && sequence !== undefined) yield* batches.setInvoiceSequence(tenantId, sequence)
+        const answered = yield* updateInRounds(tenantId, states)
+        let n = 0
+        return written.flatMap((invoice, i): ReadonlyArray<AppendedEvent> => [
+          { type: "invoice.created", data: invoice },
+          ...steps[i]!.flatMap((step) => {
+            const after = answered[n++]!
+            return step === "issued" ? issueEvents(after) : [{ type: "invoice.updated", data: after } as const]
+          })
+        ])
+      })
+  })
+
   const bookings = batchOf({
     decode: (input) => decodeInput(BookingCreate, input),
     names: (b) => [["members", b.member_id], ["contacts", b.contact_id], ["booking_types", b.booking_type_id]],
@@ -202,12 +306,42 @@ export const importBatchWrites = Effect.gen(function*() {
         return written.map((m) => m.id)
       }).pipe(Effect.tapError(() => Effect.sync(() => (slugs = undefined))))
 
+    // As Payments records each, against the balance its invoice has after the payments before it.
+    const payments: BatchWrite = (inputs) =>
+      Effect.gen(function*() {
+        const records: Array<{ readonly invoice_id: number; readonly payment: PaymentApplied }> = []
+        for (const input of inputs) {
+          const p = yield* decoded(paymentInput(input))
+          records.push({ invoice_id: p.invoice_id, payment: p.gateway === undefined ? apiPayment(p.record) : yield* decoded(gatewayPayment(p.gateway)) })
+        }
+        const current = new Map((yield* batches.lockInvoices(tenantId, records.map((r) => r.invoice_id))).map((i) => [i.id, i]))
+        const rows: Array<PaymentRow> = []
+        const states: Array<InvoiceState> = []
+        const paid: Array<boolean> = []
+        for (const { invoice_id, payment } of records) {
+          const invoice = current.get(invoice_id)
+          const applied = applyPayment(invoice_id, invoice, payment, importedPayment)
+          if (Result.isFailure(applied)) return yield* refused(applied.failure.message)
+          const state = { ...invoice!, ...applied.success.changes }
+          current.set(invoice_id, state)
+          rows.push({ invoice_id, values: applied.success.values })
+          states.push(state)
+          paid.push(applied.success.paid)
+        }
+        const written = yield* batches.insertPayments(tenantId, rows)
+        const invoices = yield* updateInRounds(tenantId, states)
+        yield* outbox.appendAll(tenantId, written.flatMap((payment, i) => paymentEvents(payment, invoices[i]!, paid[i]!)))
+        return written.map((p) => p.id)
+      })
+
     return {
       members,
       contacts: contacts(tenantId),
       events: events(tenantId),
       registrations: registrations(tenantId),
       deals: deals(tenantId),
+      invoices: invoices(tenantId),
+      payments,
       sponsorships: sponsorships(tenantId),
       placements: placements(tenantId),
       bookings: bookings(tenantId)

@@ -13,7 +13,9 @@ import type { Booking, BookingStored } from "../booking/Bookings.ts"
 import type { Contact, ContactAttributes } from "../contact/Contact.ts"
 import type { Deal, DealStored } from "../deal/Deal.ts"
 import type { Event, EventStored } from "../event/Event.ts"
+import type { Invoice, InvoiceLineStored, InvoiceStored } from "../invoice/Invoice.ts"
 import type { Member, MemberAttributes } from "../member/Member.ts"
+import type { Payment, PaymentStored } from "../payment/Payment.ts"
 import type { Placement, PlacementStored } from "../placement/Placements.ts"
 import type { Registration, RegistrationStored } from "../registration/Registration.ts"
 import type { Sponsorship, SponsorshipStored } from "../sponsorship/Sponsorships.ts"
@@ -28,6 +30,21 @@ export interface ContactRow {
   readonly member_id: number | null
   /** Subscribed to the newsletter from its creation (Contacts.create's `subscribed`, an import's). */
   readonly subscribed: boolean
+}
+
+/** A draft as InvoiceRepo.insert stores it: its values and its lines (it gets its own pay token). */
+export interface InvoiceRow {
+  readonly values: InvoiceStored
+  readonly lines: ReadonlyArray<InvoiceLineStored>
+}
+
+/** An invoice's stored values, all of them, as they are to become. */
+export type InvoiceState = InvoiceStored & { readonly id: number }
+
+/** A payment as PaymentRepo.insert stores it. */
+export interface PaymentRow {
+  readonly invoice_id: number
+  readonly values: PaymentStored
 }
 
 /** The tables whose rows a record may name by id; a row named must be the tenant's. */
@@ -58,6 +75,21 @@ export class ImportBatches extends Context.Service<ImportBatches, {
   /** Sponsorship rows of kind `ad`, as PlacementRepo.insert stores them. */
   readonly insertPlacements: Insert<PlacementStored, Placement>
   readonly insertBookings: Insert<BookingStored, Booking>
+  readonly insertInvoices: Insert<InvoiceRow, Invoice>
+  /**
+   * Each invoice (ids distinct) given the values of its state, answered as InvoiceRepo.update
+   * answers, in the order given.
+   */
+  readonly updateInvoices: (tenantId: number, states: ReadonlyArray<InvoiceState>) => Effect.Effect<ReadonlyArray<Invoice>, ImportBatchRefused>
+  /** The stored values of the tenant's invoices of `ids` (those it has), locked for an update in this transaction. */
+  readonly lockInvoices: (tenantId: number, ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<InvoiceState>>
+  /** Which of `numbers` an invoice of the tenant has. */
+  readonly invoiceNumbersTaken: (tenantId: number, numbers: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
+  /** The last number of the tenant's invoice sequence, locked for this transaction; none when it has not begun. */
+  readonly invoiceSequence: (tenantId: number) => Effect.Effect<number | undefined>
+  /** The tenant's invoice sequence set to `last` (begun if need be), never moved back. */
+  readonly setInvoiceSequence: (tenantId: number, last: number) => Effect.Effect<void>
+  readonly insertPayments: Insert<PaymentRow, Payment>
   /** The id of the tenant's booking type of each name, made when there is none (BookingRepo.bookingTypeNamed), in order. */
   readonly bookingTypesNamed: (tenantId: number, names: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<number>>
 }>()("chamber/ImportBatches") {}

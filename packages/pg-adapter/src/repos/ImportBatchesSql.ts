@@ -16,13 +16,17 @@ import {
   type Fields,
   ImportBatches,
   ImportBatchRefused,
+  type InvoiceState,
+  InvoiceResource,
   MemberResource,
+  PaymentResource,
   PlacementResource,
   RegistrationResource,
   type Resource,
   SponsorshipResource
 } from "@chamber/core"
-import { envelopeColumns, IDENTIFIER } from "./ResourceSql.ts"
+import { randomBytes } from "node:crypto"
+import { envelopeColumns, IDENTIFIER, selectList } from "./ResourceSql.ts"
 
 /** Where a resource's rows are written, and read when it is read through a view. */
 interface Stored<D extends Fields> {
@@ -88,6 +92,11 @@ export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*
   const contacts = insertMany(ContactResource, { table: "contacts", internal: ["subscribed_at", "member_id"] })
   const events = insertMany(EventResource, { table: "events" })
   const eventColumns = envelopeColumns(EventResource, "t")
+  const invoices = insertMany(InvoiceResource, { table: "invoices", internal: ["pay_token"] })
+  const invoiceColumns = envelopeColumns(InvoiceResource, "t")
+  const invoiceStored = InvoiceResource.storedKeys
+  const invoiceSet = sql.literal(`(${invoiceStored.join(", ")}) = (${invoiceStored.map((key) => `r.${key}`).join(", ")})`)
+  const invoiceLocked = sql.literal(selectList(InvoiceResource, "t", { stored: true }))
 
   return ImportBatches.of({
     memberSlugs: (tenantId) =>
@@ -129,6 +138,62 @@ export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*
     insertPlacements: (() => {
       const placements = insertMany(PlacementResource, { table: "sponsorships", view: "placements_shown", derived: ["ctr"], internal: ["kind"] })
       return (tenantId, rows) => placements(tenantId, rows.map((row) => ({ ...row, kind: "ad" })))
+    })(),
+    // As InvoiceRepo.insert makes each: a random pay token, never shown; then every line, in order.
+    insertInvoices: (tenantId, rows) =>
+      Effect.gen(function*() {
+        const written = yield* invoices(tenantId, rows.map((row) => ({ ...row.values, pay_token: randomBytes(24).toString("base64url") })))
+        const lines = rows.flatMap((row, i) => row.lines.map((line, position) => ({ invoice_id: written[i]!.id, position, ...line })))
+        if (lines.length > 0) {
+          yield* sql`
+            INSERT INTO invoice_lines (tenant_id, invoice_id, position, description, unit_cents, quantity)
+            SELECT ${tenantId}, r.invoice_id, r.position, r.description, r.unit_cents, r.quantity
+            FROM jsonb_populate_recordset(NULL::invoice_lines, ${JSON.stringify(lines)}::jsonb) WITH ORDINALITY AS r
+            ORDER BY r.ordinality`.pipe(Effect.catchTag("SqlError", refusal))
+        }
+        return written
+      }),
+    // One update, as InvoiceRepo.update makes each (`updated_at` is the trigger's).
+    updateInvoices: (tenantId, states) =>
+      states.length === 0 ? Effect.succeed([]) : sql`
+        UPDATE invoices AS t SET ${invoiceSet}
+        FROM jsonb_populate_recordset(NULL::invoices, ${JSON.stringify(states)}::jsonb) AS r
+        WHERE t.tenant_id = ${tenantId} AND t.id = r.id
+        RETURNING ${sql.literal(invoiceColumns.select)}`.values.pipe(
+        Effect.catchTag("SqlError", refusal),
+        Effect.flatMap((values) => {
+          const byId = new Map(values.map(invoiceColumns.at(0)).map((i) => [i.id, i]))
+          const answered = states.flatMap((s) => byId.get(s.id) ?? [])
+          return answered.length === states.length
+            ? Effect.succeed(answered)
+            : Effect.fail(new ImportBatchRefused({ reason: `${answered.length} of ${states.length} invoices updated` }))
+        })
+      ),
+    lockInvoices: (tenantId, ids) =>
+      ids.length === 0 ? Effect.succeed([]) : sql<Record<string, unknown>>`
+        SELECT ${invoiceLocked} FROM invoices t
+        WHERE t.tenant_id = ${tenantId} AND t.id = ANY(${idArray([...new Set(ids)])}::int8[])
+        ORDER BY t.id FOR UPDATE`.pipe(
+        Effect.map((rows) => rows.map((row) => Object.fromEntries([["id", Number(row.id)], ...invoiceStored.map((key) => [key, row[key]])]) as InvoiceState)),
+        Effect.orDie
+      ),
+    invoiceNumbersTaken: (tenantId, numbers) =>
+      numbers.length === 0 ? Effect.succeed(new Set()) : sql<{ readonly number: string }>`
+        SELECT number FROM invoices WHERE tenant_id = ${tenantId} AND number IN (SELECT jsonb_array_elements_text(${JSON.stringify(numbers)}::jsonb))`.pipe(
+        Effect.map((rows) => new Set(rows.map((row) => row.number))),
+        Effect.orDie
+      ),
+    invoiceSequence: (tenantId) =>
+      sql<{ readonly last_number: bigint | string | number }>`SELECT last_number FROM invoice_sequences WHERE tenant_id = ${tenantId} FOR UPDATE`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : Number(rows[0].last_number))),
+        Effect.orDie
+      ),
+    setInvoiceSequence: (tenantId, last) =>
+      sql`INSERT INTO invoice_sequences (tenant_id, last_number) VALUES (${tenantId}, ${last})
+         ON CONFLICT (tenant_id) DO UPDATE SET last_number = greatest(invoice_sequences.last_number, excluded.last_number)`.pipe(Effect.asVoid, Effect.orDie),
+    insertPayments: (() => {
+      const payments = insertMany(PaymentResource, { table: "payments", internal: ["invoice_id"] })
+      return (tenantId, rows) => payments(tenantId, rows.map((row) => ({ ...row.values, invoice_id: row.invoice_id })))
     })(),
     insertBookings: insertMany(BookingResource, { table: "bookings", view: "bookings_shown", derived: ["booking_type_name"] }),
     // As BookingRepo.bookingTypeNamed for each name: the missing ones made, in the order first named.
