@@ -3,14 +3,15 @@
  * runtime: one document of every collection imported set-wise into one chamber and through the
  * services one record at a time into another gives the same change feed (kinds, bodies but for ids
  * and times, positions) and the same deliveries, with each batched collection written by one
- * statement, and the same refusals; 10,000 members and contacts give one event each and a delivery
+ * statement, and the same refusals; invoices of every status and payments of every kind make the
+ * same rows, numbers and balances; 10,000 members and contacts give one event each and a delivery
  * each to a subscription; a chamber being deleted is refused.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Hooks, Importer, type ImportOptions, Members, Outbox, Tenants } from "@chamber/core"
+import { Hooks, Importer, type ImportOptions, Invoices, Members, Outbox, Tenants } from "@chamber/core"
 import { StorageLive } from "../src/index.ts"
 import { onDatabase, runtimes } from "./harness.ts"
 
@@ -64,6 +65,50 @@ const document = () => ({
     { booking_type_name: "Room A", starts_at: "2027-01-03T09:00:00Z", cancel_token: "kept-token", status: "cancelled", cancelled_at: "2026-12-30T09:00:00Z" }
   ]
 })
+
+/**
+ * Invoices of every status an import brings, numbers kept, taken and given, and payments of
+ * every kind (manual and gateway, partial and in full, before a void or an uncollectible),
+ * each collection past one batch, so the second batch numbers and pays after the first.
+ */
+const billing = () => {
+  const line = (unit: string, quantity?: number) => ({ description: "Dues", unit, ...(quantity === undefined ? {} : { quantity }) })
+  const bulk = Array.from({ length: 1_000 }, (_, i) => i)
+  return {
+    members: [0, 1, 2].map((i) => ({ ref: `m${i}`, name: `Biller ${i}`, status: "active" })),
+    invoices: [
+      { ref: "draft", member_ref: "m0", lines: [line("100.00"), line("25.50", 2)], memo: "Draft." },
+      { ref: "open", member_ref: "m0", lines: [line("300.00")], status: "open" },
+      // Free in the chamber: kept, and the sequence moves on to it.
+      { ref: "kept", member_ref: "m1", lines: [line("50.00")], status: "open", number: "INV-000050" },
+      { ref: "legacy", member_ref: "m1", lines: [line("80.00")], status: "open", number: "LEGACY-7" },
+      // Taken, one by the chamber before the import and one by the import: the next numbers.
+      { ref: "taken", member_ref: "m1", lines: [line("80.00")], status: "open", number: "INV-000050" },
+      { ref: "taken-before", member_ref: "m1", lines: [line("80.00")], status: "open", number: "INV-000001" },
+      { ref: "zero", member_ref: "m2", lines: [line("0.00")], status: "open" },
+      { ref: "paid", member_ref: "m2", lines: [line("120.00", 2)], status: "open" },
+      { ref: "void", member_ref: "m2", lines: [line("10.00")], status: "void" },
+      { ref: "void-numbered", member_ref: "m2", lines: [line("10.00")], status: "void", number: "OLD-1" },
+      { ref: "void-paid", member_ref: "m0", lines: [line("200.00")], status: "void", number: "OLD-2" },
+      { ref: "uncollectible", member_ref: "m0", lines: [line("90.00")], status: "uncollectible", memo: "Gone." },
+      ...bulk.map((i) => ({ ref: `b${i}`, member_ref: `m${i % 3}`, lines: [line(`${i + 1}.00`)], ...(i % 4 === 0 ? {} : { status: "open" }) }))
+    ],
+    payments: [
+      { invoice_ref: "open", method: "check", amount: "100.00", reference: "Check #1", received_on: "2026-10-01", notes: "Front desk." },
+      { invoice_ref: "paid", method: "card", amount: "40.00", gateway: "stripe", reference: "ch_1" },
+      { invoice_ref: "paid", method: "ach", amount: "200.00" },
+      // Made before the invoice ended: it takes them and keeps its status, even paid off.
+      { invoice_ref: "void-paid", method: "cash", amount: "50.00" },
+      { invoice_ref: "void-paid", method: "card", amount: "150.00", gateway: "square" },
+      { invoice_ref: "uncollectible", method: "check", amount: "30.00" },
+      // Half a dollar off each open one, and every third paid off right after.
+      ...bulk.filter((i) => i % 4 !== 0).flatMap((i) => [
+        { invoice_ref: `b${i}`, method: "other", amount: "0.50" },
+        ...(i % 3 === 0 ? [{ invoice_ref: `b${i}`, method: "card", amount: `${i}.50`, gateway: "stripe" }] : [])
+      ])
+    ]
+  }
+}
 
 /** Every kind of event the document makes, to a subscription of each chamber. */
 const KINDS = [
@@ -152,6 +197,82 @@ for (const rt of runtimes()) {
           assert.deepStrictEqual(members.slice(0, 5), ["acme-2", "acme", "member-1", "member-2", "acme-3"])
           assert.include(members, "acme-9999")
           assert.include(members, "elan-cafe")
+        }), 300_000)
+
+      it.effect("invoices and payments: the same events, rows, numbers and balances, each batch one statement", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const importer = yield* Importer
+          // Each chamber has issued INV-000001 before the import.
+          const billed = (name: string) =>
+            Effect.gen(function*() {
+              const tenant = yield* chamber(name)
+              const [acme] = yield* sql<{ readonly id: string }>`SELECT id::text FROM members WHERE tenant_id = ${tenant}`
+              const invoices = yield* Invoices
+              const before = yield* invoices.create(tenant, { member_id: Number(acme!.id), lines: [{ description: "Dues", unit: 1000, quantity: 1 }] })
+              yield* invoices.issue(tenant, before.id)
+              return tenant
+            }).pipe(Effect.orDie)
+          const [a, b] = [yield* billed(`Batched ${Math.random()}`), yield* billed(`Services ${Math.random()}`)]
+          const doc = billing()
+          const batched = yield* importer.run(a, doc)
+          const services = yield* importer.run(b, doc, { batched: false })
+          assert.deepStrictEqual(batched.counts, services.counts)
+          assert.deepStrictEqual([batched.counts.invoices, batched.counts.payments], [1_012, 1_006])
+
+          const [fa, fb] = [yield* feed(a), yield* feed(b)]
+          assert.deepStrictEqual(fa.events, fb.events)
+          assert.deepStrictEqual(fa.positions, fb.positions)
+          assert.deepStrictEqual(fa.deliveries, fb.deliveries)
+          const tally = fa.events.reduce<Record<string, number>>((n, e) => ({ ...n, [e.type]: (n[e.type] ?? 0) + 1 }), {})
+          // Issued: 10 of the first 12 and 750 of the bulk; updated: each issued, each ended (4) and each payment; paid: zero, paid and 250 of the bulk.
+          assert.deepInclude(tally, { "invoice.created": 1 + 1_012, "invoice.issued": 1 + 760, "invoice.updated": 1 + 760 + 4 + 1_006, "invoice.paid": 2 + 250, "payment.created": 1_006 })
+          // A payment's invoice.updated waits behind the invoice's earlier events.
+          assert.include(fa.deliveries, "invoice.updated invoices/ held")
+
+          const rows = (tenant: number) =>
+            Effect.gen(function*() {
+              const invoices = yield* sql<Record<string, unknown>>`
+                SELECT number, status, currency, subtotal_cents::int, total_cents::int, amount_paid_cents::int, balance_cents::int, memo,
+                  issued_at IS NOT NULL AS issued, due_on IS NOT NULL AS due, voided_at IS NOT NULL AS voided, pay_token IS NOT NULL AS token,
+                  (SELECT json_agg(json_build_array(l.position, l.description, l.unit_cents, l.quantity) ORDER BY l.position)
+                   FROM invoice_lines l WHERE l.invoice_id = i.id AND l.tenant_id = i.tenant_id) AS lines
+                FROM invoices i WHERE tenant_id = ${tenant} ORDER BY id`
+              const payments = yield* sql<Record<string, unknown>>`
+                SELECT i.number, i.memo, p.method, p.gateway, p.amount_cents::int, p.received_on::text, p.reference, p.notes, p.member_id = i.member_id AS member
+                FROM payments p JOIN invoices i ON i.id = p.invoice_id WHERE p.tenant_id = ${tenant} ORDER BY p.id`
+              const [sequence] = yield* sql<{ readonly last_number: string }>`SELECT last_number::text FROM invoice_sequences WHERE tenant_id = ${tenant}`
+              const [tokens] = yield* sql<{ readonly n: number }>`SELECT count(DISTINCT pay_token)::int AS n FROM invoices WHERE tenant_id = ${tenant}`
+              const [writes] = yield* sql<{ readonly invoices: number; readonly payments: number }>`SELECT
+                (SELECT count(DISTINCT xmin::text)::int FROM invoices WHERE tenant_id = ${tenant} AND status = 'draft') AS invoices,
+                (SELECT count(DISTINCT xmin::text)::int FROM payments WHERE tenant_id = ${tenant}) AS payments`
+              return { invoices, payments, sequence: sequence!.last_number, tokens: tokens!.n, writes: writes! }
+            })
+          const [ra, rb] = [yield* rows(a), yield* rows(b)]
+          assert.deepStrictEqual(ra.invoices, rb.invoices)
+          assert.deepStrictEqual(ra.payments, rb.payments)
+          assert.deepStrictEqual([ra.sequence, ra.tokens], [rb.sequence, rb.tokens])
+          assert.deepStrictEqual(ra.tokens, 1 + 1_012)
+          // The chamber's INV-000001, then the import's twelve, as the services number and bring them.
+          assert.deepStrictEqual(ra.invoices.slice(0, 13).map((i) => `${i.number} ${i.status} ${i.amount_paid_cents}/${i.total_cents}`), [
+            "INV-000001 open 0/1000",
+            "null draft 0/15100",
+            "INV-000002 open 10000/30000",
+            "INV-000050 open 0/5000",
+            "LEGACY-7 open 0/8000",
+            "INV-000051 open 0/8000",
+            "INV-000052 open 0/8000",
+            "INV-000053 paid 0/0",
+            "INV-000054 paid 24000/24000",
+            "null void 0/1000",
+            "OLD-1 void 0/1000",
+            "OLD-2 void 20000/20000",
+            "INV-000055 uncollectible 3000/9000"
+          ])
+          assert.deepStrictEqual(ra.sequence, String(55 + 750))
+          // Set-wise: the drafts of each invoice batch one statement (two batches); the payments of each batch one.
+          assert.deepStrictEqual(ra.writes, { invoices: 2, payments: 2 })
+          assert.deepStrictEqual(rb.writes, { invoices: 1 + 250, payments: 1_006 })
         }), 300_000)
 
       it.effect("what no event shows is made alike too: a member imported without a slug, contacts imported subscribed, each batch still one statement", () =>
