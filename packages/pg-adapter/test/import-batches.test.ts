@@ -308,7 +308,21 @@ for (const rt of runtimes()) {
             contacts: [...doc.contacts, { first_name: "Bo", last_name: "Kim", member_ref: "bad" }],
             // Rows named by id that are no rows of the chamber's: the services refuse each, so the batch is refused.
             sponsorships: [...doc.sponsorships, { name: "Ghost", member_id: 2 ** 40 }],
-            bookings: [...doc.bookings, { booking_type_id: 2 ** 40, starts_at: "2027-01-05T09:00:00Z" }]
+            bookings: [...doc.bookings, { booking_type_id: 2 ** 40, starts_at: "2027-01-05T09:00:00Z" }],
+            // Paid at once (it totals nothing), so it cannot be marked uncollectible; a draft voided takes no payment.
+            invoices: [
+              ...doc.invoices,
+              { ref: "free", member_ref: "m1", lines: [{ description: "Free", unit: "0.00" }], status: "uncollectible" },
+              { ref: "gone", member_ref: "m1", lines: [{ description: "Dues", unit: "5.00" }], status: "void" }
+            ],
+            payments: [
+              ...doc.payments,
+              { invoice_ref: "i1", method: "cash", amount: "999.00" },
+              { invoice_ref: "i1", method: "refund", amount: "1.00" },
+              { invoice_ref: "gone", method: "cash", amount: "1.00" },
+              { invoice_id: 2 ** 40, method: "cash", amount: "1.00" },
+              { invoice_ref: "i1", method: "cash", amount: "200.00", gateway: "" }
+            ]
           }
           const some = yield* importBoth(doc2, { skipInvalid: true })
           assert.isTrue(Exit.isSuccess(some.batched) && Exit.isSuccess(some.services))
@@ -318,6 +332,12 @@ for (const rt of runtimes()) {
             assert.deepStrictEqual(some.batched.value.rejected.map((r) => `${r.collection}[${r.index}] ${r.problems.map((p) => p.message).join(" ")}`), [
               "members[1012] The slug has already been taken.",
               "contacts[40] The member ref \"bad\" names members[1012], which could not be written.",
+              "invoices[1] This invoice is paid; only an open invoice can be marked uncollectible.",
+              "payments[1] The payment of 999.00 USD is more than the invoice's outstanding balance of 200.00 USD (balance_cents: 20000).",
+              "payments[2] A refund cannot be recorded as a payment; use card, check, cash, ach, comp or other.",
+              "payments[3] This invoice is void; only an open invoice can take a payment.",
+              `payments[4] No invoice ${2 ** 40} in this chamber.`,
+              "payments[5] The gateway field is required.",
               "sponsorships[2] The selected member id is invalid.",
               "bookings[3] The selected booking type id is invalid."
             ])
