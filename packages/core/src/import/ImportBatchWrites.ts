@@ -1,16 +1,17 @@
 /**
- * The collections an import writes set-wise (docs/architecture.md "Import"): members, contacts,
- * events, registrations, deals, sponsorships, placements and bookings, each batch one insert and
- * one append of its events, with what the service's create does for each record: the same
- * defaults, the same slugs, the same rows named checked to be the tenant's, the same events with
- * the same bodies in the same order (pg-adapter test import-batches.test.ts compares the two
- * paths' feeds). An event imported cancelled or completed is made published and then ended, as
- * `Events.end` ends it (event.created, then event.updated); an approved deal fires deal.created,
- * then deal.approved. A batch holding a record the service would refuse (an explicit slug
- * already taken, a row named that is not the tenant's, a rule of the record broken) or that the
- * database refuses fails with ImportBatchRefused; the importer then writes its records one by
- * one through the services. Invoices and payments are written one by one always (Importer.ts).
- */
+ * The collections an import writes set-wise (docs/architecture.md "Import"): every one but custom
+ * field definitions, each batch one insert and one append of its events, with what the service
+ * does for each record: the same defaults, the same slugs, the same rows named checked to be the
+ * tenant's, the same events with the same bodies in the same order (pg-adapter test
+ * import-batches.test.ts compares the two paths' feeds). An event imported cancelled or completed
+ * is made published and then ended, as `Events.end` ends it (event.created, then event.updated);
+ * an approved deal fires deal.created, then deal.approved. An invoice is inserted a draft, then
+ * issued and ended by one update per step for the batch; a payment is applied to its invoice as
+ * the payments before it left it, its invoice updated a round at a time; both through the rules
+ * their services use (`newInvoice`, `numberFor`, `applyPayment`...). A batch holding a record the
+ * service would refuse (an explicit slug already taken, a row named that is not the tenant's, a
+ * rule of the record broken) or that the database refuses fails with ImportBatchRefused; the
+ * importer then writes its records one by one through the services. */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { BookingCreate, newBooking } from "../booking/Bookings.ts"

@@ -4,6 +4,7 @@
  * net terms, and fires invoice.issued in the same transaction. Embedders may also void an invoice
  * or mark it uncollectible. Every write fires its event in its transaction (ruling 34): a draft
  * invoice.created, each later change invoice.updated, then the state change the spec names.
+ * The rules are the pure functions below, which an import's set-wise writes use too.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

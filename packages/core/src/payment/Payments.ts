@@ -4,7 +4,7 @@
  * paid and fires invoice.paid, all in one transaction. Each payment fires payment.created, then
  * its invoice's invoice.updated, then invoice.paid when it clears the balance (ruling 34). The
  * API records payments without a gateway; embedders record gateway payments (amounts in cents)
- * through the same rules.
+ * through the same rules, `applyPayment` and `paymentEvents`, which an import's set-wise writes use too.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
