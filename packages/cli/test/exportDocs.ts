@@ -42,7 +42,9 @@ export const placer = () => {
         out[k] = places.get(v)
       } else out[k] = v
     }
-    const place = `${collection}#${counts[collection] = (counts[collection] ?? 0) + 1}`
+    const index = counts[collection] ?? 0
+    const place = `${collection}#${index}`
+    counts[collection] = index + 1
     places.set(r.ref, place)
     return { ref: place, ...out }
   }
