@@ -1,7 +1,7 @@
 /**
  * `chamber export` round trip of a large chamber (docs/cli.md "Export"), on PostgreSQL: a
- * generated chamber of 100,000 members holding every state the export test's generated chamber
- * holds, exported, imported into a new chamber and exported again, gives the same document but for
+ * generated chamber of 100,000 members holding every collection and every state the export
+ * test's generated chamber holds, exported, imported into a new chamber and exported again, gives the same document but for
  * ids. The two files are compared a record at a time, never held whole.
  */
 import { assert, describe, layer } from "@effect/vitest"

@@ -114,7 +114,7 @@ const contactsOf = (members: number) => Math.round(members * 3 / 22)
  * An import document of `members` members (1,100 is past one export page of 1,000) with custom
  * fields, contacts of some (subscribers among them), events in every state with registrations,
  * deals that have ended, invoices in every state with payments, some voided or marked
- * uncollectible after them.
+ * uncollectible after them, sponsorships, placements and bookings.
  */
 export const generated = (members = 1_100): Doc => {
   const statuses = ["active", "pending", "lapsed", "former"]
@@ -182,6 +182,20 @@ export const generated = (members = 1_100): Doc => {
     { invoice_ref: "i41", method: "card", amount: "50.00", gateway: "stripe" },
     { invoice_ref: "i41", method: "cash", amount: "25.00" }
   ]
+  // Sponsorships of a tier (on an event, invoiced) and on the logo wall, one fulfilled; a member's ad and a house ad; bookings, one cancelled.
+  const sponsorships = [
+    { member_ref: "m10", name: "Gold Sponsor", tier: "Gold", status: "active", starts_on: "2026-01-01", ends_on: "2026-12-31", amount_cents: 50000, invoice_ref: "i0", event_ref: "e0", notes: "Logo on the homepage." },
+    { member_ref: "m12", name: "Logo wall", kind: "logo_wall", status: "active", ends_on: "2027-06-30", amount_cents: 10000 },
+    { member_ref: "m14", name: "Silver Sponsor", tier: "Silver", status: "fulfilled", starts_on: "2024-01-01", ends_on: "2024-12-31", amount_cents: 25000 }
+  ]
+  const placements = [
+    { member_ref: "m16", ad_slot: "homepage-banner", ad_kind: "image", ad_headline: "Fresh bread", ad_image_url: "https://m16.example/ad.png", ad_link_url: "https://m16.example", status: "active", starts_on: "2026-01-01", impressions: 1200, clicks: 31, amount_cents: 30000 },
+    { ad_slot: "sidebar", ad_kind: "text", ad_headline: "Join the Chamber", ad_body: "Grow with us.", status: "active", is_house_ad: true, impressions: 900, clicks: 9 }
+  ]
+  const bookings = [
+    { booking_type_name: "Board Room", starts_at: "2027-02-01T16:00:00.000Z", ends_at: "2027-02-01T18:00:00.000Z", status: "confirmed", member_ref: "m0", contact_ref: "c0", visitor_name: "Ann Lee", visitor_email: "ann@m0.example", notes: "Projector" },
+    { booking_type_name: "Photo Booth", starts_at: "2027-03-01T17:00:00.000Z", status: "cancelled", cancelled_at: "2026-11-01T12:00:00.000Z", visitor_name: "Marcus Ortiz", visitor_phone: "555-0199" }
+  ]
   return {
     fields: [
       { resource: "member", key: "tier", label: "Tier", api_visible: true },
@@ -194,7 +208,10 @@ export const generated = (members = 1_100): Doc => {
     registrations,
     deals,
     invoices,
-    payments
+    payments,
+    sponsorships,
+    placements,
+    bookings
   }
 }
 
@@ -221,7 +238,7 @@ export const changedThroughTheApi = (tenant: string, admin: string, ids: Readonl
 
 /** The counts of an export of a chamber `generated(members)` and then `changedThroughTheApi`. */
 export const generatedCounts = (members = 1_100) =>
-  ({ fields: 3, members, contacts: contactsOf(members) + 1, events: 3, registrations: 32, deals: 4, invoices: 42, payments: 12 })
+  ({ fields: 3, members, contacts: contactsOf(members) + 1, events: 3, registrations: 32, deals: 4, invoices: 42, payments: 12, sponsorships: 3, placements: 2, bookings: 2 })
 
 /** Members and contacts past these are not needed to see `everyState` (but for the last contact). */
 export const STATES_IN_FIRST = 12
