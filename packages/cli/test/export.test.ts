@@ -2,10 +2,11 @@
  * `chamber export` (docs/cli.md "Export"): a chamber exported, imported into a new chamber and
  * exported again gives the same document but for ids (the refs) — on the demo chamber and on a
  * generated one of 1,100 members (more than one of the exporter's 1,000-record pages), as JSON and
- * as CSV files, holding every collection and every state the API and the core library reach (a subscriber without
- * names, slugs kept when titles change, ended deals, payments on invoices voided or marked
- * uncollectible after them); invoices keep their numbers where they are free; options that do not
- * go together and an unknown chamber exit 1.
+ * as CSV files, holding every collection and every state the API and the core library reach (a
+ * subscriber without names, slugs kept when titles change, ended deals, payments on invoices
+ * voided or marked uncollectible after them); invoices keep their numbers where they are free;
+ * options that do not go together and an unknown chamber exit 1. A generated chamber of 100,000
+ * members: export-large.test.ts.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
