@@ -2,10 +2,11 @@
  * `chamber export` (docs/cli.md "Export"): a chamber exported, imported into a new chamber and
  * exported again gives the same document but for ids (the refs) — on the demo chamber and on a
  * generated one of 1,100 members (more than one of the exporter's 1,000-record pages), as JSON and
- * as CSV files, holding every state the API and the core library reach (a subscriber without
- * names, slugs kept when titles change, ended deals, payments on invoices voided or marked
- * uncollectible after them); invoices keep their numbers where they are free; options that do not
- * go together and an unknown chamber exit 1.
+ * as CSV files, holding every collection and every state the API and the core library reach (a
+ * subscriber without names, slugs kept when titles change, ended deals, payments on invoices
+ * voided or marked uncollectible after them); invoices keep their numbers where they are free;
+ * options that do not go together and an unknown chamber exit 1. A generated chamber of 100,000
+ * members: export-large.test.ts.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -13,133 +14,11 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { exportProgress } from "../src/ExportProgress.ts"
-import { chamber, chambers, envLayer, json, type Result, serving } from "./harness.ts"
+import { changedThroughTheApi, type Doc, everyState, generated, generatedCounts, placed } from "./exportDocs.ts"
+import { chamber, chambers, envLayer, json, type Result } from "./harness.ts"
 import { suiteDir } from "./tempDirs.ts"
 
 const dir = suiteDir("export")
-
-type Doc = Record<string, Array<Record<string, unknown>>>
-
-/** One request to the API of a running `chamber serve`: its status and JSON body. */
-const send = (port: number, method: string, path: string, key: string, body: unknown) =>
-  Effect.promise(async () => {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify(body)
-    })
-    return { status: res.status, body: await res.json() as unknown }
-  })
-
-/** The document with each ref (`members:12`) as its record's place (`members#0`): equal documents are equal but for ids. */
-const placed = (doc: Doc): Doc => {
-  const places = new Map<unknown, string>()
-  for (const [collection, records] of Object.entries(doc)) records.forEach((r, i) => places.set(r.ref, `${collection}#${i}`))
-  return Object.fromEntries(Object.entries(doc).map(([collection, records]) => [
-    collection,
-    records.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === "ref" || k.endsWith("_ref") ? places.get(v) ?? `missing ${String(v)}` : v])))
-  ]))
-}
-
-/** Every ref is `<collection>:<id>`, unique in the document, and each `<thing>_ref` names an earlier record. */
-const wellReferenced = (doc: Doc) => {
-  const seen = new Set<unknown>()
-  for (const [collection, records] of Object.entries(doc)) {
-    for (const r of records) {
-      assert.match(String(r.ref), new RegExp(`^${collection}:\\d+$`))
-      for (const [k, v] of Object.entries(r)) if (k.endsWith("_ref")) assert.isTrue(seen.has(v), `${String(r.ref)}.${k} names ${String(v)}`)
-      assert.isFalse(seen.has(r.ref))
-      seen.add(r.ref)
-    }
-  }
-}
-
-/**
- * 1,100 members (past one export page of 1,000) with custom fields, contacts of some (subscribers
- * among them), events in every state with registrations, deals that have ended, invoices in every
- * state with payments, some voided or marked uncollectible after them.
- */
-const generated = (): Doc => {
-  const statuses = ["active", "pending", "lapsed", "former"]
-  const members = Array.from({ length: 1_100 }, (_, i) => ({
-    ref: `m${i}`,
-    name: i % 97 === 0 ? `Member "${i}", Inc.\nBranch` : `Member ${i}`,
-    status: statuses[i % 4],
-    email: `m${i}@example.com`,
-    employee_count: i % 50,
-    directory_visible: i % 2 === 0,
-    ...(i % 7 === 0 ? { secondary_industries: ["Retail", "Wholesale"] } : {}),
-    ...(i % 11 === 0 ? { slogan: "" } : {}),
-    custom_fields: i % 3 === 0 ? { tier: ["Gold", "Silver"][i % 2], notes: "hidden" } : i % 5 === 0 ? { tier: "", rank: 3 } : {}
-  }))
-  // Every tenth is subscribed to the newsletter; every thirtieth one a subscriber without names, as POST /subscribers makes them.
-  const contacts = Array.from({ length: 150 }, (_, i) => ({
-    ref: `c${i}`,
-    first_name: i % 30 === 1 ? "" : `First${i}`,
-    last_name: i % 30 === 1 ? "" : i % 13 === 0 ? "O'Brien, Jr." : `Last${i}`,
-    ...(i % 4 === 0 ? {} : { member_ref: `m${i * 6}` }),
-    ...(i % 10 === 1 ? { subscribed: true, email: `c${i}@example.com` } : {}),
-    custom_fields: i % 2 === 0 ? { topic: "events" } : {}
-  }))
-  const events = [
-    { ref: "e0", title: "Gala", starts_at: "2027-01-10T18:00:00Z", status: "published", capacity: 200 },
-    { ref: "e1", title: "Mixer", starts_at: "2025-03-10T18:00:00Z", ends_at: "2025-03-10T20:00:00Z", status: "completed" },
-    { ref: "e2", title: "Picnic", starts_at: "2027-06-10T12:00:00Z", status: "cancelled" }
-  ]
-  const registrations = [
-    ...Array.from({ length: 30 }, (_, i) => ({ event_ref: "e0", member_ref: `m${i}`, ...(i % 3 === 0 ? { contact_ref: `c${i}` } : {}) })),
-    // On the past and the cancelled event: attended, cancelled.
-    { event_ref: "e1", member_ref: "m1", status: "attended", registered_at: "2025-03-01T10:00:00.000Z", checked_in_at: "2025-03-10T18:05:00.000Z" },
-    { event_ref: "e2", member_ref: "m2", status: "cancelled" }
-  ]
-  // Deals that have ended (in the past, and today), one running, one rejected: an ended one is history the import takes.
-  const today = new Date().toISOString().slice(0, 10)
-  const deals = [
-    { ref: "d0", member_ref: "m3", title: "Spring sale", starts_at: "2024-03-01T00:00:00.000Z", ends_at: "2024-04-01T00:00:00.000Z", status: "approved" },
-    { ref: "d1", member_ref: "m4", title: "Lunch special", ends_at: `${today}T23:00:00.000Z`, status: "approved", audience: "members" },
-    { ref: "d2", member_ref: "m5", title: "Free consult", ends_at: "2099-01-01T00:00:00.000Z", discount_label: "Free", is_featured: true },
-    { ref: "d3", member_ref: "m6", title: "Too good", status: "rejected", cta_url: "https://m6.example/deal" }
-  ]
-  const invoiceStatuses = ["open", "draft", "void", "uncollectible", "open"]
-  const invoices: Array<Record<string, unknown>> = Array.from({ length: 40 }, (_, i) => ({
-    ref: `i${i}`,
-    member_ref: `m${i * 10}`,
-    status: invoiceStatuses[i % 5],
-    lines: [{ description: "Dues", unit: "450.00" }, { description: "Listing", unit: "12.50", quantity: 2 }],
-    ...(i % 2 === 0 ? { memo: "Thank you" } : {})
-  }))
-  // Issued, paid in part, then voided or marked uncollectible: their payments follow them.
-  invoices.push(
-    { ref: "i40", member_ref: "m7", status: "void", number: "INV-000900", lines: [{ description: "Dues", unit: "300.00" }] },
-    { ref: "i41", member_ref: "m8", status: "uncollectible", lines: [{ description: "Dues", unit: "300.00" }] }
-  )
-  // Invoices 0, 4, 10, 14 … are open: some paid in full, some in part.
-  const payments = [
-    ...invoices.filter((inv) => inv.status === "open").slice(0, 8).map((inv, i) => ({
-      invoice_ref: inv.ref,
-      method: "check",
-      amount: i % 2 === 0 ? "475.00" : "100.00",
-      reference: `Check #${i}`
-    })),
-    { invoice_ref: "i40", method: "check", amount: "100.00", received_on: "2025-02-01" },
-    { invoice_ref: "i41", method: "card", amount: "50.00", gateway: "stripe" },
-    { invoice_ref: "i41", method: "cash", amount: "25.00" }
-  ]
-  return {
-    fields: [
-      { resource: "member", key: "tier", label: "Tier", api_visible: true },
-      { resource: "member", key: "notes", label: "Notes", api_visible: false },
-      { resource: "contact", key: "topic", label: "Topic" }
-    ],
-    members,
-    contacts,
-    events,
-    registrations,
-    deals,
-    invoices,
-    payments
-  }
-}
 
 describe("export progress", () => {
   const recorder = () => {
@@ -206,7 +85,8 @@ for (const rt of runtimes()) {
           const csvDir = at("demo-csv")
           const [exportedFirst, exportedCsv] = yield* chambers([toFile(demo, "demo.json"), ["export", "--tenant", demo, "--format", "csv", "--out", csvDir, "--json"]])
           const first = written(exportedFirst!, "demo.json")
-          wellReferenced(first.doc)
+          // Every ref is `<collection>:<id>`, unique, and each `<thing>_ref` names an earlier record.
+          placed(first.doc)
           assert.strictEqual(first.counts.members, 160)
           for (const c of CSV_COLLECTIONS) assert.isAbove(first.doc[c]!.length, 0, c)
           // Hidden custom fields go too; issued invoices carry their numbers.
@@ -242,44 +122,11 @@ for (const rt of runtimes()) {
           writeFileSync(input, JSON.stringify(generated()))
           const ids = json(yield* chamber(["import", "--tenant", source!, input, "--json"])).ids as Record<string, number>
           // Then what the API does to a chamber: a subscriber without names, titles changed (slugs stay), a slug taken away, a payment.
-          yield* Effect.scoped(Effect.gen(function*() {
-            const { port } = yield* serving(["--no-relay"])
-            const key = json(yield* chamber(["key", "mint", "--tenant", source!, "--as", "ann@generated.example", "--name", "k", "--scopes", "all", "--json"])).key as string
-            for (const [method, path, body, status] of [
-              ["POST", "/api/v1/subscribers", { email: "reader@example.com" }, 201],
-              ["PATCH", `/api/v1/events/${ids.e0}`, { title: "Winter Gala" }, 200],
-              ["PATCH", `/api/v1/deals/${ids.d2}`, { title: "Free consultation", status: "approved" }, 200],
-              ["PATCH", `/api/v1/members/${ids.m9}`, { status: "lapsed", slug: null }, 200],
-              ["POST", `/api/v1/invoices/${ids.i4}/payments`, { method: "ach", amount: "10.00", received_on: "2026-01-05" }, 201]
-            ] as const) {
-              const answer = yield* send(port, method, path, key, body)
-              assert.strictEqual(answer.status, status, `${method} ${path}: ${JSON.stringify(answer.body)}`)
-            }
-          }))
+          yield* changedThroughTheApi(source!, "ann@generated.example", ids)
           const first = written(yield* chamber(toFile(source!, "generated.json")), "generated.json")
-          wellReferenced(first.doc)
-          assert.deepStrictEqual(
-            Object.fromEntries(Object.entries(first.counts).filter(([, n]) => n > 0)),
-            { fields: 3, members: 1_100, contacts: 151, events: 3, registrations: 32, deals: 4, invoices: 42, payments: 12 }
-          )
-          // Each state is in the document: a subscriber without names, a slug kept from the old title, ended deals, payments on invoices that ended unpaid.
-          assert.deepInclude(first.doc.contacts!.at(-1)!, { first_name: "", last_name: "", email: "reader@example.com", subscribed: true })
-          assert.deepInclude(first.doc.contacts![1]!, { first_name: "", subscribed: true })
-          assert.strictEqual(first.doc.contacts![0]!.subscribed, false)
-          assert.deepInclude(first.doc.events![0]!, { title: "Winter Gala", slug: "gala" })
-          assert.deepInclude(first.doc.deals![2]!, { title: "Free consultation", slug: "free-consult", status: "approved" })
-          assert.deepInclude(first.doc.deals![0]!, { ends_at: "2024-04-01T00:00:00.000Z" })
-          assert.deepInclude(first.doc.members![9]!, { status: "lapsed", slug: "" })
-          assert.deepInclude(first.doc.invoices![40]!, { status: "void", number: "INV-000900" })
-          assert.deepInclude(first.doc.invoices![41]!, { status: "uncollectible" })
-          const paying = (invoice: Record<string, unknown>) => first.doc.payments!.filter((p) => p.invoice_ref === invoice.ref).map((p) => p.amount)
-          assert.deepStrictEqual([paying(first.doc.invoices![40]!), paying(first.doc.invoices![41]!)], [["100.00"], ["50.00", "25.00"]])
-          // Kept as given: an empty string, a hidden custom field, a number in custom fields; a fully paid invoice is exported open, with its payment.
-          const m0 = first.doc.members![0]!
-          assert.deepStrictEqual(m0.custom_fields, { tier: "Gold", notes: "hidden" })
-          assert.strictEqual(first.doc.members![11]!.slogan, "")
-          assert.deepStrictEqual(first.doc.members![5]!.custom_fields, { tier: "", rank: 3 })
-          assert.strictEqual(first.doc.invoices![0]!.status, "open")
+          placed(first.doc)
+          assert.deepStrictEqual(Object.fromEntries(Object.entries(first.counts).filter(([, n]) => n > 0)), generatedCounts())
+          everyState(first.doc)
 
           const csvDir = at("generated-csv")
           const [imported, exportedCsv] = yield* chambers([["import", "--tenant", copy!, first.out, "--json"], ["export", "--tenant", source!, "--format", "csv", "--out", csvDir, "--json"]])
