@@ -291,6 +291,21 @@ const inTurns = async <A, B>(items: ReadonlyArray<A>, width: number, work: (a: A
   return out
 }
 
+describe("OTLP protocols", () => {
+  it("spans go as JSON and metrics as protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL or a signal's own variable says otherwise; a bad value is named", () => {
+    const otlp = (env: Record<string, string>) => observabilityFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", ...env }).otlp!
+    const protocols = (env: Record<string, string>) => [otlp(env).tracesProtocol, otlp(env).metricsProtocol]
+    assert.deepStrictEqual(protocols({}), ["http/json", "http/protobuf"])
+    assert.deepStrictEqual(protocols({ OTEL_EXPORTER_OTLP_PROTOCOL: " " }), ["http/json", "http/protobuf"])
+    assert.deepStrictEqual(protocols({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" }), ["http/protobuf", "http/protobuf"])
+    assert.deepStrictEqual(protocols({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }), ["http/json", "http/json"])
+    assert.deepStrictEqual(protocols({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: "http/protobuf" }), ["http/json", "http/protobuf"])
+    assert.deepStrictEqual(protocols({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf" }), ["http/protobuf", "http/protobuf"])
+    assert.throws(() => otlp({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }), /OTEL_EXPORTER_OTLP_PROTOCOL must be http\/protobuf or http\/json, not "grpc"/)
+    assert.throws(() => otlp({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "json" }), /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be/)
+  })
+})
+
 describe("CHAMBER_METRICS_HOST", () => {
   it("the metrics listener binds 127.0.0.1 unless CHAMBER_METRICS_HOST says otherwise, whatever the API's HOST", () => {
     assert.strictEqual(observabilityFromEnv({ CHAMBER_METRICS_PORT: "9464" }).metricsHost, "127.0.0.1")
@@ -515,8 +530,8 @@ for (const rt of runtimes()) {
             assertNoSecret(server.stdout() + server.stderr(), key, other)
           }))
 
-          // Protobuf, the default, carries none either.
-          const proto = yield* exporting({ OTEL_EXPORTER_OTLP_PROTOCOL: "", OTEL_BSP_SCHEDULE_DELAY: "100", CHAMBER_RATE_LIMIT_PER_MINUTE: "10000" })
+          // Protobuf carries none either.
+          const proto = yield* exporting({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf", OTEL_BSP_SCHEDULE_DELAY: "100", CHAMBER_RATE_LIMIT_PER_MINUTE: "10000" })
           const sent = leakingRequests(proto.key, other)
           for (const [i, r] of sent.entries()) yield* send(proto.server.port, proto.key, r, `proto-${run}-${i}`)
           const traces = () => Buffer.concat(proto.collector.got.filter((g) => g.path === "/v1/traces").map((g) => g.body))

@@ -16,20 +16,41 @@ import { makeProcessMetrics } from "./ProcessMetrics.ts"
 
 /**
  * What `chamber serve` and `chamber relay` read of the OTEL_* variables themselves: whether an
- * endpoint is set at all, and the two variables Effect's exporters leave to the application. The
+ * endpoint is set at all, and what Effect's exporters leave to the application (the protocols
+ * and the sampling ratio). The
  * rest (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_HEADERS, the intervals,
  * batch sizes, timeouts and compression) Effect's OtlpTracer and OtlpMetrics read.
  */
+export type OtlpProtocol = "http/protobuf" | "http/json"
+
 export interface OtlpSettings {
   /** OTEL_EXPORTER_OTLP_ENDPOINT, as set: the collector named in the warning when it does not answer. */
   readonly endpoint: string
-  /** OTEL_EXPORTER_OTLP_PROTOCOL. */
-  readonly protocol: "http/protobuf" | "http/json"
+  /** OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL, else `http/json`. */
+  readonly tracesProtocol: OtlpProtocol
+  /** OTEL_EXPORTER_OTLP_METRICS_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL, else `http/protobuf`. */
+  readonly metricsProtocol: OtlpProtocol
   /** OTEL_TRACES_SAMPLER_ARG: the share of requests (root spans) traced, from 0 to 1; their children follow them. */
   readonly ratio: number
 }
 
 export class ObservabilityConfigError extends Error {}
+
+/**
+ * A signal's protocol: its own variable, else OTEL_EXPORTER_OTLP_PROTOCOL, else `fallback`.
+ * Spans default to `http/json` (one export item a span, several spans a request: Effect's
+ * protobuf encoder costs several times its JSON one, bench/README.md "OTLP export"); metrics, a
+ * few exports a minute, to OpenTelemetry's default `http/protobuf`.
+ */
+const protocolFromEnv = (env: Readonly<Record<string, string | undefined>>, signal: "TRACES" | "METRICS", fallback: OtlpProtocol): OtlpProtocol => {
+  for (const name of [`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`, "OTEL_EXPORTER_OTLP_PROTOCOL"]) {
+    const protocol = env[name]?.trim()
+    if (protocol === undefined || protocol === "") continue
+    if (protocol !== "http/protobuf" && protocol !== "http/json") throw new ObservabilityConfigError(`${name} must be http/protobuf or http/json, not "${protocol}".`)
+    return protocol
+  }
+  return fallback
+}
 
 /** The settings, or undefined when OTEL_EXPORTER_OTLP_ENDPOINT is unset or empty; throws an error naming a bad variable. */
 const otlpFromEnv = (env: Readonly<Record<string, string | undefined>>): OtlpSettings | undefined => {
@@ -38,14 +59,12 @@ const otlpFromEnv = (env: Readonly<Record<string, string | undefined>>): OtlpSet
   if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) {
     throw new ObservabilityConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT must be an http or https URL, not "${endpoint}".`)
   }
-  const protocol = env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || "http/protobuf"
-  if (protocol !== "http/protobuf" && protocol !== "http/json") {
-    throw new ObservabilityConfigError(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, not "${protocol}".`)
-  }
+  const tracesProtocol = protocolFromEnv(env, "TRACES", "http/json")
+  const metricsProtocol = protocolFromEnv(env, "METRICS", "http/protobuf")
   const ratioText = env.OTEL_TRACES_SAMPLER_ARG?.trim()
   const ratio = ratioText === undefined || ratioText === "" ? 1 : Number(ratioText)
   if (!(ratio >= 0 && ratio <= 1)) throw new ObservabilityConfigError(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, not "${ratioText}".`)
-  return { endpoint, protocol, ratio }
+  return { endpoint, tracesProtocol, metricsProtocol, ratio }
 }
 
 export interface ObservabilitySettings {

@@ -5,8 +5,9 @@
  * read) and its serialization, protobuf or JSON. What they leave to the application is here:
  * both signals on when the endpoint is set (Effect's layers also wait for
  * OTEL_TRACES_EXPORTER/OTEL_METRICS_EXPORTER to say `otlp`), the service name `chamber` unless
- * one is given, OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_TRACES_SAMPLER_ARG, the redaction of every
- * span, and a collector that does not answer told once.
+ * one is given, each signal's protocol (spans as JSON unless told otherwise),
+ * OTEL_TRACES_SAMPLER_ARG, the redaction of every span, and a collector that does not answer
+ * told once.
  *
  * A collector that does not answer never holds up a request: spans wait in a batch, sent in the
  * background with a deadline; after a send fails its batch is dropped and the exporter drops
@@ -27,7 +28,7 @@ import * as UrlParams from "effect/http/UrlParams"
 import * as OtlpMetrics from "effect/observability/OtlpMetrics"
 import * as OtlpSerialization from "effect/observability/OtlpSerialization"
 import * as OtlpTracer from "effect/observability/OtlpTracer"
-import type { OtlpSettings } from "./Observability.ts"
+import type { OtlpProtocol, OtlpSettings } from "./Observability.ts"
 import { redactTraces } from "./SpanRedaction.ts"
 
 /** How long one send to the collector may take before it counts as failed. */
@@ -71,18 +72,21 @@ const collectorClient = (endpoint: string) =>
   })).pipe(Layer.provide(NodeHttpClient.layerNodeHttpOptions({ keepAlive: true })))
 
 /**
- * Effect's serialization for the protocol, spans encoded with the access log's redaction
- * applied (SpanRedaction.ts): what the server and the services recorded is redacted once, as it
- * leaves, whatever set it (attributes, events, status, the resource).
+ * Effect's serializations, each signal's in its protocol, spans encoded with the access log's
+ * redaction applied (SpanRedaction.ts): what the server and the services recorded is redacted
+ * once, as it leaves, whatever set it (attributes, events, status, the resource).
  */
-const redactingSerialization = (protocol: OtlpSettings["protocol"]) =>
-  Layer.effect(
+const redactingSerialization = (settings: OtlpSettings) => {
+  const serialization = (protocol: OtlpProtocol) =>
+    Effect.provide(Effect.service(OtlpSerialization.OtlpSerialization), protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf)
+  return Layer.effect(
     OtlpSerialization.OtlpSerialization,
-    Effect.map(Effect.service(OtlpSerialization.OtlpSerialization), (effects) => ({
-      ...effects,
-      traces: (data) => effects.traces(redactTraces(data))
-    }))
-  ).pipe(Layer.provide(protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf))
+    Effect.gen(function*() {
+      const [spans, metrics] = [yield* serialization(settings.tracesProtocol), yield* serialization(settings.metricsProtocol)]
+      return { ...metrics, traces: (data) => spans.traces(redactTraces(data)) }
+    })
+  )
+}
 
 /**
  * What the OTEL_* variables mean when they are unset, beneath the environment: the endpoint
@@ -135,6 +139,6 @@ export const otlpExport = (settings: OtlpSettings, env: Readonly<Record<string, 
   // covers Effect's own list of names), so a span's `url.*` shows `[redacted]` where the log does.
   const urlsAsSent = Layer.succeed(UrlParams.CurrentRedactedNames)([])
   return Layer.mergeAll(tracer, OtlpMetrics.layerFromConfig(), requestSampling(settings.ratio), urlsAsSent).pipe(
-    Layer.provide([collectorClient(settings.endpoint), redactingSerialization(settings.protocol), defaults(env)])
+    Layer.provide([collectorClient(settings.endpoint), redactingSerialization(settings), defaults(env)])
   )
 }
