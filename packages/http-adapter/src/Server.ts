@@ -3,11 +3,12 @@
  * (server/ContractCheck.ts), the OpenAPI document and docs page, and JSON for every error.
  * Its handlers are those `Api.ts` `Groups` names (docs/architecture.md "Adding a resource").
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as References from "effect/References"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import type * as Types from "effect/Types"
 import * as HttpRouter from "effect/http/HttpRouter"
@@ -43,13 +44,42 @@ type HandlersOf<S> = S extends Served<infer G, infer Return> ? Layer.Layer<
   >
   : never
 
+/**
+ * The middleware of a group's endpoints as the API serves them (its own and the API's): the
+ * services its routes are made with.
+ */
+const middlewaresOf = (identifier: string): ReadonlyArray<Context.Key<unknown, unknown>> => {
+  // Every endpoint carries the set of its middleware keys (HttpApiEndpoint's `middlewares`), which
+  // the narrow types of a group's endpoints do not show.
+  const group = Api.groups[identifier as keyof typeof Api.groups] as unknown as {
+    readonly endpoints: Record<string, { readonly middlewares: ReadonlySet<Context.Key<unknown, unknown>> }>
+  }
+  return [...new Set(Object.values(group.endpoints).flatMap((endpoint) => [...endpoint.middlewares]))]
+}
+
+/**
+ * A group's routes are made in a context of its middleware alone; its handlers are built in the
+ * whole one. HttpApiBuilder keeps the context its routes were made in and merges it into every
+ * request, which already has every service of the server: the middleware are what it adds.
+ */
 const handlersOf = <S extends (typeof Groups)[number]>(entry: S): HandlersOf<S> => {
-  const load: () => Promise<{ readonly default: { readonly build: unknown } }> = entry.handlers
+  const load: () => Promise<{ readonly default: { readonly build: (handlers: never) => unknown } }> = entry.handlers
+  const identifier = entry.group.identifier
+  const middlewares = middlewaresOf(identifier)
   // `served` pairs the group with handlers typed for it (`groupHandlers`); only the union of
-  // every entry's types needs the assertion.
+  // every entry's types needs the assertions.
   return Layer.unwrap(Effect.map(
     Effect.promise(load),
-    ({ default: { build } }) => HttpApiBuilder.group(Api, entry.group.identifier, build as never)
+    ({ default: { build } }) =>
+      Layer.effectContext(Effect.gen(function*() {
+        const whole = yield* Effect.context<never>()
+        const scope = yield* Scope.Scope
+        const routes = HttpApiBuilder.group(Api, identifier, ((handlers: never) => {
+          const built = build(handlers)
+          return Effect.isEffect(built) ? Effect.provideContext(built, whole) : built
+        }) as never)
+        return yield* Effect.updateContext(Layer.buildWithScope(routes, scope), () => Context.pick(...middlewares)(whole))
+      }))
   )) as unknown as HandlersOf<S>
 }
 

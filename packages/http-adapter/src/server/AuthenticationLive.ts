@@ -60,10 +60,10 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
               return missing === undefined ? Effect.void : Effect.fail(Forbidden.lacking(missing))
             })
           )
-          const run = Effect.andThen(
-            allowed,
-            () => Effect.provideService(Effect.provideService(httpEffect, CurrentKey, key), PendingClaim, pending)
-          )
+          // Both services in one step of the context.
+          const withKey = Effect.updateContext(httpEffect, (context: Context.Context<Exclude<Effect.Services<typeof httpEffect>, CurrentKey>>) =>
+            Context.add(Context.add(context, CurrentKey, key), PendingClaim, pending))
+          const run = Effect.andThen(allowed, withKey)
           return touchDue(key) ? Effect.andThen(touch(key), run) : run
         }
         type Authorized = ReturnType<typeof authorized>

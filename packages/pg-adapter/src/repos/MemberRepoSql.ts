@@ -20,19 +20,20 @@ export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
     rows[0] === undefined ? Effect.fail(new SlugTaken({ slug: String(slug) })) : Effect.succeed(members.toOne(rows[0]))
 
   return MemberRepo.of({
-    list: Effect.fn("MemberRepo.list")(function*(tenantId, filter, sort, page, updatedSince) {
+    // A repository call is no span of its own: the service call above it is one, its statements others.
+    list: (tenantId, filter, sort, page, updatedSince) => {
       // The list, and a search by name alone, read what is kept beside the members (MemberListSql.ts);
       // what is kept does not know `updated_at`, so a list asked for it (`updated_since`, its sort) reads the members.
-      if (filter.email === undefined && filter.name === undefined) return yield* countedMembers(sql, tenantId, filter.status, sort, page, updatedSince)
+      if (filter.email === undefined && filter.name === undefined) return countedMembers(sql, tenantId, filter.status, sort, page, updatedSince)
       if (filter.email === undefined && filter.status === undefined && updatedSince === undefined && sort?.column !== UPDATED_AT) {
-        return yield* membersNamed(sql, searches, tenantId, filter.name!, sort, page)
+        return membersNamed(sql, searches, tenantId, filter.name!, sort, page)
       }
       const clauses = [sql`m.tenant_id = ${tenantId}`]
       if (filter.status !== undefined) clauses.push(sql`m.status = ${filter.status}`)
       if (filter.email !== undefined) clauses.push(sql`lower(m.email) = lower(${filter.email})`)
       if (filter.name !== undefined) clauses.push(sql`m.name ILIKE ${"%" + likeEscape(filter.name) + "%"}`)
-      return yield* members.page(sql.and(clauses), memberOrder(sort), page, updatedSince)
-    }),
+      return members.page(sql.and(clauses), memberOrder(sort), page, updatedSince)
+    },
     find,
     findForUpdate: members.findForUpdate,
     insert: (tenantId, values) =>

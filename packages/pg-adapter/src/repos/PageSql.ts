@@ -121,17 +121,30 @@ export const countedPage = <A>(
   sql: SqlClient.SqlClient,
   query: PageQuery<A> & { readonly count: Statement.Fragment }
 ): Effect.Effect<Page<A>> =>
-  query.updatedSince !== undefined ? listPage(sql, query) : Effect.gen(function*() {
+  query.updatedSince !== undefined
+    ? listPage(sql, query)
+    : query.page === 1
+    ? firstPage(sql, query)
+    : laterPage(sql, query)
+
+/** Page 1 of a counted list: one statement, the total beside the rows. */
+const firstPage = <A>(sql: SqlClient.SqlClient, query: PageQuery<A> & { readonly count: Statement.Fragment }): Effect.Effect<Page<A>> => {
+  const map = query.columns.at(1)
+  return sql`
+        SELECT ${query.count} AS total_count, ${sql.literal(query.columns.select)}
+        FROM ${sql.literal(query.from)} WHERE ${query.where}
+        ORDER BY ${sql.literal(orderSql(query.order))} LIMIT ${PER_PAGE}`.values.pipe(
+    Effect.map((rows) => ({ rows: rows.map(map), total: rows.length === 0 ? 0 : Number(rows[0]![0]) })),
+    Effect.orDie
+  )
+}
+
+/** A later page of a counted list: the total first, then the page from the nearer end (`countedPage`). */
+const laterPage = <A>(sql: SqlClient.SqlClient, query: PageQuery<A> & { readonly count: Statement.Fragment }): Effect.Effect<Page<A>> =>
+  Effect.gen(function*() {
     const { alias, count, from, where } = query
     const forward = orderSql(query.order)
     const map = query.columns.at(1)
-    if (query.page === 1) {
-      const rows = yield* sql`
-        SELECT ${count} AS total_count, ${sql.literal(query.columns.select)}
-        FROM ${sql.literal(from)} WHERE ${where}
-        ORDER BY ${sql.literal(forward)} LIMIT ${PER_PAGE}`.values
-      return { rows: rows.map(map), total: rows.length === 0 ? 0 : Number(rows[0]![0]) }
-    }
     const offset = pageOffset(query.page)
     const totalNow = sql<{ readonly total_count: bigint | string }>`SELECT ${count} AS total_count`.pipe(
       Effect.map((rows) => Number(rows[0]!.total_count))
