@@ -2,10 +2,9 @@
  * A chamber's rows for `chamber export` (core ExportRepo), read by id in pages (keyset: each page
  * starts after the last id of the one before, so a page costs the same at any depth when the
  * planner's statistics know the chamber's size; on a table never analyzed, as the embedded
- * database's are, the planner may read and sort the rest of the chamber's rows for each page:
- * about 1.5 s over an export of 100,000 members). A row holds
- * every stored field of its resource, read from its table (not the API's views, which leave the
- * internal fields out), custom fields whole; every statement is scoped by tenant.
+ * database's are, the planner may read and sort the rest of the chamber's rows for each page).
+ * A row holds every stored field of its resource, read from its table (not the API's views,
+ * which leave the internal fields out), custom fields whole; every statement is scoped by tenant.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
