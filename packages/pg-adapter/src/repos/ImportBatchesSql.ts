@@ -26,7 +26,7 @@ import {
   SponsorshipResource
 } from "@chamber/core"
 import { randomBytes } from "node:crypto"
-import { envelopeColumns, IDENTIFIER, selectList } from "./ResourceSql.ts"
+import { envelopeColumns, IDENTIFIER, int8Array, resourceTable } from "./ResourceSql.ts"
 
 /** Where a resource's rows are written, and read when it is read through a view. */
 interface Stored<D extends Fields> {
@@ -43,8 +43,6 @@ const refusal = (error: { readonly message: string }) => Effect.fail(new ImportB
 
 export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-
-  const idArray = (ids: ReadonlyArray<number>) => `{${ids.join(",")}}`
 
   /**
    * Rows of `resource` (each its stored values, `defaults` giving every field, plus `internal`
@@ -75,7 +73,7 @@ export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*
       const written = view === undefined
         ? insert(select)
         : Effect.flatMap(insert(sql.literal("t.id")), (ids) =>
-          sql`SELECT ${select} FROM ${view} WHERE t.tenant_id = ${tenantId} AND t.id = ANY(${idArray(ids.map((v) => Number(v[0])))}::int8[])`.values)
+          sql`SELECT ${select} FROM ${view} WHERE t.tenant_id = ${tenantId} AND t.id = ANY(${int8Array(ids.map((v) => Number(v[0])))}::int8[])`.values)
       return written.pipe(
         Effect.catchTag("SqlError", refusal),
         // Each row answered, or none: a row the view does not show would pair the others with the wrong records.
@@ -96,7 +94,7 @@ export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*
   const invoiceColumns = envelopeColumns(InvoiceResource, "t")
   const invoiceStored = InvoiceResource.storedKeys
   const invoiceSet = sql.literal(`(${invoiceStored.join(", ")}) = (${invoiceStored.map((key) => `r.${key}`).join(", ")})`)
-  const invoiceLocked = sql.literal(selectList(InvoiceResource, "t", { stored: true }))
+  const invoiceRows = resourceTable(sql, InvoiceResource, "invoices", "t")
 
   return ImportBatches.of({
     memberSlugs: (tenantId) =>
@@ -107,7 +105,7 @@ export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*
     allOwned: (tenantId, table, ids) => {
       const distinct = [...new Set(ids)]
       return sql<{ readonly n: number }>`
-        SELECT count(*)::int AS n FROM ${sql.literal(table)} WHERE tenant_id = ${tenantId} AND id = ANY(${idArray(distinct)}::int8[])`.pipe(
+        SELECT count(*)::int AS n FROM ${sql.literal(table)} WHERE tenant_id = ${tenantId} AND id = ANY(${int8Array(distinct)}::int8[])`.pipe(
         Effect.map(([row]) => row!.n === distinct.length),
         Effect.orDie
       )
@@ -170,13 +168,7 @@ export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*
         })
       ),
     lockInvoices: (tenantId, ids) =>
-      ids.length === 0 ? Effect.succeed([]) : sql<Record<string, unknown>>`
-        SELECT ${invoiceLocked} FROM invoices t
-        WHERE t.tenant_id = ${tenantId} AND t.id = ANY(${idArray([...new Set(ids)])}::int8[])
-        ORDER BY t.id FOR UPDATE`.pipe(
-        Effect.map((rows) => rows.map((row) => Object.fromEntries([["id", Number(row.id)], ...invoiceStored.map((key) => [key, row[key]])]) as InvoiceState)),
-        Effect.orDie
-      ),
+      Effect.map(invoiceRows.findAllForUpdate(tenantId, ids), (rows) => rows.map(({ shown, stored }) => ({ ...stored, id: shown.id }))),
     invoiceNumbersTaken: (tenantId, numbers) =>
       numbers.length === 0 ? Effect.succeed(new Set()) : sql<{ readonly number: string }>`
         SELECT number FROM invoices WHERE tenant_id = ${tenantId} AND number IN (SELECT jsonb_array_elements_text(${JSON.stringify(numbers)}::jsonb))`.pipe(

@@ -117,6 +117,9 @@ export const columnValues = <D extends Fields>(resource: Resource<string, D>, va
   return out
 }
 
+/** Ids as the text of an int8 array, one parameter for `= ANY($1::int8[])`. */
+export const int8Array = (ids: ReadonlyArray<number>) => `{${ids.join(",")}}`
+
 /**
  * The statements every resource's repository has, over its table (`members m`): find one, find
  * one locked with every stored field, insert, update, and a page. A repository adds only what
@@ -164,6 +167,11 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
         Effect.map((rows) => (rows[0] === undefined ? undefined : toLocked(rows[0]))),
         Effect.orDie
       ),
+    /** The rows of `ids` the tenant has, each locked and read as `findForUpdate` reads one, in id order. */
+    findAllForUpdate: (tenantId: number, ids: ReadonlyArray<number>) =>
+      ids.length === 0 ? Effect.succeed([]) : sql`
+        SELECT ${lockedSelected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ANY(${int8Array([...new Set(ids)])}::int8[])
+        ORDER BY ${self}.id FOR UPDATE`.values.pipe(Effect.map((rows) => rows.map(toLocked)), Effect.orDie),
     /** `internal`: columns of the table that are no field of the resource (a contact's subscription). */
     insert: (tenantId: number, values: Partial<Record<keyof D, unknown>>, internal: Record<string, unknown> = {}) => {
       const record = { tenant_id: tenantId, ...columnValues(resource, values), ...internal }
