@@ -14,15 +14,15 @@ import { readBacklog } from "./BacklogMetrics.ts"
 import { metricsListener } from "./MetricsListener.ts"
 import { makeProcessMetrics } from "./ProcessMetrics.ts"
 
+export type OtlpProtocol = "http/protobuf" | "http/json"
+
 /**
  * What `chamber serve` and `chamber relay` read of the OTEL_* variables themselves: whether an
  * endpoint is set at all, and what Effect's exporters leave to the application (the protocols
- * and the sampling ratio). The
- * rest (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_HEADERS, the intervals,
- * batch sizes, timeouts and compression) Effect's OtlpTracer and OtlpMetrics read.
+ * and the sampling ratio). The rest (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
+ * OTEL_EXPORTER_OTLP_HEADERS, the intervals, batch sizes, timeouts and compression) Effect's
+ * OtlpTracer and OtlpMetrics read.
  */
-export type OtlpProtocol = "http/protobuf" | "http/json"
-
 export interface OtlpSettings {
   /** OTEL_EXPORTER_OTLP_ENDPOINT, as set: the collector named in the warning when it does not answer. */
   readonly endpoint: string
