@@ -13,6 +13,7 @@ import { PgClient } from "@effect/sql-pg"
 import { migrations } from "./migrations/index.ts"
 import { DEFAULT_DATA_DIR } from "./embedded/Cluster.ts"
 import { type EmbeddedDatabase, openEmbedded } from "./embedded/EmbeddedDatabase.ts"
+import { ImportSlices } from "./repos/HeldRows.ts"
 
 export type DatabaseConfig =
   | {
@@ -79,7 +80,7 @@ const embedded = (dataDir: string | undefined, exclusive: boolean) =>
     timedDebug("embedded database open", openEmbedded(dataDir, { requireOwnership: exclusive }), (db) => ({ owner: db.owner })).pipe(
       Effect.map(embeddedClient)
     )
-  )
+  ).pipe(Layer.merge(Layer.succeed(ImportSlices)(true)))
 
 /** The SQL client over an open embedded database. */
 export const embeddedClient = (db: EmbeddedDatabase) =>

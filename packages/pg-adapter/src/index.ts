@@ -22,6 +22,7 @@ import { DatabaseFailuresSql } from "./repos/DatabaseFailuresSql.ts"
 import { KeyHasherNode, ReadinessSql, TransactorSql } from "./repos/Infrastructure.ts"
 import { MemberRepoSql } from "./repos/MemberRepoSql.ts"
 import { ImportBatchesSql } from "./repos/ImportBatchesSql.ts"
+import { ImportHoldsSql } from "./repos/ImportHoldsSql.ts"
 import { OutboxSql } from "./repos/OutboxSql.ts"
 import { PlacementRepoSql } from "./repos/PlacementRepoSql.ts"
 import { RateLimitSnapshotsSql } from "./repos/RateLimitSnapshotsSql.ts"
@@ -34,6 +35,7 @@ import { WebhookSecretsNode } from "./repos/WebhookSecretsNode.ts"
 
 export * from "./Database.ts"
 export { isoColumn } from "./repos/IsoColumn.ts"
+export { ImportSlices } from "./repos/HeldRows.ts"
 export { type EmbeddedDatabase, EmbeddedInUse, embeddedOwner, openEmbedded, socketPath } from "./embedded/EmbeddedDatabase.ts"
 export type { PgliteWire } from "./embedded/PgliteWire.ts"
 export {
@@ -53,6 +55,7 @@ export {
   MemberRepoSql,
   OutboxSql,
   ImportBatchesSql,
+  ImportHoldsSql,
   PaymentRepoSql,
   PlacementRepoSql,
   RateLimitSnapshotsSql,
@@ -104,6 +107,7 @@ const RepositoriesLive = Layer.mergeAll(
   IdempotencyRepoSql,
   OutboxSql,
   ImportBatchesSql,
+  ImportHoldsSql,
   RateLimitSnapshotsSql,
   TransactorSql,
   KeyHasherNode,

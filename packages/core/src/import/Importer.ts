@@ -16,6 +16,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
@@ -25,6 +26,7 @@ import { TenantRepo } from "../tenant/TenantRepo.ts"
 import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { type Collection, ImportCollections, type ImportStep, importSteps } from "./ImportSteps.ts"
 import { type BatchWrites, importBatchWrites } from "./ImportBatchWrites.ts"
+import { ImportHolds } from "./ImportHolds.ts"
 import { ImportDocumentInvalid, ImportInvalid, type ImportProblem, MAX_REPORTED_PROBLEMS } from "./ImportErrors.ts"
 
 /** A record that `skipInvalid` refused: where it is in the document, what it holds, and every problem it has. */
@@ -140,8 +142,12 @@ const outcome = (skipInvalid: boolean) => {
   }
 }
 
-/** Records of a collection written set-wise at a time. */
-const BATCH = 1000
+/**
+ * Records of a collection written set-wise at a time: 1,000 in one transaction; 250 where the
+ * import is written in slices (ImportHolds), so that a slice holds the embedded database's one
+ * session for tens of milliseconds, not hundreds.
+ */
+export const importBatch = (sliced: boolean): number => (sliced ? 250 : 1000)
 
 const isRecord = (raw: unknown): raw is Readonly<Record<string, unknown>> => typeof raw === "object" && raw !== null && !Array.isArray(raw)
 
@@ -159,6 +165,7 @@ export class Importer extends Context.Service<Importer, {
   static readonly layer = Layer.effect(Importer, Effect.gen(function*() {
     const tenants = yield* TenantRepo
     const tx = yield* Transactor
+    const holds = yield* ImportHolds
     const steps = yield* importSteps
     const batchWrites = yield* importBatchWrites
 
@@ -246,8 +253,12 @@ export class Importer extends Context.Service<Importer, {
      * the records the check refused are passed over, and a record refused here is rolled back
      * alone, with those whose refs name it.
      *
-     * The collections `batches` can write go BATCH records at a time, each batch in a savepoint;
+     * The collections `batches` can write go `importBatch` records at a time, each batch in a savepoint;
      * a batch that fails is rolled back and its records written one by one, as above.
+     *
+     * `slice` runs each batch's work (a batch, or one record of a collection written one by
+     * one): within the caller's transaction, or as a transaction of its own under an import's
+     * hold (ImportHolds).
      */
     const writeAll = Effect.fnUntraced(function*(
       tenantId: number,
@@ -255,7 +266,8 @@ export class Importer extends Context.Service<Importer, {
       tick: (collection: Collection) => void,
       skipInvalid: boolean,
       refusedPlaces: ReadonlySet<string>,
-      batches: BatchWrites
+      batches: BatchWrites,
+      slice: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     ) {
       const result = outcome(skipInvalid)
       const ids = new Map<string, number>()
@@ -300,7 +312,7 @@ export class Importer extends Context.Service<Importer, {
 
       for (const [step, records] of collections) {
         const batch = batches[step.collection]
-        const size = batch === undefined ? 1 : BATCH
+        const size = batch === undefined ? 1 : importBatch(holds.sliced)
         for (let start = 0; start < records.length; start += size) {
           const chunk: Array<Pending> = []
           for (let index = start; index < Math.min(start + size, records.length); index++) {
@@ -308,24 +320,39 @@ export class Importer extends Context.Service<Importer, {
             else chunk.push(prepare(step, records, index))
           }
           const ready = chunk.filter((p) => p.found.length === 0)
-          if (batch !== undefined && ready.length > 0) {
-            const written = yield* Effect.result(tx.withTransaction(batch(ready.map((p) => p.input))))
-            if (Result.isSuccess(written)) ready.forEach((p, i) => (p.id = written.success[i]))
+          if (ready.length > 0) {
+            yield* slice(Effect.gen(function*() {
+              if (batch !== undefined) {
+                const written = yield* Effect.result(tx.withTransaction(batch(ready.map((p) => p.input))))
+                if (Result.isSuccess(written)) ready.forEach((p, i) => (p.id = written.success[i]))
+              }
+              for (const p of ready) {
+                if (p.id !== undefined) continue
+                // A refused record takes back what it wrote (its savepoint); the others stay.
+                const id = yield* Effect.result(skipInvalid ? tx.withTransaction(step.write(tenantId, p.input)) : step.write(tenantId, p.input))
+                if (Result.isSuccess(id)) p.id = id.success
+                else p.found.push(...problemsOf(id.failure, p.record))
+              }
+            }))
           }
-          for (const p of chunk) {
-            if (p.found.length === 0 && p.id === undefined) {
-              // A refused record takes back what it wrote (its savepoint); the others stay.
-              const id = yield* Effect.result(skipInvalid ? tx.withTransaction(step.write(tenantId, p.input)) : step.write(tenantId, p.input))
-              if (Result.isSuccess(id)) p.id = id.success
-              else p.found.push(...problemsOf(id.failure, p.record))
-            }
-            settle(step, p)
-          }
+          for (const p of chunk) settle(step, p)
         }
       }
       if (result.problems.any) return yield* result.problems.error()
       return { ids: Object.fromEntries(ids), counts, rejected: result.rejected }
     })
+
+    /**
+     * The write under a hold of its own: each slice commits as it goes, nothing of it shown; the
+     * hold is published once every record is written, and discarded when the write fails or is
+     * interrupted, so the chamber ends with all of the file or none of it.
+     */
+    const slicedWrite = <A, E, R>(tenantId: number, write: (slice: <X, Y, Z>(self: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>) => Effect.Effect<A, E, R>) =>
+      Effect.acquireUseRelease(
+        holds.open(tenantId),
+        (hold) => Effect.tap(write((self) => holds.slice(hold, self)), () => holds.publish(hold)),
+        (hold, exit) => (Exit.isSuccess(exit) ? Effect.void : holds.discard(hold))
+      )
 
     const run = Effect.fn("Importer.run")(function*(tenantRef: string | number, document: unknown, options: ImportOptions = {}) {
       const tenant = yield* tenants.find(tenantRef)
@@ -351,7 +378,9 @@ export class Importer extends Context.Service<Importer, {
       }
       const refusedPlaces = new Set(refused.map((r) => placeOf(r.collection, r.index)))
       const batches = options.batched === false ? {} : batchWrites(tenant.id)
-      const written = yield* tx.withTransaction(writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces, batches))
+      const written = yield* (holds.sliced
+        ? slicedWrite(tenant.id, (slice) => writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces, batches, slice))
+        : tx.withTransaction(writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces, batches, (self) => self)))
       // Those refused on a rule of the database join those the check refused, in document order.
       const order = new Map(collections.map(([step], i) => [step.collection, i]))
       const rejected = [...refused, ...written.rejected].sort((a, b) => order.get(a.collection)! - order.get(b.collection)! || a.index - b.index)

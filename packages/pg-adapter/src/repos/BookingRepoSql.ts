@@ -9,6 +9,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { BookingRepo, BookingResource, type BookingSort } from "@chamber/core"
 import { orderBy } from "./PageSql.ts"
 import { shownTable } from "./ShownSql.ts"
+import { ImportSlices, shownRow } from "./HeldRows.ts"
 
 /** Soonest first by default. */
 const orderOf = (sort: BookingSort | undefined) =>
@@ -16,13 +17,14 @@ const orderOf = (sort: BookingSort | undefined) =>
 
 export const BookingRepoSql = Layer.effect(BookingRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const bookings = shownTable(sql, BookingResource, { table: "bookings", view: "bookings_shown", alias: "b", derived: ["booking_type_name"] })
+  const sliced = yield* ImportSlices
+  const bookings = shownTable(sql, sliced, BookingResource, { table: "bookings", view: "bookings_shown", alias: "b", derived: ["booking_type_name"] })
   return BookingRepo.of({
     listUpcoming: (tenantId, now, sort, page, updatedSince) =>
       bookings.page(sql`b.tenant_id = ${tenantId} AND b.status = 'confirmed' AND b.starts_at >= ${now}::timestamptz`, orderOf(sort), page, updatedSince),
     insert: (tenantId, values) => bookings.insert(tenantId, values),
     hasBookingType: (tenantId, id) =>
-      sql`SELECT 1 FROM booking_types WHERE tenant_id = ${tenantId} AND id = ${id}`.pipe(
+      sql`SELECT 1 FROM booking_types t WHERE t.tenant_id = ${tenantId} AND t.id = ${id}${sql.literal(sliced ? ` AND ${shownRow(true, "t")}` : "")}`.pipe(
         Effect.map((rows) => rows.length > 0),
         Effect.orDie
       ),

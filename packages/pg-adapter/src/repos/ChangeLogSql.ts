@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { ChangeLog, type EventKind, EventKinds } from "@chamber/core"
+import { feedFence, ImportSlices, shownRow } from "./HeldRows.ts"
 import { isoColumn } from "./IsoColumn.ts"
 
 /** `payload` as text: the feed writes it into its answer without parsing it. */
@@ -19,6 +20,7 @@ interface FeedRow {
 
 export const ChangeLogSql = Layer.effect(ChangeLog, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const sliced = yield* ImportSlices
 
   const prunedThrough = (tenantId: number) =>
     sql<{ readonly through: string }>`SELECT through::text FROM outbox_pruned WHERE tenant_id = ${tenantId}`.pipe(
@@ -32,11 +34,11 @@ export const ChangeLogSql = Layer.effect(ChangeLog, Effect.gen(function*() {
       (types.length === EventKinds.length
         ? sql<FeedRow>`
           SELECT position::text AS at, event_id, type, ${sql.literal(isoColumn("created_at"))} AS created_at, payload::text AS payload
-          FROM outbox_events WHERE tenant_id = ${tenantId} AND position > ${after.toString()}::bigint
+          FROM outbox_events WHERE tenant_id = ${tenantId} AND position > ${after.toString()}::bigint${feedFence(sql, sliced, tenantId)}
           ORDER BY position LIMIT ${limit}`
         : sql<FeedRow>`
           SELECT position::text AS at, event_id, type, ${sql.literal(isoColumn("created_at"))} AS created_at, payload::text AS payload
-          FROM outbox_events WHERE tenant_id = ${tenantId} AND position > ${after.toString()}::bigint AND type IN ${sql.in(types)}
+          FROM outbox_events WHERE tenant_id = ${tenantId} AND position > ${after.toString()}::bigint AND type IN ${sql.in(types)}${feedFence(sql, sliced, tenantId)}
           ORDER BY position LIMIT ${limit}`).pipe(
           Effect.map((rows) => rows.map((r) => ({ position: BigInt(r.at), id: r.event_id, type: r.type, created_at: r.created_at, dataJson: r.payload }))),
           Effect.orDie
@@ -44,7 +46,7 @@ export const ChangeLogSql = Layer.effect(ChangeLog, Effect.gen(function*() {
     head: (tenantId) =>
       sql<{ readonly head: string }>`
         SELECT greatest(
-          (SELECT max(position) FROM outbox_events WHERE tenant_id = ${tenantId}),
+          (SELECT max(position) FROM outbox_events WHERE tenant_id = ${tenantId}${feedFence(sql, sliced, tenantId)}),
           (SELECT through FROM outbox_pruned WHERE tenant_id = ${tenantId}),
           0)::text AS head`.pipe(Effect.map((rows) => BigInt(rows[0]!.head)), Effect.orDie),
     prunedThrough,
@@ -54,7 +56,7 @@ export const ChangeLogSql = Layer.effect(ChangeLog, Effect.gen(function*() {
       sql<{ readonly n: string }>`
         WITH doomed AS (
           SELECT e.id FROM outbox_events e
-          WHERE e.created_at < ${before} AND e.position IS NOT NULL
+          WHERE e.created_at < ${before} AND e.position IS NOT NULL${sql.literal(sliced ? ` AND ${shownRow(true, "e")}` : "")}
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
           ORDER BY e.id LIMIT ${batch}
           FOR UPDATE SKIP LOCKED

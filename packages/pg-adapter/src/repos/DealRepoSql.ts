@@ -5,6 +5,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { DealRepo, DealResource, type DealSort } from "@chamber/core"
 import { orderBy } from "./PageSql.ts"
 import { resourceTable } from "./ResourceSql.ts"
+import { ImportSlices } from "./HeldRows.ts"
 
 /** Newest first by default. */
 const orderOf = (sort: DealSort | undefined) =>
@@ -12,6 +13,7 @@ const orderOf = (sort: DealSort | undefined) =>
 
 export const DealRepoSql = Layer.effect(DealRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const deals = resourceTable(sql, DealResource, "deals", "d")
+  const sliced = yield* ImportSlices
+  const deals = resourceTable(sql, DealResource, "deals", "d", sliced)
   return DealRepo.of({ ...deals, list: (tenantId, sort, page, updatedSince) => deals.page(sql`d.tenant_id = ${tenantId}`, orderOf(sort), page, updatedSince) })
 }))

@@ -23,6 +23,7 @@ import {
   WebhookSecrets
 } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
+import { ImportSlices, shownRow } from "./HeldRows.ts"
 
 /** The advisory-lock namespace of running relays (the second key is the relay's row in webhook_relays, migration 0019). */
 export const RELAY_LOCK = 5_102_028
@@ -58,6 +59,9 @@ type ClaimRow =
 
 export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const sliced = yield* ImportSlices
+  // Deliveries of an import not yet published are not due (HeldRows.ts).
+  const heldOut = sql.literal(sliced ? ` AND ${shownRow(true, "d")}` : "")
   const secrets = yield* WebhookSecrets
 
   // Per subscription with waiting deliveries (found by skipping through webhook_deliveries_hook_due
@@ -131,7 +135,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
         SELECT c.id, c.attempt_count, c.next_attempt_at, c.place, r.tenant_id, r.origin, r.probes, c.place > greatest(r.places, 0) AS beyond
         FROM limits r CROSS JOIN LATERAL (
           SELECT d.id, d.attempt_count, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS place FROM webhook_deliveries d
-          WHERE d.hook_id = r.hook_id AND d.status = 'pending' AND NOT d.held AND d.next_attempt_at <= now()
+          WHERE d.hook_id = r.hook_id AND d.status = 'pending' AND NOT d.held AND d.next_attempt_at <= now()${heldOut}
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= now() OR d.leased_by = ANY((SELECT ids FROM gone)::text[]))
             -- Evaluated left to right: the probes only where something was queued again.
             AND (NOT r.requeued OR ((

@@ -5,6 +5,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { EventRepo, EventResource, type EventSort } from "@chamber/core"
 import { orderBy } from "./PageSql.ts"
 import { resourceTable } from "./ResourceSql.ts"
+import { ImportSlices } from "./HeldRows.ts"
 
 /** Newest-starting first by default. */
 const orderOf = (sort: EventSort | undefined) =>
@@ -12,6 +13,7 @@ const orderOf = (sort: EventSort | undefined) =>
 
 export const EventRepoSql = Layer.effect(EventRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const events = resourceTable(sql, EventResource, "events", "e")
+  const sliced = yield* ImportSlices
+  const events = resourceTable(sql, EventResource, "events", "e", sliced)
   return EventRepo.of({ ...events, list: (tenantId, sort, page, updatedSince) => events.page(sql`e.tenant_id = ${tenantId}`, orderOf(sort), page, updatedSince) })
 }))

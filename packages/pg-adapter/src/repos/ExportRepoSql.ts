@@ -28,6 +28,7 @@ import {
 } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
 import type { Int8 } from "./rows.ts"
+import { ImportSlices, shownRow } from "./HeldRows.ts"
 
 interface Source {
   readonly table: string
@@ -85,6 +86,7 @@ interface LineRow {
 
 export const ExportRepoSql = Layer.effect(ExportRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const sliced = yield* ImportSlices
 
   /** The lines of the page's invoices, in order, set on each as `lines`. */
   const withLines = (tenantId: number, invoices: ReadonlyArray<StoredRow>) =>
@@ -102,11 +104,14 @@ export const ExportRepoSql = Layer.effect(ExportRepo, Effect.gen(function*() {
       return invoices.map((i) => ({ ...i, lines: lines.get(i.id) ?? [] }))
     })
 
+  // An import not yet published is not the chamber's yet (HeldRows.ts).
+  const shown = sql.literal(sliced ? ` AND ${shownRow(true, "x")}` : "")
+
   return ExportRepo.of({
     extent: (tenantId, collection) => {
       const { table, where } = SOURCES[collection]
       return sql<{ readonly count: number; readonly last: number }>`SELECT count(*)::float8 AS count, coalesce(max(x.id), 0)::float8 AS last
-        FROM ${sql.literal(table)} x WHERE x.tenant_id = ${tenantId}${sql.literal(where)}`.pipe(
+        FROM ${sql.literal(table)} x WHERE x.tenant_id = ${tenantId}${sql.literal(where)}${shown}`.pipe(
         Effect.map((rows) => ({ count: rows[0]!.count, last: rows[0]!.last })),
         Effect.orDie
       )
@@ -114,7 +119,7 @@ export const ExportRepoSql = Layer.effect(ExportRepo, Effect.gen(function*() {
     page: (tenantId, collection, after, last, limit) => {
       const { select, table, where } = SOURCES[collection]
       return sql<StoredRow>`SELECT ${sql.literal(select)} FROM ${sql.literal(table)} x
-        WHERE x.tenant_id = ${tenantId} AND x.id > ${after} AND x.id <= ${last}${sql.literal(where)}
+        WHERE x.tenant_id = ${tenantId} AND x.id > ${after} AND x.id <= ${last}${sql.literal(where)}${shown}
         ORDER BY x.id LIMIT ${limit}`.pipe(
         Effect.flatMap((rows) => (collection === "invoices" ? withLines(tenantId, rows) : Effect.succeed(rows))),
         Effect.orDie

@@ -9,6 +9,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type DeliveryStatus, type HookDelivery, HookDeliveryRepo, type HookDeliveryAttempt, PER_PAGE, pageOffset } from "@chamber/core"
 import { isoColumn as iso } from "./IsoColumn.ts"
+import { ImportSlices, shownRow } from "./HeldRows.ts"
 
 interface DeliveryRow {
   readonly id: number
@@ -48,12 +49,14 @@ const toDelivery = (r: DeliveryRow): HookDelivery => ({
 
 export const HookDeliveryRepoSql = Layer.effect(HookDeliveryRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const sliced = yield* ImportSlices
 
   const page = (tenantId: number, hookId: number, status: DeliveryStatus | undefined, page: number) => {
     const where = sql.and([
       sql`d.tenant_id = ${tenantId}`,
       sql`d.hook_id = ${hookId}`,
-      status === undefined ? sql`true` : sql`d.status = ${status}`
+      status === undefined ? sql`true` : sql`d.status = ${status}`,
+      ...(sliced ? [sql.literal(shownRow(true, "d"))] : [])
     ])
     return Effect.all([
       sql<{ readonly total: string }>`SELECT count(*)::text AS total FROM webhook_deliveries d WHERE ${where}`,

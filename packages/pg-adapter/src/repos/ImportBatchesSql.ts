@@ -27,6 +27,7 @@ import {
 } from "@chamber/core"
 import { randomBytes } from "node:crypto"
 import { envelopeColumns, IDENTIFIER, int8Array, resourceTable } from "./ResourceSql.ts"
+import { ImportSlices } from "./HeldRows.ts"
 
 /** Where a resource's rows are written, and read when it is read through a view. */
 interface Stored<D extends Fields> {
@@ -43,6 +44,7 @@ const refusal = (error: { readonly message: string }) => Effect.fail(new ImportB
 
 export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const sliced = yield* ImportSlices
 
   /**
    * Rows of `resource` (each its stored values, `defaults` giving every field, plus `internal`
@@ -94,7 +96,7 @@ export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*
   const invoiceColumns = envelopeColumns(InvoiceResource, "t")
   const invoiceStored = InvoiceResource.storedKeys
   const invoiceSet = sql.literal(`(${invoiceStored.join(", ")}) = (${invoiceStored.map((key) => `r.${key}`).join(", ")})`)
-  const invoiceRows = resourceTable(sql, InvoiceResource, "invoices", "t")
+  const invoiceRows = resourceTable(sql, InvoiceResource, "invoices", "t", sliced)
 
   return ImportBatches.of({
     memberSlugs: (tenantId) =>

@@ -7,6 +7,7 @@ import { InvoiceRepo, InvoiceResource, type InvoiceSort } from "@chamber/core"
 import { randomBytes } from "node:crypto"
 import { orderBy } from "./PageSql.ts"
 import { resourceTable } from "./ResourceSql.ts"
+import { ImportSlices } from "./HeldRows.ts"
 
 /** Newest issued first by default; drafts, never issued, after the issued ones. */
 const order = orderBy<InvoiceSort["column"]>("i", { issued_at: "i.issued_at", created_at: "i.created_at" }, "issued_at", ["issued_at"])
@@ -14,7 +15,8 @@ const orderOf = (sort: InvoiceSort | undefined) => order(sort ?? { column: "issu
 
 export const InvoiceRepoSql = Layer.effect(InvoiceRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const invoices = resourceTable(sql, InvoiceResource, "invoices", "i")
+  const sliced = yield* ImportSlices
+  const invoices = resourceTable(sql, InvoiceResource, "invoices", "i", sliced)
   return InvoiceRepo.of({
     find: invoices.find,
     findForUpdate: invoices.findForUpdate,

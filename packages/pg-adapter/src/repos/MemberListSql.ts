@@ -14,6 +14,7 @@ import { likeEscape } from "./rows.ts"
 import { countedPage, type Order, orderBy, orderSql } from "./PageSql.ts"
 import { MANY, MAX_IDS, type MemberSearchCache, SEEN } from "./MemberSearchCache.ts"
 import { envelopeColumns } from "./ResourceSql.ts"
+import { shownRow } from "./HeldRows.ts"
 
 /** The members order on the members table, `m`. */
 export const memberOrder = orderBy<MemberSort["column"]>("m", { name: `lower(m.name) COLLATE "C"`, created_at: "m.created_at" }, "name")
@@ -24,6 +25,9 @@ const namesOrder = (sort: MemberSort | undefined): Order =>
   )
 
 const MEMBER = envelopeColumns(MemberResource, "m")
+
+/** ` AND` the shown test of `alias` (HeldRows.ts), where rows can be held. */
+const shown = (sql: SqlClient.SqlClient, sliced: boolean, alias: string) => sql.literal(sliced ? ` AND ${shownRow(true, alias)}` : "")
 const COLUMNS = MEMBER.select
 /** A member read after one leading column (a total, a version). */
 const toMember = MEMBER.at(1)
@@ -31,6 +35,7 @@ const toMember = MEMBER.at(1)
 /** The chamber's members, all of them or of one status, by the kept counts. */
 export const countedMembers = (
   sql: SqlClient.SqlClient,
+  sliced: boolean,
   tenantId: number,
   status: MemberStatus | undefined,
   sort: MemberSort | undefined,
@@ -38,11 +43,11 @@ export const countedMembers = (
   updatedSince?: string
 ): Effect.Effect<Page<Member>> => {
   const where: Statement.Fragment = status === undefined
-    ? sql`m.tenant_id = ${tenantId}`
-    : sql`m.tenant_id = ${tenantId} AND m.status = ${status}`
+    ? sql`m.tenant_id = ${tenantId}${shown(sql, sliced, "m")}`
+    : sql`m.tenant_id = ${tenantId} AND m.status = ${status}${shown(sql, sliced, "m")}`
   const count = status === undefined
-    ? sql`(SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = ${tenantId})`
-    : sql`(SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = ${tenantId} AND c.status = ${status})`
+    ? sql`(SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = ${tenantId}${shown(sql, sliced, "c")})`
+    : sql`(SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = ${tenantId} AND c.status = ${status}${shown(sql, sliced, "c")})`
   return countedPage<Member>(sql, {
     columns: MEMBER,
     from: "members m",
@@ -62,9 +67,9 @@ const REREADS = 3
  * The chamber's members version, as text; none inside a transaction that has written (what it
  * sees is not yet anyone else's, and may yet be rolled back), so nothing read there is kept.
  */
-const versionOf = (sql: SqlClient.SqlClient, tenantId: number) =>
+const versionOf = (sql: SqlClient.SqlClient, sliced: boolean, tenantId: number) =>
   sql`CASE WHEN pg_current_xact_id_if_assigned() IS NULL
-    THEN (SELECT coalesce(sum(c.changes), 0) FROM member_counts c WHERE c.tenant_id = ${tenantId})::text END`
+    THEN (SELECT coalesce(sum(c.changes), 0) FROM member_counts c WHERE c.tenant_id = ${tenantId}${shown(sql, sliced, "c")})::text END`
 
 /**
  * Members whose name contains `text`, case-insensitively. The first read of a search reads its
@@ -76,6 +81,7 @@ const versionOf = (sql: SqlClient.SqlClient, tenantId: number) =>
  */
 export const membersNamed = (
   sql: SqlClient.SqlClient,
+  sliced: boolean,
   searches: MemberSearchCache,
   tenantId: number,
   text: string,
@@ -83,7 +89,7 @@ export const membersNamed = (
   page: number
 ): Effect.Effect<Page<Member>> =>
   Effect.gen(function*() {
-    const matching = sql`s.tenant_id = ${tenantId} AND s.name_key LIKE lower(${"%" + likeEscape(text) + "%"})`
+    const matching = sql`s.tenant_id = ${tenantId} AND s.name_key LIKE lower(${"%" + likeEscape(text) + "%"})${shown(sql, sliced, "s")}`
     const order = orderSql(namesOrder(sort))
     const key = `${tenantId}\u0000${order}\u0000${text}`
     const offset = pageOffset(page)
@@ -97,7 +103,7 @@ export const membersNamed = (
         const [row] = yield* sql<{ readonly version: string | null; readonly total_count: bigint | number; readonly ids: string | null }>`
           WITH matches AS MATERIALIZED (SELECT s.member_id, s.name_key, s.created_at FROM member_names s WHERE ${matching}),
           counted AS (SELECT count(*) AS total_count FROM matches)
-          SELECT ${versionOf(sql, tenantId)} AS version, counted.total_count,
+          SELECT ${versionOf(sql, sliced, tenantId)} AS version, counted.total_count,
             (SELECT string_agg(s.member_id::text, ',' ORDER BY ${sql.literal(order)}) FROM matches s WHERE counted.total_count <= ${MAX_IDS}) AS ids
           FROM counted`
         if (Number(row!.total_count) > MAX_IDS) searches.set(key, MANY)
@@ -108,11 +114,11 @@ export const membersNamed = (
       const ids = kept.ids.slice(offset, offset + PER_PAGE)
       if (ids.length === 0) {
         if (fresh) return { rows: [], total: kept.ids.length }
-        const [now] = yield* sql<{ readonly version: string | null }>`SELECT ${versionOf(sql, tenantId)} AS version`
+        const [now] = yield* sql<{ readonly version: string | null }>`SELECT ${versionOf(sql, sliced, tenantId)} AS version`
         if (now!.version === kept.version) return { rows: [], total: kept.ids.length }
       } else {
         const rows = yield* sql`
-          SELECT ${versionOf(sql, tenantId)} AS version, ${sql.literal(COLUMNS)}
+          SELECT ${versionOf(sql, sliced, tenantId)} AS version, ${sql.literal(COLUMNS)}
           FROM members m WHERE m.tenant_id = ${tenantId} AND m.id = ANY(${`{${ids.join(",")}}`}::int8[])
           ORDER BY ${sql.literal(orderSql(memberOrder(sort)))}`.values
         if (rows.length === ids.length && rows[0]![0] === kept.version) return { rows: rows.map(toMember), total: kept.ids.length }

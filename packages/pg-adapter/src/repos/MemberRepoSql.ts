@@ -7,11 +7,13 @@ import { likeEscape } from "./rows.ts"
 import { columnValues, resourceTable } from "./ResourceSql.ts"
 import { countedMembers, memberOrder, membersNamed } from "./MemberListSql.ts"
 import { memberSearchCache } from "./MemberSearchCache.ts"
+import { ImportSlices } from "./HeldRows.ts"
 
 export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const sliced = yield* ImportSlices
 
-  const members = resourceTable(sql, MemberResource, "members", "m")
+  const members = resourceTable(sql, MemberResource, "members", "m", sliced)
   const searches = memberSearchCache()
   const find = members.find
 
@@ -24,9 +26,9 @@ export const MemberRepoSql = Layer.effect(MemberRepo, Effect.gen(function*() {
     list: (tenantId, filter, sort, page, updatedSince) => {
       // The list, and a search by name alone, read what is kept beside the members (MemberListSql.ts);
       // what is kept does not know `updated_at`, so a list asked for it (`updated_since`, its sort) reads the members.
-      if (filter.email === undefined && filter.name === undefined) return countedMembers(sql, tenantId, filter.status, sort, page, updatedSince)
+      if (filter.email === undefined && filter.name === undefined) return countedMembers(sql, sliced, tenantId, filter.status, sort, page, updatedSince)
       if (filter.email === undefined && filter.status === undefined && updatedSince === undefined && sort?.column !== UPDATED_AT) {
-        return membersNamed(sql, searches, tenantId, filter.name!, sort, page)
+        return membersNamed(sql, sliced, searches, tenantId, filter.name!, sort, page)
       }
       const clauses = [sql`m.tenant_id = ${tenantId}`]
       if (filter.status !== undefined) clauses.push(sql`m.status = ${filter.status}`)

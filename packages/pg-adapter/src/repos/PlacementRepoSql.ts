@@ -9,6 +9,7 @@ import { PlacementRepo, PlacementResource, type PlacementSort } from "@chamber/c
 import { orderBy } from "./PageSql.ts"
 import { shownTable } from "./ShownSql.ts"
 import { liveOn } from "./SponsorshipRepoSql.ts"
+import { ImportSlices } from "./HeldRows.ts"
 
 /** Latest-starting first by default; rows without a start come last in either direction. */
 const orderOf = (sort: PlacementSort | undefined) =>
@@ -21,7 +22,8 @@ const CREATIVE = "(btrim(p.ad_headline) <> '' OR btrim(p.ad_body) <> '' OR btrim
 
 export const PlacementRepoSql = Layer.effect(PlacementRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const placements = shownTable(sql, PlacementResource, { table: "sponsorships", view: "placements_shown", alias: "p", derived: ["ctr"] })
+  const sliced = yield* ImportSlices
+  const placements = shownTable(sql, sliced, PlacementResource, { table: "sponsorships", view: "placements_shown", alias: "p", derived: ["ctr"] })
   return PlacementRepo.of({
     listLive: (tenantId, today, sort, page, updatedSince) =>
       placements.page(sql`p.tenant_id = ${tenantId} AND ${liveOn(sql, "p", today)} AND ${sql.literal(CREATIVE)}`, orderOf(sort), page, updatedSince),

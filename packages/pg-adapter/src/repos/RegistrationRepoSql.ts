@@ -5,6 +5,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { RegistrationRepo, RegistrationResource } from "@chamber/core"
 import { listPage, type Order, updatedAtOrder } from "./PageSql.ts"
 import { columnValues, envelopeColumns, type ResourceRow, toEnvelope } from "./ResourceSql.ts"
+import { ImportSlices, shownRow } from "./HeldRows.ts"
 
 type RegistrationRow = ResourceRow<typeof RegistrationResource.fields>
 
@@ -19,13 +20,14 @@ const REGISTERED: Order = [
 
 export const RegistrationRepoSql = Layer.effect(RegistrationRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const sliced = yield* ImportSlices
   return RegistrationRepo.of({
     listForEvent: (tenantId, eventId, sort, page, updatedSince) =>
       listPage(sql, {
         columns: REGISTRATION,
         from: "registrations r",
         alias: "r",
-        where: sql`r.tenant_id = ${tenantId} AND r.event_id = ${eventId}`,
+        where: sql`r.tenant_id = ${tenantId} AND r.event_id = ${eventId}${sql.literal(sliced ? ` AND ${shownRow(true, "r")}` : "")}`,
         order: sort === undefined ? REGISTERED : updatedAtOrder("r", sort),
         page,
         updatedSince

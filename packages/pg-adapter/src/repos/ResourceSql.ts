@@ -9,6 +9,7 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import type { Fields, Locked, Resource, StoredStruct } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
+import { shownRow } from "./HeldRows.ts"
 import { type Columns, listPage, type Order } from "./PageSql.ts"
 
 /** A name written into a statement as it is (a table, a column): a plain lower-case identifier. */
@@ -123,9 +124,16 @@ export const int8Array = (ids: ReadonlyArray<number>) => `{${ids.join(",")}}`
 /**
  * The statements every resource's repository has, over its table (`members m`): find one, find
  * one locked with every stored field, insert, update, and a page. A repository adds only what
- * is its own (filters, slugs, subscriptions).
+ * is its own (filters, slugs, subscriptions). `sliced` (HeldRows.ts `ImportSlices`): reads and
+ * updates pass over rows an import holds.
  */
-export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resource: Resource<string, D>, table: string, alias: string) => {
+export const resourceTable = <D extends Fields>(
+  sql: SqlClient.SqlClient,
+  resource: Resource<string, D>,
+  table: string,
+  alias: string,
+  sliced: boolean
+) => {
   type Envelope = Resource<string, D>["Envelope"]["Type"]
   type Stored = StoredStruct<D>["Type"]
   const columns = envelopeColumns(resource, alias)
@@ -149,9 +157,11 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
   const selected = sql.literal(columns.select)
   const lockedSelected = sql.literal(storedList === columns.select ? columns.select : `${storedList},\n  ${columns.select}`)
   const one = (rows: ReadonlyArray<ReadonlyArray<unknown>>) => toOne(rows[0]!)
+  const shownTest = shownRow(sliced, alias)
+  const shown = sql.literal(sliced ? ` AND ${shownTest}` : "")
 
   const find = (tenantId: number, id: number) =>
-    sql`SELECT ${selected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id}`.values.pipe(
+    sql`SELECT ${selected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id}${shown}`.values.pipe(
       Effect.map((rows) => (rows[0] === undefined ? undefined : toOne(rows[0]))),
       Effect.orDie
     )
@@ -163,14 +173,14 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
     toOne,
     find,
     findForUpdate: (tenantId: number, id: number) =>
-      sql`SELECT ${lockedSelected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id} FOR UPDATE`.values.pipe(
+      sql`SELECT ${lockedSelected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id}${shown} FOR UPDATE`.values.pipe(
         Effect.map((rows) => (rows[0] === undefined ? undefined : toLocked(rows[0]))),
         Effect.orDie
       ),
     /** The rows of `ids` the tenant has, each locked and read as `findForUpdate` reads one, in id order. */
     findAllForUpdate: (tenantId: number, ids: ReadonlyArray<number>) =>
       ids.length === 0 ? Effect.succeed([]) : sql`
-        SELECT ${lockedSelected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ANY(${int8Array([...new Set(ids)])}::int8[])
+        SELECT ${lockedSelected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ANY(${int8Array([...new Set(ids)])}::int8[])${shown}
         ORDER BY ${self}.id FOR UPDATE`.values.pipe(Effect.map((rows) => rows.map(toLocked)), Effect.orDie),
     /** `internal`: columns of the table that are no field of the resource (a contact's subscription). */
     insert: (tenantId: number, values: Partial<Record<keyof D, unknown>>, internal: Record<string, unknown> = {}) => {
@@ -179,9 +189,9 @@ export const resourceTable = <D extends Fields>(sql: SqlClient.SqlClient, resour
     },
     /** The row must exist (the caller locked it). */
     update: (tenantId: number, id: number, changes: Partial<Record<keyof D, unknown>>) =>
-      sql`UPDATE ${into} SET ${sql.update(columnValues(resource, changes))} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id} RETURNING ${selected}`
+      sql`UPDATE ${into} SET ${sql.update(columnValues(resource, changes))} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id}${shown} RETURNING ${selected}`
         .values.pipe(Effect.map(one), Effect.orDie),
     page: (where: Statement.Fragment, order: Order, page: number, updatedSince: string | undefined) =>
-      listPage(sql, { columns, from: `${table} ${alias}`, alias, where, order, page, updatedSince })
+      listPage(sql, { columns, from: `${table} ${alias}`, alias, where: sliced ? sql.and([where, sql.literal(shownTest)]) : where, order, page, updatedSince })
   }
 }

@@ -11,10 +11,11 @@ import { columnValues, resourceTable } from "./ResourceSql.ts"
 
 export const shownTable = <D extends Fields>(
   sql: SqlClient.SqlClient,
+  sliced: boolean,
   resource: Resource<string, D>,
   names: { readonly table: string; readonly view: string; readonly alias: string; readonly derived: ReadonlyArray<keyof D & string> }
 ) => {
-  const shown = resourceTable(sql, resource, names.view, names.alias)
+  const shown = resourceTable(sql, resource, names.view, names.alias, sliced)
   return {
     find: shown.find,
     page: shown.page,

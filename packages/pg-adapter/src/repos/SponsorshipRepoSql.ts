@@ -8,6 +8,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { SponsorshipRepo, SponsorshipResource, type SponsorshipSort } from "@chamber/core"
 import { orderBy } from "./PageSql.ts"
 import { shownTable } from "./ShownSql.ts"
+import { ImportSlices } from "./HeldRows.ts"
 
 /**
  * Live on `today` (docs/api.md "Sponsorships"): active, and `today` within [starts_on, ends_on],
@@ -28,7 +29,8 @@ const orderOf = (sort: SponsorshipSort | undefined) =>
 
 export const SponsorshipRepoSql = Layer.effect(SponsorshipRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const sponsorships = shownTable(sql, SponsorshipResource, {
+  const sliced = yield* ImportSlices
+  const sponsorships = shownTable(sql, sliced, SponsorshipResource, {
     table: "sponsorships",
     view: "sponsorships_shown",
     alias: "s",

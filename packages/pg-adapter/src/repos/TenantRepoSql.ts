@@ -4,6 +4,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type CustomFieldDefinition, type CustomFieldResource, type Role, Tenant, TenantRepo, type User } from "@chamber/core"
 import { type Int8, iso } from "./rows.ts"
+import { ImportSlices, shownRow } from "./HeldRows.ts"
 
 interface TenantRow {
   readonly id: Int8
@@ -49,6 +50,7 @@ const first = <R, A>(to: (row: R) => A) => (rows: ReadonlyArray<R>) => (rows[0] 
 
 export const TenantRepoSql = Layer.effect(TenantRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const sliced = yield* ImportSlices
 
   return TenantRepo.of({
     insert: (t) => sql<TenantRow>`INSERT INTO tenants ${sql.insert({ ...t })} RETURNING *`.pipe(Effect.map((rows) => toTenant(rows[0]!)), Effect.orDie),
@@ -74,7 +76,9 @@ export const TenantRepoSql = Layer.effect(TenantRepo, Effect.gen(function*() {
               VALUES (${tenantId}, ${f.resource}, ${f.key}, ${f.label}, ${f.api_visible})
               ON CONFLICT (tenant_id, resource, key) DO NOTHING RETURNING *`.pipe(Effect.map(first(toField)), Effect.orDie),
     listFields: (tenantId) =>
-      sql<FieldRow>`SELECT * FROM custom_field_definitions WHERE tenant_id = ${tenantId} ORDER BY resource, key`.pipe(
+      sql<FieldRow>`SELECT * FROM custom_field_definitions d WHERE d.tenant_id = ${tenantId}${
+        sql.literal(sliced ? ` AND ${shownRow(true, "d")}` : "")
+      } ORDER BY resource, key`.pipe(
         Effect.map((rows) => rows.map(toField)),
         Effect.orDie
       )

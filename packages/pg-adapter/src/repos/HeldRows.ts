@@ -1,0 +1,37 @@
+/**
+ * Rows an import has written and not yet published (migration 0025, docs/architecture.md
+ * "Import: on the embedded database"). Where imports are written in slices, every read of a
+ * table an import writes shows a row only when it has no hold, when its hold is gone, or to the
+ * slices of the import that holds it; a chamber's feed stops below the first open hold's fence.
+ * Elsewhere (PostgreSQL, where an import is one transaction) no row is ever held and reads carry
+ * no such test.
+ */
+import * as Context from "effect/Context"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
+
+/** True where imports are written in slices: the embedded database, whose one session no import may hold for long. */
+export const ImportSlices = Context.Reference<boolean>("chamber/ImportSlices", { defaultValue: () => false })
+
+/** The import whose slice this transaction is (its `chamber.hold`), if any. */
+const OWN_HOLD = `nullif(current_setting('chamber.hold', true), '')::bigint`
+
+/**
+ * `alias`'s row may be shown: the test a read ANDs into its WHERE (an empty string where rows
+ * are never held). The holds are read once per statement (an uncorrelated subquery).
+ */
+export const shownRow = (sliced: boolean, alias: string): string =>
+  sliced
+    ? `(${alias}.held_by IS NULL OR ${alias}.held_by NOT IN (SELECT h.id FROM import_holds h WHERE h.id IS DISTINCT FROM ${OWN_HOLD}))`
+    : ""
+
+/**
+ * ` AND` a bound on `position`: while an import of the chamber is open, its feed reads no further
+ * than the import's fence, so a reader never passes an event that is yet to be shown.
+ */
+export const feedFence = (sql: SqlClient.SqlClient, sliced: boolean, tenantId: number): Statement.Fragment =>
+  sliced
+    ? sql` AND position <= coalesce((SELECT min(h.fence) FROM import_holds h WHERE h.tenant_id = ${tenantId} AND h.id IS DISTINCT FROM ${
+      sql.literal(OWN_HOLD)
+    }), position)`
+    : sql``

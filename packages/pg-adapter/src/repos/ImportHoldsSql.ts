@@ -1,0 +1,99 @@
+/**
+ * Imports' holds in SQL (migration 0025; core `ImportHolds`; docs/architecture.md "Import: on the
+ * embedded database"). A slice sets `chamber.hold` for its transaction alone, so every row it
+ * writes, by whatever statement, takes the hold as its `held_by` (the column's default), and its
+ * reads see the hold's rows (HeldRows.ts). Publishing deletes the hold: one row, whatever the
+ * import's size. Discarding empties the hold's rows table by table in the order a chamber's
+ * removal uses (the catalogue's foreign keys, TenantRemovalSql.ts), a batch a transaction.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
+import { ImportHolds } from "@chamber/core"
+import { ImportSlices } from "./HeldRows.ts"
+import type { Int8 } from "./rows.ts"
+import { removalOrder, TRIGGER_ORDER } from "./TenantRemovalSql.ts"
+
+/** Rows a discard removes a transaction. */
+const DISCARD_BATCH = 500
+export const ImportHoldsSql = Layer.effect(ImportHolds, Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const sliced = yield* ImportSlices
+
+  /** The tables an import writes, each before those it references. */
+  const heldTables = Effect.gen(function*() {
+    const holding = (yield* sql<{ readonly name: string }>`
+      SELECT c.relname AS name FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'held_by' AND NOT a.attisdropped
+      WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')`).map((r) => r.name)
+    const references = yield* sql<{ readonly referencing: string; readonly referenced: string }>`
+      SELECT r.relname AS referencing, p.relname AS referenced
+      FROM pg_constraint k
+      JOIN pg_class r ON r.oid = k.conrelid
+      JOIN pg_class p ON p.oid = k.confrelid
+      JOIN pg_namespace n ON n.oid = r.relnamespace
+      WHERE k.contype = 'f' AND n.nspname = current_schema()`
+    return removalOrder(holding, [...references.map((r) => [r.referencing, r.referenced] as const), ...TRIGGER_ORDER])
+  }).pipe(Effect.orDie)
+
+  const discard = Effect.fn("ImportHolds.discard")(function*(hold: number) {
+    // A booking type is found by name whether held or not (the API makes one by name, and the
+    // name is unique): one a booking outside the import now uses stays, as that booking's.
+    yield* sql`
+      UPDATE booking_types t SET held_by = NULL WHERE t.held_by = ${hold}
+        AND EXISTS (SELECT 1 FROM bookings b WHERE b.booking_type_id = t.id AND b.held_by IS DISTINCT FROM ${hold})`
+    for (const table of yield* heldTables) {
+      while (true) {
+        const [gone] = yield* sql<{ readonly n: Int8 }>`
+          WITH gone AS (
+            DELETE FROM ${sql(table)} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${sql(table)} WHERE held_by = ${hold} LIMIT ${DISCARD_BATCH}))
+            RETURNING 1
+          )
+          SELECT count(*) AS n FROM gone`
+        if (Number(gone!.n) < DISCARD_BATCH) break
+      }
+    }
+    // The invoice numbers the import took are given back, unless the API has issued one since.
+    yield* sql`
+      UPDATE invoice_sequences s SET last_number = coalesce(h.invoice_number, 0)
+      FROM import_holds h
+      WHERE h.id = ${hold} AND s.tenant_id = h.tenant_id
+        AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.tenant_id = h.tenant_id AND i.issued_at >= h.created_at)`
+    yield* sql`DELETE FROM import_holds WHERE id = ${hold}`
+  }, Effect.orDie)
+
+  return ImportHolds.of({
+    sliced,
+    // Every event committed from now on, the import's or another writer's, is above the fence.
+    open: Effect.fn("ImportHolds.open")(function*(tenantId: number) {
+      const [row] = yield* sql<{ readonly id: Int8 }>`
+        INSERT INTO import_holds (tenant_id, fence, invoice_number) VALUES (${tenantId}, greatest(
+          (SELECT max(position) FROM outbox_events WHERE tenant_id = ${tenantId}),
+          (SELECT through FROM outbox_pruned WHERE tenant_id = ${tenantId}),
+          0), (SELECT last_number FROM invoice_sequences WHERE tenant_id = ${tenantId}))
+        RETURNING id`
+      return Number(row!.id)
+    }, Effect.orDie),
+    slice: (hold, self) =>
+      sql.withTransaction(
+        sql`WITH touched AS (UPDATE import_holds SET touched_at = now() WHERE id = ${hold} RETURNING 1)
+            SELECT set_config('chamber.hold', ${String(hold)}, true)`.pipe(
+          Effect.orDie,
+          Effect.andThen(self)
+        )
+      ).pipe(Effect.catchTag("SqlError", Effect.die)),
+    publish: Effect.fn("ImportHolds.publish")(function*(hold: number) {
+      yield* sql`DELETE FROM import_holds WHERE id = ${hold}`
+    }, Effect.orDie),
+    discard,
+    sweep: Effect.fn("ImportHolds.sweep")(function*(idle: Duration.Input) {
+      const stale = yield* sql<{ readonly id: Int8 }>`
+        SELECT id FROM import_holds WHERE touched_at < now() - make_interval(secs => ${Duration.toSeconds(Duration.fromInputUnsafe(idle))})
+        ORDER BY id`
+      for (const { id } of stale) yield* discard(Number(id))
+      return stale.length
+    }, Effect.orDie)
+  })
+}))
