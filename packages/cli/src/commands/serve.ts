@@ -11,7 +11,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import * as HttpServer from "effect/http/HttpServer"
 import * as HttpServerError from "effect/http/HttpServerError"
-import { ChangesPruner } from "@chamber/core"
+import { ChangesPruner, ImportSweeper } from "@chamber/core"
 import { databaseConfigFromEnv, DeliveryStoreSql, StorageLive } from "@chamber/pg-adapter"
 import { HttpLive, IdempotencyRetention, NodeServerLive } from "@chamber/http-adapter"
 import { deliverySettingsFromEnv, HookPingsLive, RelayLive } from "@chamber/webhook-relay"
@@ -181,9 +181,10 @@ export const serve = (opts: ServeOptions) => {
   // metrics listener and the readings run beside them.
   const { telemetry, readers } = observability(observed, (url) => tell(dim(`Metrics on ${url}`), "Metrics listening", { url }))
   // Stored webhook secrets this process cannot decrypt stop it before it listens (docs/webhooks.md "Secrets").
-  // The change feed's events past CHAMBER_EVENT_RETENTION are pruned by every server (docs/api.md "Change feed").
+  // The change feed's events past CHAMBER_EVENT_RETENTION are pruned by every server (docs/api.md "Change feed");
+  // on the embedded database, imports that stopped before publishing are discarded (docs/cli.md "While it writes").
   const app = Layer.mergeAll(
-    Layer.mergeAll(HttpLive, relay, ChangesPruner(Duration.toMillis(eventRetention))).pipe(Layer.provide(telemetry)),
+    Layer.mergeAll(HttpLive, relay, ChangesPruner(Duration.toMillis(eventRetention)), ImportSweeper()).pipe(Layer.provide(telemetry)),
     readers,
     Layer.effectDiscard(announce)
   ).pipe(

@@ -21,6 +21,6 @@ export class ImportHolds extends Context.Service<ImportHolds, {
   readonly publish: (hold: number) => Effect.Effect<void>
   /** Removes everything the hold marks, a bounded batch a transaction, then the hold. */
   readonly discard: (hold: number) => Effect.Effect<void>
-  /** Discards the holds no slice has touched for `idle` (their import stopped without publishing or discarding); answers how many. */
+  /** Discards the holds of imports that stopped without publishing or discarding (their process is gone, or no slice has touched them for `idle`); answers how many. */
   readonly sweep: (idle: Duration.Input) => Effect.Effect<number>
 }>()("chamber/ImportHolds") {}

@@ -27,6 +27,7 @@ import { TenantNotFound } from "../tenant/TenantErrors.ts"
 import { type Collection, ImportCollections, type ImportStep, importSteps } from "./ImportSteps.ts"
 import { type BatchWrites, importBatchWrites } from "./ImportBatchWrites.ts"
 import { ImportHolds } from "./ImportHolds.ts"
+import { sweepAbandonedImports } from "./ImportSweeper.ts"
 import { ImportDocumentInvalid, ImportInvalid, type ImportProblem, MAX_REPORTED_PROBLEMS } from "./ImportErrors.ts"
 
 /** A record that `skipInvalid` refused: where it is in the document, what it holds, and every problem it has. */
@@ -349,7 +350,7 @@ export class Importer extends Context.Service<Importer, {
      */
     const slicedWrite = <A, E, R>(tenantId: number, write: (slice: <X, Y, Z>(self: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>) => Effect.Effect<A, E, R>) =>
       Effect.acquireUseRelease(
-        holds.open(tenantId),
+        Effect.andThen(Effect.provideService(sweepAbandonedImports, ImportHolds, holds), holds.open(tenantId)),
         (hold) => Effect.tap(write((self) => holds.slice(hold, self)), () => holds.publish(hold)),
         (hold, exit) => (Exit.isSuccess(exit) ? Effect.void : holds.discard(hold))
       )

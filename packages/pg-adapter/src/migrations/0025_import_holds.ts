@@ -8,8 +8,9 @@
  *   began: while the hold is open the chamber's feed reads no further (every event committed
  *   since, the import's or not, is above it). `invoice_number` is the chamber's last invoice
  *   number when it began, given back when the import is discarded (unless the API has issued one
- *   since). `touched_at` moves with each slice, so a hold whose import died is told apart from one
- *   still writing.
+ *   since). `pid` is the importing process (on this machine: the embedded database is reached
+ *   through a local socket) and `touched_at` moves with each slice, so a hold whose import died
+ *   is told apart from one still writing.
  * - `held_by` on every table an import writes: the hold of the import that wrote the row, taken
  *   from the transaction's setting `chamber.hold`, which only an import's slices set. A row is
  *   shown when it has no hold, when its hold is gone (published), or to the slices of its own
@@ -47,6 +48,7 @@ export default Effect.gen(function*() {
       tenant_id bigint NOT NULL REFERENCES tenants(id),
       fence bigint NOT NULL,
       invoice_number bigint,
+      pid integer NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now(),
       touched_at timestamptz NOT NULL DEFAULT now()
     )`

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { ImportHolds } from "@chamber/core"
+import { alive } from "../embedded/Cluster.ts"
 import { ImportSlices } from "./HeldRows.ts"
 import type { Int8 } from "./rows.ts"
 import { removalOrder, TRIGGER_ORDER } from "./TenantRemovalSql.ts"
@@ -69,10 +70,10 @@ export const ImportHoldsSql = Layer.effect(ImportHolds, Effect.gen(function*() {
     // Every event committed from now on, the import's or another writer's, is above the fence.
     open: Effect.fn("ImportHolds.open")(function*(tenantId: number) {
       const [row] = yield* sql<{ readonly id: Int8 }>`
-        INSERT INTO import_holds (tenant_id, fence, invoice_number) VALUES (${tenantId}, greatest(
+        INSERT INTO import_holds (tenant_id, fence, invoice_number, pid) VALUES (${tenantId}, greatest(
           (SELECT max(position) FROM outbox_events WHERE tenant_id = ${tenantId}),
           (SELECT through FROM outbox_pruned WHERE tenant_id = ${tenantId}),
-          0), (SELECT last_number FROM invoice_sequences WHERE tenant_id = ${tenantId}))
+          0), (SELECT last_number FROM invoice_sequences WHERE tenant_id = ${tenantId}), ${process.pid})
         RETURNING id`
       return Number(row!.id)
     }, Effect.orDie),
@@ -88,12 +89,14 @@ export const ImportHoldsSql = Layer.effect(ImportHolds, Effect.gen(function*() {
       yield* sql`DELETE FROM import_holds WHERE id = ${hold}`
     }, Effect.orDie),
     discard,
+    // Abandoned: its process is gone, or it has written nothing for `idle` (a process that hangs).
     sweep: Effect.fn("ImportHolds.sweep")(function*(idle: Duration.Input) {
-      const stale = yield* sql<{ readonly id: Int8 }>`
-        SELECT id FROM import_holds WHERE touched_at < now() - make_interval(secs => ${Duration.toSeconds(Duration.fromInputUnsafe(idle))})
-        ORDER BY id`
-      for (const { id } of stale) yield* discard(Number(id))
-      return stale.length
+      const holds = yield* sql<{ readonly id: Int8; readonly pid: number; readonly idle: boolean }>`
+        SELECT id, pid, touched_at < now() - make_interval(secs => ${Duration.toSeconds(Duration.fromInputUnsafe(idle))}) AS idle
+        FROM import_holds ORDER BY id`
+      const abandoned = holds.filter((h) => h.idle || (h.pid !== process.pid && !alive(h.pid)))
+      for (const { id } of abandoned) yield* discard(Number(id))
+      return abandoned.length
     }, Effect.orDie)
   })
 }))

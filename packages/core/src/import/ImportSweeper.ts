@@ -1,0 +1,32 @@
+/**
+ * Imports that stopped half-way (docs/architecture.md "Import: on the embedded database"): an
+ * import killed between slices leaves its hold, and the rows it marks stay hidden (and its
+ * chamber's feed stops at the hold's fence) until the hold is discarded. `chamber serve` looks for
+ * such holds every `everyMs`; each `chamber import` looks once before it writes. A hold counts as
+ * abandoned once its process is gone, or once no slice has touched it for ABANDONED_AFTER (far
+ * longer than any slice takes).
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { ImportHolds } from "./ImportHolds.ts"
+
+export const ABANDONED_AFTER = "2 minutes"
+
+/** Discards the abandoned holds, saying how many when there were any. */
+export const sweepAbandonedImports = Effect.gen(function*() {
+  const holds = yield* ImportHolds
+  if (!holds.sliced) return
+  const discarded = yield* holds.sweep(ABANDONED_AFTER)
+  if (discarded > 0) yield* Effect.logWarning("import: discarded the rows of imports that stopped before publishing", { imports: discarded })
+})
+
+export const ImportSweeper = (everyMs = 30_000) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const holds = yield* ImportHolds
+    if (!holds.sliced) return
+    const round = sweepAbandonedImports.pipe(
+      Effect.provideService(ImportHolds, holds),
+      Effect.catchDefect((defect) => Effect.logWarning("import: looking for stopped imports failed; trying again later", defect))
+    )
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(round, Effect.sleep(everyMs))))
+  }))
