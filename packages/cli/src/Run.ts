@@ -2,6 +2,7 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { databaseConfigFromEnv, type DatabaseOptions, StorageLive } from "@chamber/pg-adapter"
@@ -42,16 +43,26 @@ export const runUntilStopped = <E>(
  * Runs `program` with the storage services; prints `json(result)` with --json, else `human(result)`
  * of the result with every string in it made inert (Inert.ts), so text from outside cannot act
  * on the terminal whatever the rendering does with it. The answer goes to stdout unless
- * `answerTo` says stderr (a command whose stdout is its data).
+ * `answerTo` says stderr (a command whose stdout is its data). SIGINT or SIGTERM interrupts it:
+ * its finalizers run, then it says `render.interrupted` (else "Interrupted.") and exits 130.
  */
 export const run = async <A, E>(
   opts: { readonly json?: boolean },
   program: Effect.Effect<A, E, Services>,
-  render: { readonly json: (a: A) => unknown; readonly human: (a: A) => string },
+  render: { readonly json: (a: A) => unknown; readonly human: (a: A) => string; readonly interrupted?: string },
   storageOptions?: DatabaseOptions,
   answerTo: "stdout" | "stderr" = "stdout"
 ): Promise<void> => {
-  const exit = await Effect.runPromiseExit(program.pipe(Effect.provide(storage(storageOptions)), Effect.scoped))
+  const fiber = Effect.runFork(program.pipe(Effect.provide(storage(storageOptions)), Effect.scoped))
+  const interrupt = () => Effect.runFork(Fiber.interrupt(fiber))
+  const signals = ["SIGINT", "SIGTERM"] as const
+  for (const signal of signals) process.once(signal, interrupt)
+  const exit = await Effect.runPromise(Fiber.await(fiber))
+  for (const signal of signals) process.off(signal, interrupt)
+  if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) {
+    printError(opts.json === true, new Error(render.interrupted ?? "Interrupted."))
+    process.exit(130)
+  }
   if (Exit.isFailure(exit)) return fail(opts.json === true, causeError(exit.cause))
   if (opts.json === true && answerTo === "stdout") printJson(render.json(exit.value))
   else if (opts.json === true) process.stderr.write(jsonText(render.json(exit.value)) + "\n")

@@ -72,7 +72,7 @@ export const program = () => {
     .addHelpText("after", example("chamber demo"))
     .action(admin("demoCommand"))
 
-  const importing = json(chamber.command("import").description("load a JSON document, or a CSV file per collection, into a chamber in one transaction (all or nothing unless --skip-invalid)"))
+  const importing = json(chamber.command("import").description("load a JSON document, or a CSV file per collection, into a chamber, all or nothing unless --skip-invalid"))
     .argument("[file]", "the JSON document (docs/cli.md \"Import\"); or give CSV files with --members, --contacts, …")
     .requiredOption("--tenant <id>", "chamber id (chm_...)")
     .option("--dry-run", "check every record and write nothing")

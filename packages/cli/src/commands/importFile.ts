@@ -2,7 +2,7 @@
  * `chamber import --tenant ID FILE [--dry-run] [--skip-invalid [--rejected PATH]]`, or with a CSV
  * file per collection (`--members members.csv --contacts contacts.csv …`) in place of FILE
  * (docs/cli.md "Import"): the records through the core importer, checked whole before anything is
- * written, then written in one transaction, with progress on stderr.
+ * written, then written all or nothing (docs/cli.md "While it writes"), with progress on stderr.
  */
 import * as Effect from "effect/Effect"
 import {
@@ -150,6 +150,8 @@ export const importFile = (file: string | undefined, opts: ImportOptions) => {
       return result
     }).pipe(Effect.ensuring(Effect.sync(() => shown?.end()))),
     {
+      // What the importer wrote is discarded as it stops (docs/cli.md "While it writes").
+      interrupted: "Interrupted: nothing of the file was written.",
       json: (result) => {
         const counts = countsShown(result.counts)
         const written = result.dryRun ? { dry_run: true, counts } : { ids: result.ids, counts }
@@ -161,7 +163,7 @@ export const importFile = (file: string | undefined, opts: ImportOptions) => {
         const seconds = ((Date.now() - started) / 1000).toFixed(1)
         const done = result.dryRun
           ? `${green("Checked")} ${what} ${dim(`in ${seconds} s`)}: no problems found. Nothing was written (--dry-run).`
-          : `${green("Imported")} ${what} ${dim(`in ${seconds} s, one transaction`)}`
+          : `${green("Imported")} ${what} ${dim(`in ${seconds} s, ${result.sliced ? "published at once" : "one transaction"}`)}`
         if (rejectedPath === undefined) return done
         const written = total(result.counts)
         const refusedCount = result.rejected.length

@@ -12,12 +12,10 @@ import { ImportHolds } from "./ImportHolds.ts"
 
 export const ABANDONED_AFTER = "2 minutes"
 
-/** Discards the abandoned holds, saying how many when there were any. */
+/** Discards the abandoned holds; answers how many. */
 export const sweepAbandonedImports = Effect.gen(function*() {
   const holds = yield* ImportHolds
-  if (!holds.sliced) return
-  const discarded = yield* holds.sweep(ABANDONED_AFTER)
-  if (discarded > 0) yield* Effect.logWarning("import: discarded the rows of imports that stopped before publishing", { imports: discarded })
+  return holds.sliced ? yield* holds.sweep(ABANDONED_AFTER) : 0
 })
 
 export const ImportSweeper = (everyMs = 30_000) =>
@@ -26,6 +24,9 @@ export const ImportSweeper = (everyMs = 30_000) =>
     if (!holds.sliced) return
     const round = sweepAbandonedImports.pipe(
       Effect.provideService(ImportHolds, holds),
+      Effect.tap((imports) =>
+        imports === 0 ? Effect.void : Effect.logWarning("import: discarded the rows of imports that stopped before publishing").pipe(Effect.annotateLogs({ imports }))
+      ),
       Effect.catchDefect((defect) => Effect.logWarning("import: looking for stopped imports failed; trying again later", defect))
     )
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(round, Effect.sleep(everyMs))))

@@ -1,7 +1,8 @@
 /**
  * `chamber import` (docs/cli.md "Import"): a JSON document of records loaded with the core
  * services' rules, so each record gets the same validation and fires the same events as any other
- * write, all in one transaction. Records point at earlier ones with `<thing>_ref`. Every
+ * write, all or nothing: in one transaction, or, where the database is one session that a long
+ * transaction would hold (ImportHolds.sliced), in slices under a hold shown at once. Records point at earlier ones with `<thing>_ref`. Every
  * collection but fields is written set-wise, a batch at a time (ImportBatchWrites.ts); fields
  * through their service, one record at a time.
  *
@@ -48,11 +49,13 @@ export interface ImportResult {
   readonly dryRun: boolean
   /** With `skipInvalid`, the records refused, in document order; else none. */
   readonly rejected: ReadonlyArray<ImportRejected>
+  /** True when the records were written in slices under a hold and published at once (ImportHolds), false when in one transaction. */
+  readonly sliced: boolean
 }
 
 /** Where an import is: told once as each pass begins (`done` 0) and after each record. */
 export interface ImportProgressEvent {
-  /** `checking`: every record, nothing written; `writing`: the transaction. */
+  /** `checking`: every record, nothing written; `writing`: the records written. */
   readonly phase: "checking" | "writing"
   readonly done: number
   readonly total: number
@@ -151,6 +154,16 @@ const outcome = (skipInvalid: boolean) => {
 export const importBatch = (sliced: boolean): number => (sliced ? 250 : 1000)
 
 const isRecord = (raw: unknown): raw is Readonly<Record<string, unknown>> => typeof raw === "object" && raw !== null && !Array.isArray(raw)
+
+/**
+ * A payment naming an invoice by id pays one the chamber already has, changing a row that no hold
+ * can keep from being seen: a document holding one is written in one transaction, also where
+ * imports are otherwise sliced.
+ */
+const paysWhatExists = (collections: ReadonlyArray<readonly [ImportStep, ReadonlyArray<unknown>]>) =>
+  collections.some(([step, records]) =>
+    step.collection === "payments" && records.some((r) => isRecord(r) && r.invoice_id !== undefined && r.invoice_id !== null)
+  )
 
 export class Importer extends Context.Service<Importer, {
   /**
@@ -268,6 +281,7 @@ export class Importer extends Context.Service<Importer, {
       skipInvalid: boolean,
       refusedPlaces: ReadonlySet<string>,
       batches: BatchWrites,
+      sliced: boolean,
       slice: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     ) {
       const result = outcome(skipInvalid)
@@ -313,7 +327,7 @@ export class Importer extends Context.Service<Importer, {
 
       for (const [step, records] of collections) {
         const batch = batches[step.collection]
-        const size = batch === undefined ? 1 : importBatch(holds.sliced)
+        const size = batch === undefined ? 1 : importBatch(sliced)
         for (let start = 0; start < records.length; start += size) {
           const chunk: Array<Pending> = []
           for (let index = start; index < Math.min(start + size, records.length); index++) {
@@ -375,17 +389,18 @@ export class Importer extends Context.Service<Importer, {
         const counts = Object.fromEntries(ImportCollections.map((c) => [c, 0])) as Record<Collection, number>
         for (const [step, records] of collections) counts[step.collection] = records.length
         for (const r of refused) counts[r.collection]--
-        return { ids: {}, counts, dryRun: true, rejected: refused } satisfies ImportResult
+        return { ids: {}, counts, dryRun: true, rejected: refused, sliced: false } satisfies ImportResult
       }
       const refusedPlaces = new Set(refused.map((r) => placeOf(r.collection, r.index)))
       const batches = options.batched === false ? {} : batchWrites(tenant.id)
-      const written = yield* (holds.sliced
-        ? slicedWrite(tenant.id, (slice) => writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces, batches, slice))
-        : tx.withTransaction(writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces, batches, (self) => self)))
+      const sliced = holds.sliced && !paysWhatExists(collections)
+      const written = yield* (sliced
+        ? slicedWrite(tenant.id, (slice) => writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces, batches, true, slice))
+        : tx.withTransaction(writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces, batches, false, (self) => self)))
       // Those refused on a rule of the database join those the check refused, in document order.
       const order = new Map(collections.map(([step], i) => [step.collection, i]))
       const rejected = [...refused, ...written.rejected].sort((a, b) => order.get(a.collection)! - order.get(b.collection)! || a.index - b.index)
-      return { ...written, rejected, dryRun: false } satisfies ImportResult
+      return { ...written, rejected, dryRun: false, sliced } satisfies ImportResult
     })
 
     return Importer.of({ run })

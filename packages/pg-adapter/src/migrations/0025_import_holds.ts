@@ -17,6 +17,7 @@
  *   import (repos/HeldRows.ts). Rows keep the number after publishing; nothing reads it then.
  * - `member_counts`: a hold's members are counted on a slot of their own (minus the hold), marked
  *   with it, so a list's total leaves them out until the hold goes and then counts them at once.
+ * - A held custom field definition marks no member or contact changed until it is published.
  */
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -115,4 +116,16 @@ export default Effect.gen(function*() {
     END
     $$`
   yield* sql`DROP FUNCTION member_counts_add(bigint, text, bigint)`
+  // A custom field definition an import holds shows no value until the import is published, so
+  // it marks no member or contact changed before (migration 0014); publishing marks them.
+  yield* sql`
+    CREATE OR REPLACE FUNCTION custom_field_shown_values(field custom_field_definitions) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+      IF field.held_by IS NOT NULL AND EXISTS (SELECT 1 FROM import_holds WHERE id = field.held_by) THEN
+        RETURN;
+      END IF;
+      EXECUTE format('UPDATE %I SET updated_at = row_written_at() WHERE tenant_id = $1 AND custom_fields ? $2', field.resource || 's')
+        USING field.tenant_id, field.key;
+    END
+    $$`
 })

@@ -56,7 +56,7 @@ export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*
     const names = [...resource.storedKeys.filter((key) => !derived.includes(key)), ...(stored.internal ?? [])]
     const bad = [stored.table, stored.view ?? stored.table, ...names].find((name) => !IDENTIFIER.test(name))
     if (bad !== undefined) throw new Error(`${resource.name}: ${JSON.stringify(bad)} is not a plain identifier`)
-    const columns = envelopeColumns(resource, "t")
+    const columns = envelopeColumns(resource, "t", sliced)
     const toOne = columns.at(0)
     const table = sql.literal(stored.table)
     const list = sql.literal(names.join(", "))

@@ -85,8 +85,12 @@ export const ImportHoldsSql = Layer.effect(ImportHolds, Effect.gen(function*() {
           Effect.andThen(self)
         )
       ).pipe(Effect.catchTag("SqlError", Effect.die)),
+    // The members and contacts holding a value of a custom field the import defined change as it shows (migration 0025).
     publish: Effect.fn("ImportHolds.publish")(function*(hold: number) {
-      yield* sql`DELETE FROM import_holds WHERE id = ${hold}`
+      yield* sql.withTransaction(Effect.gen(function*() {
+        yield* sql`DELETE FROM import_holds WHERE id = ${hold}`
+        yield* sql`SELECT custom_field_shown_values(d) FROM custom_field_definitions d WHERE d.held_by = ${hold} AND d.api_visible`
+      }))
     }, Effect.orDie),
     discard,
     // Abandoned: its process is gone, or it has written nothing for `idle` (a process that hangs).

@@ -24,13 +24,14 @@ const namesOrder = (sort: MemberSort | undefined): Order =>
     key.expression === "s.id" ? { ...key, expression: "s.member_id" } : key
   )
 
-const MEMBER = envelopeColumns(MemberResource, "m")
+/** A member's columns where imports are sliced (custom fields of definitions no import holds) and where not. */
+const MEMBERS = { sliced: envelopeColumns(MemberResource, "m", true), whole: envelopeColumns(MemberResource, "m") }
 
 /** ` AND` the shown test of `alias` (HeldRows.ts), where rows can be held. */
 const shown = (sql: SqlClient.SqlClient, sliced: boolean, alias: string) => sql.literal(sliced ? ` AND ${shownRow(true, alias)}` : "")
-const COLUMNS = MEMBER.select
+const columnsOf = (sliced: boolean) => (sliced ? MEMBERS.sliced : MEMBERS.whole)
 /** A member read after one leading column (a total, a version). */
-const toMember = MEMBER.at(1)
+const toMember = MEMBERS.whole.at(1)
 
 /** The chamber's members, all of them or of one status, by the kept counts. */
 export const countedMembers = (
@@ -49,7 +50,7 @@ export const countedMembers = (
     ? sql`(SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = ${tenantId}${shown(sql, sliced, "c")})`
     : sql`(SELECT coalesce(sum(c.members), 0)::int8 FROM member_counts c WHERE c.tenant_id = ${tenantId} AND c.status = ${status}${shown(sql, sliced, "c")})`
   return countedPage<Member>(sql, {
-    columns: MEMBER,
+    columns: columnsOf(sliced),
     from: "members m",
     alias: "m",
     where,
@@ -95,7 +96,7 @@ export const membersNamed = (
     const offset = pageOffset(page)
     const entry = searches.get(key)
     if (entry === undefined) searches.set(key, SEEN)
-    if (entry === undefined || entry === MANY) return yield* matchesPage(sql, tenantId, matching, sort, page)
+    if (entry === undefined || entry === MANY) return yield* matchesPage(sql, sliced, tenantId, matching, sort, page)
     let kept = entry
     for (let read = 1; read <= REREADS; read++) {
       const fresh = kept === SEEN
@@ -118,7 +119,7 @@ export const membersNamed = (
         if (now!.version === kept.version) return { rows: [], total: kept.ids.length }
       } else {
         const rows = yield* sql`
-          SELECT ${versionOf(sql, sliced, tenantId)} AS version, ${sql.literal(COLUMNS)}
+          SELECT ${versionOf(sql, sliced, tenantId)} AS version, ${sql.literal(columnsOf(sliced).select)}
           FROM members m WHERE m.tenant_id = ${tenantId} AND m.id = ANY(${`{${ids.join(",")}}`}::int8[])
           ORDER BY ${sql.literal(orderSql(memberOrder(sort)))}`.values
         if (rows.length === ids.length && rows[0]![0] === kept.version) return { rows: rows.map(toMember), total: kept.ids.length }
@@ -126,7 +127,7 @@ export const membersNamed = (
       kept = SEEN
       searches.set(key, SEEN)
     }
-    return yield* matchesPage(sql, tenantId, matching, sort, page)
+    return yield* matchesPage(sql, sliced, tenantId, matching, sort, page)
   }).pipe(Effect.orDie)
 
 /**
@@ -134,10 +135,10 @@ export const membersNamed = (
  * over the narrow rows), then the page's members. Only a page past the end needs a second
  * statement, the count.
  */
-const matchesPage = (sql: SqlClient.SqlClient, tenantId: number, matching: Statement.Fragment, sort: MemberSort | undefined, page: number) =>
+const matchesPage = (sql: SqlClient.SqlClient, sliced: boolean, tenantId: number, matching: Statement.Fragment, sort: MemberSort | undefined, page: number) =>
   Effect.gen(function*() {
     const rows = yield* sql`
-      SELECT listed.total_count, ${sql.literal(COLUMNS)}
+      SELECT listed.total_count, ${sql.literal(columnsOf(sliced).select)}
       FROM (SELECT s.member_id, count(*) OVER () AS total_count FROM member_names s WHERE ${matching}
             ORDER BY ${sql.literal(orderSql(namesOrder(sort)))} LIMIT ${PER_PAGE} OFFSET ${pageOffset(page)}) listed
       JOIN members m ON m.id = listed.member_id AND m.tenant_id = ${tenantId}

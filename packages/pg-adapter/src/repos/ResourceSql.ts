@@ -15,18 +15,22 @@ import { type Columns, listPage, type Order } from "./PageSql.ts"
 /** A name written into a statement as it is (a table, a column): a plain lower-case identifier. */
 export const IDENTIFIER = /^[a-z][a-z0-9_]*$/
 
-/** The custom field values the tenant marked API-visible, as one jsonb object. */
-const visibleCustomFields = (alias: string, resource: string) =>
+/** The custom field values the tenant marked API-visible, as one jsonb object; `sliced`: by definitions no import holds (HeldRows.ts). */
+const visibleCustomFields = (alias: string, resource: string, sliced: boolean) =>
   `(SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
      FROM jsonb_each(${alias}.custom_fields) e
      JOIN custom_field_definitions d
-       ON d.tenant_id = ${alias}.tenant_id AND d.resource = '${resource}' AND d.api_visible AND d.key = e.key)`
+       ON d.tenant_id = ${alias}.tenant_id AND d.resource = '${resource}' AND d.api_visible AND d.key = e.key${sliced ? ` AND ${shownRow(true, "d")}` : ""})`
 
 /**
  * The select list of a resource read through `alias`: `id`, every attribute, and the two
  * timestamps. `stored` reads custom fields whole (hidden ones too), for change detection.
  */
-export const selectList = <D extends Fields>(resource: Resource<string, D>, alias: string, options?: { readonly stored?: boolean }) => {
+export const selectList = <D extends Fields>(
+  resource: Resource<string, D>,
+  alias: string,
+  options?: { readonly stored?: boolean; readonly sliced?: boolean }
+) => {
   // Columns are named as the fields are, and written into the statement as they are.
   const bad = resource.storedKeys.find((key) => !IDENTIFIER.test(key))
   if (bad !== undefined) throw new Error(`${resource.name} field ${JSON.stringify(bad)} is not a plain identifier`)
@@ -38,7 +42,7 @@ export const selectList = <D extends Fields>(resource: Resource<string, D>, alia
       if (column === "timestamp") return `${isoColumn(`${alias}.${key}`)} AS ${key}`
       // int8 arrives as a bigint; as float8 it is a number, exact up to 2^53.
       if (column === "int8") return `${alias}.${key}::float8 AS ${key}`
-      if (typeof column === "object" && options?.stored !== true) return `${visibleCustomFields(alias, column.customFields)} AS ${key}`
+      if (typeof column === "object" && options?.stored !== true) return `${visibleCustomFields(alias, column.customFields, options?.sliced === true)} AS ${key}`
       return `${alias}.${key}`
     }),
     `${isoColumn(`${alias}.created_at`)} AS created_at`,
@@ -86,13 +90,17 @@ export const toEnvelope = <D extends Fields>(resource: Resource<string, D>) => {
  * arrays (`statement.values`): the id, then each attribute in the declaration's order, then the
  * two timestamps.
  */
-export const envelopeColumns = <D extends Fields>(resource: Resource<string, D>, alias: string): Columns<Resource<string, D>["Envelope"]["Type"]> => {
+export const envelopeColumns = <D extends Fields>(
+  resource: Resource<string, D>,
+  alias: string,
+  sliced = false
+): Columns<Resource<string, D>["Envelope"]["Type"]> => {
   type Envelope = Resource<string, D>["Envelope"]["Type"]
   const keys = resource.keys
   const n = keys.length
   const empty = emptyOf(keys)
   return {
-    select: selectList(resource, alias),
+    select: selectList(resource, alias, { sliced }),
     at: (offset) => (v): Envelope => {
       const attributes = { ...empty }
       for (let i = 0; i < n; i++) attributes[keys[i]!] = v[offset + 1 + i]
@@ -136,7 +144,7 @@ export const resourceTable = <D extends Fields>(
 ) => {
   type Envelope = Resource<string, D>["Envelope"]["Type"]
   type Stored = StoredStruct<D>["Type"]
-  const columns = envelopeColumns(resource, alias)
+  const columns = envelopeColumns(resource, alias, sliced)
   const toOne = columns.at(0)
   // A locked row is read as its stored fields (id, each stored field, the two timestamps), then
   // the envelope's columns, unless both lists are the same (a resource with nothing hidden).
