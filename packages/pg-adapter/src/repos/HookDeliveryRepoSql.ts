@@ -72,12 +72,13 @@ export const HookDeliveryRepoSql = Layer.effect(HookDeliveryRepo, Effect.gen(fun
   const one = (deliveryId: number) =>
     sql<DeliveryRow>`SELECT ${sql.literal(ENVELOPE)} FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id WHERE d.id = ${deliveryId}`
 
+  // A delivery of an import not yet published is no delivery of the subscription's yet (HeldRows.ts).
   const replay = (tenantId: number, hookId: number, deliveryId: number) =>
     sql`
-      UPDATE webhook_deliveries SET status = 'pending', attempt_count = 0, next_attempt_at = now(), queued_at = now(),
+      UPDATE webhook_deliveries d SET status = 'pending', attempt_count = 0, next_attempt_at = now(), queued_at = now(),
         lease_expires_at = NULL, leased_by = NULL, settled_at = NULL
-      WHERE tenant_id = ${tenantId} AND hook_id = ${hookId} AND id = ${deliveryId}
-      RETURNING id`.pipe(
+      WHERE d.tenant_id = ${tenantId} AND d.hook_id = ${hookId} AND d.id = ${deliveryId}${sql.literal(sliced ? ` AND ${shownRow(true, "d")}` : "")}
+      RETURNING d.id`.pipe(
       Effect.flatMap((queued) => (queued.length === 0 ? Effect.succeed([]) : one(deliveryId))),
       Effect.map((rows) => (rows[0] === undefined ? undefined : toDelivery(rows[0]))),
       Effect.orDie
