@@ -29,7 +29,8 @@ import {
   Payments,
   Placements,
   Registrations,
-  Sponsorships
+  Sponsorships,
+  Tenants
 } from "@chamber/core"
 import { DeliveryStoreSql } from "@chamber/pg-adapter"
 import { pgliteRuntime, runtimes } from "@chamber/pg-adapter/testing"
@@ -310,6 +311,20 @@ describe("import holds on pglite (the embedded database writes an import in slic
         }).pipe(Effect.flip)
         assert.strictEqual(failed._tag, "ImportInvalid", failed.message)
         assert.deepStrictEqual(yield* invoices(), before, "GET /api/v1/invoices after the import was refused")
+      }).pipe(Effect.ensuring(letGo)))
+
+    it.effect("a held custom field definition: members already holding a value of its key read as before, while it is held and once it is discarded", () =>
+      Effect.gen(function*() {
+        const holds = yield* ImportHolds
+        const a = yield* chamberWithKey("all")
+        yield* (yield* Members).create(a.tenant.id, { name: "Acme", status: "active", custom_fields: { founded: "1952" } }).pipe(Effect.orDie)
+        const members = () => Effect.map(call("GET", "/api/v1/members", { key: a.key }), (r) => r.body)
+        const before = yield* members()
+        const hold = yield* holds.open(a.tenant.id)
+        yield* holds.slice(hold, (yield* Tenants).addField(a.tenant.id, { resource: "member", key: "founded", label: "Founded", api_visible: true }).pipe(Effect.orDie))
+        const during = yield* members()
+        yield* holds.discard(hold)
+        assert.deepStrictEqual([during, yield* members()], [before, before], "GET /api/v1/members while the definition is held, and after it is discarded")
       }).pipe(Effect.ensuring(letGo)))
 
     it.effect("sweep discards the holds of a process that is gone and of one idle past the limit, and keeps a live one", () =>
