@@ -54,7 +54,10 @@ export const run = async <A, E>(
   answerTo: "stdout" | "stderr" = "stdout"
 ): Promise<void> => {
   const fiber = Effect.runFork(program.pipe(Effect.provide(storage(storageOptions)), Effect.scoped))
-  const interrupt = () => Effect.runFork(Fiber.interrupt(fiber))
+  const interrupt = () => {
+    if (opts.json !== true) process.stderr.write("Stopping…\n")
+    Effect.runFork(Fiber.interrupt(fiber))
+  }
   const signals = ["SIGINT", "SIGTERM"] as const
   for (const signal of signals) process.once(signal, interrupt)
   const exit = await Effect.runPromise(Fiber.await(fiber))
