@@ -1,10 +1,11 @@
 /**
  * `chamber import` stopped mid-write on the embedded database, with `chamber serve` running
- * (docs/architecture.md "Import: on the embedded database"): killed (SIGKILL) or interrupted
- * (SIGINT) after it has written some of its slices, it leaves the chamber as it was: the members'
- * total, the change feed past its head and the subscription's deliveries do not move. The next
- * import into the chamber writes its own records and nothing of the stopped one: afterwards the
- * feed holds exactly its events after the head, and the deliveries grow by exactly its records.
+ * (docs/architecture.md "On the embedded database: slices under a hold"): killed (SIGKILL) or
+ * interrupted (SIGINT) after it has written some of its slices, it leaves the chamber as it was:
+ * the members' total, the change feed past its head and the subscription's deliveries do not move.
+ * The next import into the chamber writes its own records and nothing of the stopped one:
+ * afterwards the feed holds exactly its events after the head, and the deliveries grow by exactly
+ * its records.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"

@@ -1,6 +1,6 @@
 /**
- * An import written in slices under a hold (docs/architecture.md "Import: on the embedded
- * database"), seen through the API over a socket on the embedded database: every row of every
+ * An import written in slices under a hold (docs/architecture.md "On the embedded database: slices
+ * under a hold"), seen through the API over a socket on the embedded database: every row of every
  * resource the hold marks is absent from every read the contract has and refused by every route
  * that names it, the chamber's feed stops at the hold's fence and then gives every event once, in
  * order, the relay claims none of its deliveries, and a discarded, swept or interrupted import

@@ -1,10 +1,10 @@
 /**
- * Storage port for an import written in slices (docs/architecture.md "Import: on the embedded
- * database"). Where the database is one session that a long transaction would hold (the embedded
- * one), an import writes its records in short transactions of their own under a hold: nothing the
- * hold marks is shown to anyone else, nor fed to the change feed or the relay, until `publish`
- * shows it all in one short transaction; `discard` takes it all back. So the result is all or
- * nothing, as one transaction's, while the API is served between slices.
+ * Storage port for an import written in slices (docs/architecture.md "On the embedded database:
+ * slices under a hold"). Where the database is one session that a long transaction would hold (the
+ * embedded one), an import writes its records in short transactions of their own under a hold:
+ * nothing the hold marks is shown to anyone else, nor fed to the change feed or the relay, until
+ * `publish` shows it all in one short transaction; `discard` takes it all back. So the result is
+ * all or nothing, as one transaction's, while the API is served between slices.
  */
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"

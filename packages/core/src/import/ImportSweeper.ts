@@ -1,9 +1,9 @@
 /**
- * Imports that stopped half-way (docs/architecture.md "Import: on the embedded database"): an
- * import killed between slices leaves its hold, and the rows it marks stay hidden (and its
- * chamber's feed stops at the hold's fence) until the hold is discarded. `chamber serve` looks for
- * such holds every `everyMs`; each `chamber import` looks once before it writes. A hold counts as
- * abandoned once its process is gone, or once no slice has touched it for ABANDONED_AFTER (far
+ * Imports that stopped half-way (docs/architecture.md "On the embedded database: slices under a
+ * hold"): an import killed between slices leaves its hold, and the rows it marks stay hidden (and
+ * its chamber's feed stops at the hold's fence) until the hold is discarded. `chamber serve` looks
+ * for such holds every `everyMs`; each `chamber import` looks once before it writes. A hold counts
+ * as abandoned once its process is gone, or once no slice has touched it for ABANDONED_AFTER (far
  * longer than any slice takes).
  */
 import * as Effect from "effect/Effect"

@@ -2,9 +2,9 @@
  * `chamber import` (docs/cli.md "Import"): a JSON document of records loaded with the core
  * services' rules, so each record gets the same validation and fires the same events as any other
  * write, all or nothing: in one transaction, or, where the database is one session that a long
- * transaction would hold (ImportHolds.sliced), in slices under a hold shown at once. Records point at earlier ones with `<thing>_ref`. Every
- * collection but fields is written set-wise, a batch at a time (ImportBatchWrites.ts); fields
- * through their service, one record at a time.
+ * transaction would hold (ImportHolds.sliced), in slices under a hold shown at once. Records
+ * point at earlier ones with `<thing>_ref`. Every collection but fields is written set-wise, a
+ * batch at a time (ImportBatchWrites.ts); fields through their service, one record at a time.
  *
  * Two passes: every record is checked first, with nothing written and no transaction open, and
  * every problem is reported (the first 100, with the count of all); only a document without any

@@ -1,16 +1,16 @@
 /**
- * Imports written in slices (docs/architecture.md "Import: on the embedded database"): an import
- * that cannot hold the database for its whole length writes its records in short transactions
- * of their own, each row marked with the import's hold, and publishes them all at once by
- * deleting the hold.
+ * Imports written in slices (docs/architecture.md "On the embedded database: slices under a hold"):
+ * an import that cannot hold the database for its whole length writes its records in short
+ * transactions of their own, each row marked with the import's hold, and publishes them all at once
+ * by deleting the hold.
  *
  * - `import_holds`: an import under way. `fence` is the chamber's highest feed position when it
- *   began: while the hold is open the chamber's feed reads no further (every event committed
- *   since, the import's or not, is above it). `invoice_number` is the chamber's last invoice
- *   number when it began, given back when the import is discarded (unless the API has issued one
- *   since). `pid` is the importing process (on this machine: the embedded database is reached
- *   through a local socket) and `touched_at` moves with each slice, so a hold whose import died
- *   is told apart from one still writing.
+ *   began: while the hold is open the chamber's feed reads no further (every event committed since,
+ *   the import's or not, is above it). `invoice_number` is the chamber's last invoice number when
+ *   it began, given back when the import is discarded (unless the API has issued one since). `pid`
+ *   is the importing process (on this machine: the embedded database is reached through a local
+ *   socket) and `touched_at` moves with each slice, so a hold whose import died is told apart from
+ *   one still writing.
  * - `held_by` on every table an import writes: the hold of the import that wrote the row, taken
  *   from the transaction's setting `chamber.hold`, which only an import's slices set. A row is
  *   shown when it has no hold, when its hold is gone (published), or to the slices of its own
@@ -23,7 +23,7 @@ import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
 
 /** The tables whose rows an import writes. */
-export const HELD_TABLES = [
+const HELD_TABLES = [
   "members",
   "member_names",
   "contacts",

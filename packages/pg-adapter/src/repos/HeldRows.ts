@@ -1,10 +1,10 @@
 /**
- * Rows an import has written and not yet published (migration 0025, docs/architecture.md
- * "Import: on the embedded database"). Where imports are written in slices, every read of a
+ * Rows an import has written and not yet published (migration 0025, docs/architecture.md "On the
+ * embedded database: slices under a hold"). Where imports are written in slices, every read of a
  * table an import writes shows a row only when it has no hold, when its hold is gone, or to the
  * slices of the import that holds it; a chamber's feed stops below the first open hold's fence.
- * Elsewhere (PostgreSQL, where an import is one transaction) no row is ever held and reads carry
- * no such test.
+ * Elsewhere (PostgreSQL, where an import is one transaction) no row is ever held and reads carry no
+ * such test.
  */
 import * as Context from "effect/Context"
 import type * as SqlClient from "effect/sql/SqlClient"

@@ -1,10 +1,10 @@
 /**
- * Imports' holds in SQL (migration 0025; core `ImportHolds`; docs/architecture.md "Import: on the
- * embedded database"). A slice sets `chamber.hold` for its transaction alone, so every row it
- * writes, by whatever statement, takes the hold as its `held_by` (the column's default), and its
- * reads see the hold's rows (HeldRows.ts). Publishing deletes the hold: one row, whatever the
- * import's size. Discarding empties the hold's rows table by table in the order a chamber's
- * removal uses (the catalogue's foreign keys, TenantRemovalSql.ts), a batch a transaction.
+ * Imports' holds in SQL (migration 0025; core `ImportHolds`; docs/architecture.md "On the embedded
+ * database: slices under a hold"). A slice sets `chamber.hold` for its transaction alone, so every
+ * row it writes, by whatever statement, takes the hold as its `held_by` (the column's default), and
+ * its reads see the hold's rows (HeldRows.ts). Publishing deletes the hold: one row, whatever the
+ * import's size. Discarding empties the hold's rows table by table in the order a chamber's removal
+ * uses (the catalogue's foreign keys, TenantRemovalSql.ts), a batch a transaction.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -18,6 +18,7 @@ import { removalOrder, TRIGGER_ORDER } from "./TenantRemovalSql.ts"
 
 /** Rows a discard removes a transaction. */
 const DISCARD_BATCH = 500
+
 export const ImportHoldsSql = Layer.effect(ImportHolds, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const sliced = yield* ImportSlices
