@@ -7,6 +7,7 @@ import * as Tracer from "effect/Tracer"
 import { Invoices, Keys, MemberRepo, Members, Outbox, Tenants } from "@chamber/core"
 import { StorageLive } from "../src/index.ts"
 import { onDatabase, runtimes } from "./harness.ts"
+import { shownRow } from "../src/repos/HeldRows.ts"
 
 
 const member = (name: string, extra: Record<string, unknown> = {}) => ({ name, status: "active" as const, ...extra })
@@ -143,7 +144,8 @@ for (const rt of runtimes()) {
             const draft = yield* invoices.create(a, { member_id: m.id, lines: [{ description: "Dues", unit: 100, quantity: 1 }] })
             yield* invoices.issue(a, draft.id)
           }).pipe(Effect.provideService(Tracer.Tracer, tracer))
-          const seen = texts()
+          // On the embedded database a read by id also passes over rows an import holds (pg-adapter HeldRows.ts).
+          const seen = texts().map((text) => ["m", "i"].reduce((t, alias) => t.replace(` AND ${shownRow(true, alias)}`, ""), text))
           for (
             const statement of [
               /FROM api_keys k JOIN tenants t/,

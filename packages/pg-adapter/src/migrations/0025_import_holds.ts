@@ -11,10 +11,11 @@
  *   is the importing process (on this machine: the embedded database is reached through a local
  *   socket) and `touched_at` moves with each slice, so a hold whose import died is told apart from
  *   one still writing.
- * - `held_by` on every table an import writes: the hold of the import that wrote the row, taken
- *   from the transaction's setting `chamber.hold`, which only an import's slices set. A row is
- *   shown when it has no hold, when its hold is gone (published), or to the slices of its own
- *   import (repos/HeldRows.ts). Rows keep the number after publishing; nothing reads it then.
+ * - `held_by` on every table an import writes but `webhook_deliveries`, whose rows are held with
+ *   their event: the hold of the import that wrote the row, taken from the transaction's setting
+ *   `chamber.hold`, which only an import's slices set. A row is shown when it has no hold, when its
+ *   hold is gone (published), or to the slices of its own import (repos/HeldRows.ts). Rows keep the
+ *   number after publishing; nothing reads it then.
  * - `member_counts`: a hold's members are counted on a slot of their own (minus the hold), marked
  *   with it, so a list's total leaves them out until the hold goes and then counts them at once.
  * - A held custom field definition marks no member or contact changed until it is published.
@@ -37,8 +38,7 @@ const HELD_TABLES = [
   "booking_types",
   "bookings",
   "custom_field_definitions",
-  "outbox_events",
-  "webhook_deliveries"
+  "outbox_events"
 ] as const
 
 export default Effect.gen(function*() {

@@ -26,6 +26,13 @@ export const shownRow = (sliced: boolean, alias: string): string =>
     : ""
 
 /**
+ * `alias`'s webhook delivery may be shown: its event may be. A delivery is held with its event
+ * (the table carries no mark of its own, so its rows stay as narrow as the relay reads them).
+ */
+export const shownDelivery = (sliced: boolean, alias: string): string =>
+  sliced ? `EXISTS (SELECT 1 FROM outbox_events he WHERE he.id = ${alias}.event_id AND ${shownRow(true, "he")})` : ""
+
+/**
  * ` AND` a bound on `position`: while an import of the chamber is open, its feed reads no further
  * than the import's fence, so a reader never passes an event that is yet to be shown.
  */

@@ -46,6 +46,17 @@ export const ImportHoldsSql = Layer.effect(ImportHolds, Effect.gen(function*() {
     yield* sql`
       UPDATE booking_types t SET held_by = NULL WHERE t.held_by = ${hold}
         AND EXISTS (SELECT 1 FROM bookings b WHERE b.booking_type_id = t.id AND b.held_by IS DISTINCT FROM ${hold})`
+    // Deliveries go with their events (HeldRows.ts `shownDelivery`), before them.
+    while (true) {
+      const [gone] = yield* sql<{ readonly n: Int8 }>`
+        WITH gone AS (
+          DELETE FROM webhook_deliveries WHERE ctid = ANY(ARRAY(
+            SELECT d.ctid FROM outbox_events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE e.held_by = ${hold} LIMIT ${DISCARD_BATCH}))
+          RETURNING 1
+        )
+        SELECT count(*) AS n FROM gone`
+      if (Number(gone!.n) < DISCARD_BATCH) break
+    }
     for (const table of yield* heldTables) {
       while (true) {
         const [gone] = yield* sql<{ readonly n: Int8 }>`

@@ -17,7 +17,7 @@ import {
   WebhookAdmin
 } from "@chamber/core"
 import { isoColumn as ISO } from "./IsoColumn.ts"
-import { ImportSlices, shownRow } from "./HeldRows.ts"
+import { ImportSlices, shownDelivery } from "./HeldRows.ts"
 
 const HOOK_COLUMNS = `h.id::int AS id, t.public_id AS tenant, h.url, h.events, h.active, h.failure_count,
   ${ISO("h.last_failure_at")} AS last_failure_at, ${ISO("h.last_success_at")} AS last_success_at, ${ISO("h.created_at")} AS created_at`
@@ -47,7 +47,7 @@ export const WebhookAdminSql = Layer.effect(WebhookAdmin, Effect.gen(function*()
 
   const deliveries = (f: DeliveryFilter) => {
     const clauses = [sql`true`]
-    if (sliced) clauses.push(sql`${sql.literal(shownRow(true, "d"))}`)
+    if (sliced) clauses.push(sql`${sql.literal(shownDelivery(true, "d"))}`)
     if (f.tenant !== undefined) clauses.push(sql`d.tenant_id = (SELECT id FROM tenants WHERE public_id = ${f.tenant})`)
     if (f.hookId !== undefined) clauses.push(sql`d.hook_id = ${f.hookId}`)
     if (f.status !== undefined) clauses.push(sql`d.status = ${f.status}`)
