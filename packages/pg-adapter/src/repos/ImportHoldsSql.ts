@@ -14,7 +14,7 @@ import { ImportHolds } from "@chamber/core"
 import { alive } from "../embedded/Cluster.ts"
 import { ImportSlices } from "./HeldRows.ts"
 import type { Int8 } from "./rows.ts"
-import { removalOrder, TRIGGER_ORDER } from "./TenantRemovalSql.ts"
+import { foreignKeys, removalOrder, tablesWith, TRIGGER_ORDER } from "./TenantRemovalSql.ts"
 
 /** Rows a discard removes a transaction. */
 const DISCARD_BATCH = 500
@@ -25,18 +25,8 @@ export const ImportHoldsSql = Layer.effect(ImportHolds, Effect.gen(function*() {
 
   /** The tables an import writes, each before those it references. */
   const heldTables = Effect.gen(function*() {
-    const holding = (yield* sql<{ readonly name: string }>`
-      SELECT c.relname AS name FROM pg_class c
-      JOIN pg_namespace n ON n.oid = c.relnamespace
-      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'held_by' AND NOT a.attisdropped
-      WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')`).map((r) => r.name)
-    const references = yield* sql<{ readonly referencing: string; readonly referenced: string }>`
-      SELECT r.relname AS referencing, p.relname AS referenced
-      FROM pg_constraint k
-      JOIN pg_class r ON r.oid = k.conrelid
-      JOIN pg_class p ON p.oid = k.confrelid
-      JOIN pg_namespace n ON n.oid = r.relnamespace
-      WHERE k.contype = 'f' AND n.nspname = current_schema()`
+    const holding = yield* tablesWith(sql, "held_by")
+    const references = yield* foreignKeys(sql)
     return removalOrder(holding, [...references.map((r) => [r.referencing, r.referenced] as const), ...TRIGGER_ORDER])
   }).pipe(Effect.orDie)
 

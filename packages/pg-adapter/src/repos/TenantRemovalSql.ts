@@ -59,22 +59,30 @@ export const removalOrder = (tables: ReadonlyArray<string>, edges: ReadonlyArray
   return order
 }
 
+/** The schema's tables that have `column`, from the catalogue. */
+export const tablesWith = (sql: SqlClient.SqlClient, column: string) =>
+  sql<{ readonly name: string }>`
+    SELECT c.relname AS name FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = ${column} AND NOT a.attisdropped
+    WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')`.pipe(Effect.map((rows) => rows.map((r) => r.name)))
+
+/** The schema's foreign keys, from the catalogue: the referencing table, the referenced one, and whether a delete cascades. */
+export const foreignKeys = (sql: SqlClient.SqlClient) =>
+  sql<{ readonly referencing: string; readonly referenced: string; readonly cascades: boolean }>`
+    SELECT r.relname AS referencing, p.relname AS referenced, k.confdeltype = 'c' AS cascades
+    FROM pg_constraint k
+    JOIN pg_class r ON r.oid = k.conrelid
+    JOIN pg_class p ON p.oid = k.confrelid
+    JOIN pg_namespace n ON n.oid = r.relnamespace
+    WHERE k.contype = 'f' AND n.nspname = current_schema()`
+
 export const TenantRemovalSql = Layer.effect(TenantRemovalRepo, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const tables = Effect.gen(function*() {
-    const holding = (yield* sql<{ readonly name: string }>`
-      SELECT c.relname AS name FROM pg_class c
-      JOIN pg_namespace n ON n.oid = c.relnamespace
-      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped
-      WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')`).map((r) => r.name)
-    const references = yield* sql<{ readonly referencing: string; readonly referenced: string; readonly cascades: boolean }>`
-      SELECT r.relname AS referencing, p.relname AS referenced, k.confdeltype = 'c' AS cascades
-      FROM pg_constraint k
-      JOIN pg_class r ON r.oid = k.conrelid
-      JOIN pg_class p ON p.oid = k.confrelid
-      JOIN pg_namespace n ON n.oid = r.relnamespace
-      WHERE k.contype = 'f' AND n.nspname = current_schema()`
+    const holding = yield* tablesWith(sql, "tenant_id")
+    const references = yield* foreignKeys(sql)
     const held = new Set([...holding, "tenants"])
     // Fail closed: rows that reference a chamber's rows but cannot be found by its id would stop
     // the removal half-way; refuse before anything is removed.
