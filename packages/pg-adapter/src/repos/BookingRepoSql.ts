@@ -9,7 +9,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { BookingRepo, BookingResource, type BookingSort } from "@chamber/core"
 import { orderBy } from "./PageSql.ts"
 import { shownTable } from "./ShownSql.ts"
-import { ImportSlices, shownRow } from "./HeldRows.ts"
+import { andShownRow, ImportSlices } from "./HeldRows.ts"
 
 /** Soonest first by default. */
 const orderOf = (sort: BookingSort | undefined) =>
@@ -24,7 +24,7 @@ export const BookingRepoSql = Layer.effect(BookingRepo, Effect.gen(function*() {
       bookings.page(sql`b.tenant_id = ${tenantId} AND b.status = 'confirmed' AND b.starts_at >= ${now}::timestamptz`, orderOf(sort), page, updatedSince),
     insert: (tenantId, values) => bookings.insert(tenantId, values),
     hasBookingType: (tenantId, id) =>
-      sql`SELECT 1 FROM booking_types t WHERE t.tenant_id = ${tenantId} AND t.id = ${id}${sql.literal(sliced ? ` AND ${shownRow(true, "t")}` : "")}`.pipe(
+      sql`SELECT 1 FROM booking_types t WHERE t.tenant_id = ${tenantId} AND t.id = ${id}${sql.literal(andShownRow(sliced, "t"))}`.pipe(
         Effect.map((rows) => rows.length > 0),
         Effect.orDie
       ),

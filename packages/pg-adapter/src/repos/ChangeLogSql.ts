@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { ChangeLog, type EventKind, EventKinds } from "@chamber/core"
-import { feedFence, ImportSlices, shownRow } from "./HeldRows.ts"
+import { andShownRow, feedFence, ImportSlices } from "./HeldRows.ts"
 import { isoColumn } from "./IsoColumn.ts"
 
 /** `payload` as text: the feed writes it into its answer without parsing it. */
@@ -56,7 +56,7 @@ export const ChangeLogSql = Layer.effect(ChangeLog, Effect.gen(function*() {
       sql<{ readonly n: string }>`
         WITH doomed AS (
           SELECT e.id FROM outbox_events e
-          WHERE e.created_at < ${before} AND e.position IS NOT NULL${sql.literal(sliced ? ` AND ${shownRow(true, "e")}` : "")}
+          WHERE e.created_at < ${before} AND e.position IS NOT NULL${sql.literal(andShownRow(sliced, "e"))}
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
           ORDER BY e.id LIMIT ${batch}
           FOR UPDATE SKIP LOCKED

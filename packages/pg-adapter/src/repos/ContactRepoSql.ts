@@ -9,7 +9,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { ContactRepo, ContactResource, type ContactSort } from "@chamber/core"
 import { orderBy } from "./PageSql.ts"
 import { resourceTable } from "./ResourceSql.ts"
-import { ImportSlices, shownRow } from "./HeldRows.ts"
+import { andShownRow, ImportSlices } from "./HeldRows.ts"
 
 const orderOf = orderBy<ContactSort["column"]>("c", { last_name: `lower(c.last_name) COLLATE "C"`, created_at: "c.created_at" }, "last_name")
 
@@ -39,7 +39,7 @@ export const ContactRepoSql = Layer.effect(ContactRepo, Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(${SUBSCRIBE_LOCK}, hashtext(${`${tenantId}:${email.toLowerCase()}`}))`
         const rows = yield* sql<{ readonly id: bigint; readonly subscribed: boolean }>`
           SELECT id, subscribed_at IS NOT NULL AS subscribed FROM contacts
-          WHERE tenant_id = ${tenantId} AND lower(email) = lower(${email})${sql.literal(sliced ? ` AND ${shownRow(true, "contacts")}` : "")} ORDER BY id LIMIT 1`
+          WHERE tenant_id = ${tenantId} AND lower(email) = lower(${email})${sql.literal(andShownRow(sliced, "contacts"))} ORDER BY id LIMIT 1`
         return rows[0] === undefined ? undefined : { id: Number(rows[0].id), subscribed: rows[0].subscribed }
       }).pipe(Effect.orDie),
     setSubscribed: (tenantId, id, subscribed) =>

@@ -28,7 +28,7 @@ import {
 } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
 import type { Int8 } from "./rows.ts"
-import { ImportSlices, shownRow } from "./HeldRows.ts"
+import { andShownRow, ImportSlices } from "./HeldRows.ts"
 
 interface Source {
   readonly table: string
@@ -105,7 +105,7 @@ export const ExportRepoSql = Layer.effect(ExportRepo, Effect.gen(function*() {
     })
 
   // An import not yet published is not the chamber's yet (HeldRows.ts).
-  const shown = sql.literal(sliced ? ` AND ${shownRow(true, "x")}` : "")
+  const shown = sql.literal(andShownRow(sliced, "x"))
 
   return ExportRepo.of({
     extent: (tenantId, collection) => {

@@ -25,6 +25,9 @@ export const shownRow = (sliced: boolean, alias: string): string =>
     ? `(${alias}.held_by IS NULL OR ${alias}.held_by NOT IN (SELECT h.id FROM import_holds h WHERE h.id IS DISTINCT FROM ${OWN_HOLD}))`
     : ""
 
+/** ` AND` the shown test of `alias`, to append to a WHERE or a join's ON; nothing where rows are never held. */
+export const andShownRow = (sliced: boolean, alias: string): string => (sliced ? ` AND ${shownRow(true, alias)}` : "")
+
 /**
  * `alias`'s webhook delivery may be shown: its event may be. A delivery is held with its event
  * (the table carries no mark of its own, so its rows stay as narrow as the relay reads them).

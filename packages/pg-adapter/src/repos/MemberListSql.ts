@@ -14,7 +14,7 @@ import { likeEscape } from "./rows.ts"
 import { countedPage, type Order, orderBy, orderSql } from "./PageSql.ts"
 import { MANY, MAX_IDS, type MemberSearchCache, SEEN } from "./MemberSearchCache.ts"
 import { envelopeColumns } from "./ResourceSql.ts"
-import { shownRow } from "./HeldRows.ts"
+import { andShownRow } from "./HeldRows.ts"
 
 /** The members order on the members table, `m`. */
 export const memberOrder = orderBy<MemberSort["column"]>("m", { name: `lower(m.name) COLLATE "C"`, created_at: "m.created_at" }, "name")
@@ -28,7 +28,7 @@ const namesOrder = (sort: MemberSort | undefined): Order =>
 const MEMBERS = { sliced: envelopeColumns(MemberResource, "m", true), whole: envelopeColumns(MemberResource, "m") }
 
 /** ` AND` the shown test of `alias` (HeldRows.ts), where rows can be held. */
-const shown = (sql: SqlClient.SqlClient, sliced: boolean, alias: string) => sql.literal(sliced ? ` AND ${shownRow(true, alias)}` : "")
+const shown = (sql: SqlClient.SqlClient, sliced: boolean, alias: string) => sql.literal(andShownRow(sliced, alias))
 const columnsOf = (sliced: boolean) => (sliced ? MEMBERS.sliced : MEMBERS.whole)
 /** A member read after one leading column (a total, a version). */
 const toMember = MEMBERS.whole.at(1)

@@ -5,7 +5,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { RegistrationRepo, RegistrationResource } from "@chamber/core"
 import { listPage, type Order, updatedAtOrder } from "./PageSql.ts"
 import { columnValues, envelopeColumns, type ResourceRow, toEnvelope } from "./ResourceSql.ts"
-import { ImportSlices, shownRow } from "./HeldRows.ts"
+import { andShownRow, ImportSlices } from "./HeldRows.ts"
 
 type RegistrationRow = ResourceRow<typeof RegistrationResource.fields>
 
@@ -27,7 +27,7 @@ export const RegistrationRepoSql = Layer.effect(RegistrationRepo, Effect.gen(fun
         columns: REGISTRATION,
         from: "registrations r",
         alias: "r",
-        where: sql`r.tenant_id = ${tenantId} AND r.event_id = ${eventId}${sql.literal(sliced ? ` AND ${shownRow(true, "r")}` : "")}`,
+        where: sql`r.tenant_id = ${tenantId} AND r.event_id = ${eventId}${sql.literal(andShownRow(sliced, "r"))}`,
         order: sort === undefined ? REGISTERED : updatedAtOrder("r", sort),
         page,
         updatedSince

@@ -9,7 +9,7 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import type { Fields, Locked, Resource, StoredStruct } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
-import { shownRow } from "./HeldRows.ts"
+import { andShownRow, shownRow } from "./HeldRows.ts"
 import { type Columns, listPage, type Order } from "./PageSql.ts"
 
 /** A name written into a statement as it is (a table, a column): a plain lower-case identifier. */
@@ -20,7 +20,7 @@ const visibleCustomFields = (alias: string, resource: string, sliced: boolean) =
   `(SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
      FROM jsonb_each(${alias}.custom_fields) e
      JOIN custom_field_definitions d
-       ON d.tenant_id = ${alias}.tenant_id AND d.resource = '${resource}' AND d.api_visible AND d.key = e.key${sliced ? ` AND ${shownRow(true, "d")}` : ""})`
+       ON d.tenant_id = ${alias}.tenant_id AND d.resource = '${resource}' AND d.api_visible AND d.key = e.key${andShownRow(sliced, "d")})`
 
 /**
  * The select list of a resource read through `alias`: `id`, every attribute, and the two
@@ -166,7 +166,7 @@ export const resourceTable = <D extends Fields>(
   const lockedSelected = sql.literal(storedList === columns.select ? columns.select : `${storedList},\n  ${columns.select}`)
   const one = (rows: ReadonlyArray<ReadonlyArray<unknown>>) => toOne(rows[0]!)
   const shownTest = shownRow(sliced, alias)
-  const shown = sql.literal(sliced ? ` AND ${shownTest}` : "")
+  const shown = sql.literal(andShownRow(sliced, alias))
 
   const find = (tenantId: number, id: number) =>
     sql`SELECT ${selected} FROM ${from} WHERE ${self}.tenant_id = ${tenantId} AND ${self}.id = ${id}${shown}`.values.pipe(

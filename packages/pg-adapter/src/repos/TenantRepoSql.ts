@@ -4,7 +4,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type CustomFieldDefinition, type CustomFieldResource, type Role, Tenant, TenantRepo, type User } from "@chamber/core"
 import { type Int8, iso } from "./rows.ts"
-import { ImportSlices, shownRow } from "./HeldRows.ts"
+import { andShownRow, ImportSlices } from "./HeldRows.ts"
 
 interface TenantRow {
   readonly id: Int8
@@ -77,7 +77,7 @@ export const TenantRepoSql = Layer.effect(TenantRepo, Effect.gen(function*() {
               ON CONFLICT (tenant_id, resource, key) DO NOTHING RETURNING *`.pipe(Effect.map(first(toField)), Effect.orDie),
     listFields: (tenantId) =>
       sql<FieldRow>`SELECT * FROM custom_field_definitions d WHERE d.tenant_id = ${tenantId}${
-        sql.literal(sliced ? ` AND ${shownRow(true, "d")}` : "")
+        sql.literal(andShownRow(sliced, "d"))
       } ORDER BY resource, key`.pipe(
         Effect.map((rows) => rows.map(toField)),
         Effect.orDie
