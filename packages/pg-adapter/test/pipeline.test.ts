@@ -13,18 +13,45 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
+import pg from "pg"
 import { DatabaseConfigRef, postgresOnly } from "./harness.ts"
 import { DatabaseLive, databaseConfigFromEnv, DEFAULT_PIPELINE, MAX_PIPELINE, pipelineFromEnv } from "../src/Database.ts"
 
-/** The server's backend that ran each of `n` statements started together, each taking 100 ms. */
-const backendsOf = (n: number) =>
+/**
+ * The server's backends that ran `n` statements started together on `pool`: each waits on a lock
+ * that a connection of the test's own holds until `connections` of them are waiting (at most
+ * 30 s), so none ends before the others have been sent, however slowly the pool connects.
+ */
+const backendsOf = <E>(n: number, connections: number, pool: Layer.Layer<SqlClient.SqlClient, E, DatabaseConfigRef>) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const pids = yield* Effect.forEach(
-      Array.from({ length: n }, (_, i) => i),
-      (i) => sql<{ readonly pid: number; readonly i: number }>`SELECT pg_backend_pid() AS pid, ${i}::int AS i FROM pg_sleep(0.1)`,
-      { concurrency: "unbounded" }
-    )
+    const config = yield* DatabaseConfigRef
+    if (config._tag !== "Postgres") return yield* Effect.die(new Error("pipelining is PostgreSQL's"))
+    const lock = Math.floor(Math.random() * 1_000_000_000)
+    const holder = new pg.Client({ connectionString: config.url })
+    yield* Effect.promise(async () => {
+      await holder.connect()
+      await holder.query("SELECT pg_advisory_lock($1)", [lock])
+    })
+    const released = Effect.promise(async () => {
+      for (const started = Date.now(); Date.now() - started < 30_000;) {
+        const { rows } = await holder.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted",
+          [lock]
+        )
+        if (rows[0]!.n >= connections) break
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      await holder.end()
+    })
+    const statements = Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return yield* Effect.forEach(
+        Array.from({ length: n }, (_, i) => i),
+        (i) => sql<{ readonly pid: number; readonly i: number }>`SELECT pg_backend_pid() AS pid, ${i}::int AS i FROM pg_advisory_xact_lock_shared(${lock})`,
+        { concurrency: "unbounded" }
+      )
+    }).pipe(Effect.provide(pool))
+    const [pids] = yield* Effect.all([statements, released], { concurrency: 2 })
     pids.forEach((rows, i) => assert.strictEqual(rows[0]!.i, i, "each statement gets its own row"))
     return new Set(pids.map((rows) => rows[0]!.pid)).size
   }).pipe(Effect.orDie)
@@ -64,8 +91,8 @@ for (const postgres of postgresOnly("pipelined statements on PostgreSQL")) {
     layer(postgres.database, { timeout: 60_000 })((it) => {
       it.effect("8 statements in flight take 2 connections at 4 a connection, 8 at 1", () =>
         Effect.gen(function*() {
-          assert.strictEqual(yield* backendsOf(8).pipe(Effect.provide(withPipeline(4))), 2)
-          assert.strictEqual(yield* backendsOf(8).pipe(Effect.provide(withPipeline(1))), 8)
+          assert.strictEqual(yield* backendsOf(8, 2, withPipeline(4)), 2)
+          assert.strictEqual(yield* backendsOf(8, 8, withPipeline(1)), 8)
         }))
 
       it.effect("a failing statement fails alone; those sharing its connection get their rows", () =>
