@@ -4,18 +4,18 @@
  * row it writes, by whatever statement, takes the hold as its `held_by` (the column's default), and
  * its reads see the hold's rows (HeldRows.ts). Publishing deletes the hold: one row, whatever the
  * import's size. Discarding empties the hold's rows table by table in the order a chamber's removal
- * uses (the catalogue's foreign keys, TenantRemovalSql.ts), a batch a transaction.
+ * uses (the catalogue's foreign keys, TenantRemovalSql.ts), a batch a transaction as removal's
+ * (`deletionBatch`).
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
 import { ImportHolds } from "@chamber/core"
 import { alive } from "../embedded/Cluster.ts"
 import { ImportSlices } from "./HeldRows.ts"
 import type { Int8 } from "./rows.ts"
-import { foreignKeys, removalOrder, tablesWith, TRIGGER_ORDER } from "./TenantRemovalSql.ts"
+import { deletionBatch, foreignKeys, removalOrder, tablesWith, TRIGGER_ORDER } from "./TenantRemovalSql.ts"
 
 /** Rows a discard removes a transaction. */
 const DISCARD_BATCH = 500
@@ -31,23 +31,6 @@ export const ImportHoldsSql = Layer.effect(ImportHolds, Effect.gen(function*() {
     return removalOrder(holding, [...references.map((r) => [r.referencing, r.referenced] as const), ...TRIGGER_ORDER])
   }).pipe(Effect.orDie)
 
-  /**
-   * One batch of a discard, a transaction of its own: the rows it deletes. The hold's rows are
-   * found through the `held_by` index by a plain index scan, which marks the entries of rows
-   * already deleted and steps over them at the next batch (a bitmap scan would read them all
-   * again: PGlite never vacuums). The foreign key checks of the deletes keep their plans for the
-   * batch (PostgreSQL's default) rather than planning each deleted row's check anew, as the
-   * embedded database's `force_custom_plan` does for everything else (embedded/Pglite.ts): each
-   * is an index probe on the referencing column.
-   */
-  const batch = (deleted: Effect.Effect<ReadonlyArray<{ readonly n: Int8 }>, SqlError>) =>
-    sql.withTransaction(
-      sql`SELECT set_config('enable_bitmapscan', 'off', true), set_config('plan_cache_mode', 'auto', true)`.pipe(
-        Effect.andThen(deleted),
-        Effect.map(([row]) => Number(row!.n))
-      )
-    )
-
   const discard = Effect.fn("ImportHolds.discard")(function*(hold: number) {
     // A booking type is found by name whether held or not (the API makes one by name, and the
     // name is unique): one a booking outside the import now uses stays, as that booking's.
@@ -56,7 +39,7 @@ export const ImportHoldsSql = Layer.effect(ImportHolds, Effect.gen(function*() {
         AND EXISTS (SELECT 1 FROM bookings b WHERE b.booking_type_id = t.id AND b.held_by IS DISTINCT FROM ${hold})`
     // Deliveries go with their events (HeldRows.ts `shownDelivery`), before them.
     while (true) {
-      const gone = yield* batch(sql<{ readonly n: Int8 }>`
+      const gone = yield* deletionBatch(sql, sql<{ readonly n: Int8 }>`
         WITH gone AS (
           DELETE FROM webhook_deliveries WHERE ctid = ANY(ARRAY(
             SELECT d.ctid FROM outbox_events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE e.held_by = ${hold} LIMIT ${DISCARD_BATCH}))
@@ -67,7 +50,7 @@ export const ImportHoldsSql = Layer.effect(ImportHolds, Effect.gen(function*() {
     }
     for (const table of yield* heldTables) {
       while (true) {
-        const gone = yield* batch(sql<{ readonly n: Int8 }>`
+        const gone = yield* deletionBatch(sql, sql<{ readonly n: Int8 }>`
           WITH gone AS (
             DELETE FROM ${sql(table)} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${sql(table)} WHERE held_by = ${hold} LIMIT ${DISCARD_BATCH}))
             RETURNING 1

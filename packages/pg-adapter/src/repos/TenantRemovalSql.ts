@@ -2,14 +2,32 @@
  * A chamber's rows removed from every table that holds them (docs/operations.md "Offboarding a
  * chamber"). The tables come from the database's catalogue, not a list kept by hand, so a table
  * added later is emptied too; the order is the catalogue's foreign keys (a table before those it
- * references) plus the dependencies only triggers know (`TRIGGER_ORDER`). Each batch is one
- * statement, its own transaction: other chambers' requests wait for no long lock.
+ * references) plus the dependencies only triggers know (`TRIGGER_ORDER`). Each batch is its own
+ * transaction (`deletionBatch`): other chambers' requests wait for no long lock.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { TenantRemovalRepo } from "@chamber/core"
 import type { Int8 } from "./rows.ts"
+
+/**
+ * One batch of a removal (a chamber's, an import's discard), a transaction of its own: the rows
+ * its statement deleted. The rows are found through an index by a plain index scan, which marks
+ * the entries of rows earlier batches deleted and steps over them (a bitmap scan would read them
+ * all again at every batch, with their heap pages, until a vacuum: PGlite never vacuums, and
+ * autovacuum lags a burst). The deletes' foreign key checks keep their plans for the batch,
+ * PostgreSQL's default, where the embedded database's `force_custom_plan` (embedded/Pglite.ts)
+ * would plan each deleted row's check anew: each is an index probe on the referencing column.
+ */
+export const deletionBatch = (sql: SqlClient.SqlClient, deleted: Effect.Effect<ReadonlyArray<{ readonly n: Int8 }>, SqlError>) =>
+  sql.withTransaction(
+    sql`SELECT set_config('enable_bitmapscan', 'off', true), set_config('plan_cache_mode', 'auto', true)`.pipe(
+      Effect.andThen(deleted),
+      Effect.map(([row]) => Number(row!.n))
+    )
+  )
 
 /**
  * [first, then]: `first` must be emptied before `then` for a reason no foreign key states.
@@ -118,12 +136,12 @@ export const TenantRemovalSql = Layer.effect(TenantRemovalRepo, Effect.gen(funct
       sql<{ readonly n: Int8 }>`SELECT count(*) AS n FROM ${sql(table)} WHERE tenant_id = ${tenantId}`.pipe(Effect.map(counted), Effect.orDie),
     // Rows are picked by their physical address: every table has one, whatever its key.
     removeBatch: (table, tenantId, limit) =>
-      sql<{ readonly n: Int8 }>`
+      deletionBatch(sql, sql<{ readonly n: Int8 }>`
         WITH gone AS (
           DELETE FROM ${sql(table)} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${sql(table)} WHERE tenant_id = ${tenantId} LIMIT ${limit}))
           RETURNING 1
         )
-        SELECT count(*) AS n FROM gone`.pipe(Effect.map(counted), Effect.orDie),
+        SELECT count(*) AS n FROM gone`).pipe(Effect.orDie),
     countRateLimitWindows: (publicId) =>
       sql<{ readonly n: Int8 }>`SELECT count(*) AS n FROM rate_limit_windows WHERE starts_with(key, ${windowsPrefix(publicId)})`.pipe(
         Effect.map(counted),
