@@ -15,7 +15,7 @@ import { ImportHolds } from "@chamber/core"
 import { alive } from "../embedded/Cluster.ts"
 import { ImportSlices } from "./HeldRows.ts"
 import type { Int8 } from "./rows.ts"
-import { deletionBatch, foreignKeys, removalOrder, tablesWith, TRIGGER_ORDER } from "./TenantRemovalSql.ts"
+import { deleteSome, deletionBatch, foreignKeys, removalOrder, tablesWith, TRIGGER_ORDER } from "./TenantRemovalSql.ts"
 
 /** Rows a discard removes a transaction. */
 const DISCARD_BATCH = 500
@@ -50,12 +50,7 @@ export const ImportHoldsSql = Layer.effect(ImportHolds, Effect.gen(function*() {
     }
     for (const table of yield* heldTables) {
       while (true) {
-        const gone = yield* deletionBatch(sql, sql<{ readonly n: Int8 }>`
-          WITH gone AS (
-            DELETE FROM ${sql(table)} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${sql(table)} WHERE held_by = ${hold} LIMIT ${DISCARD_BATCH}))
-            RETURNING 1
-          )
-          SELECT count(*) AS n FROM gone`)
+        const gone = yield* deleteSome(sql, table, "held_by", hold, DISCARD_BATCH)
         if (gone < DISCARD_BATCH) break
       }
     }

@@ -12,6 +12,9 @@ import type { SqlError } from "effect/sql/SqlError"
 import { TenantRemovalRepo } from "@chamber/core"
 import type { Int8 } from "./rows.ts"
 
+/** The count a `SELECT count(*) AS n` answered. */
+const counted = (rows: ReadonlyArray<{ readonly n: Int8 }>) => Number(rows[0]!.n)
+
 /**
  * One batch of a removal (a chamber's, an import's discard), a transaction of its own: the rows
  * its statement deleted. The rows are found through an index by a plain index scan, which marks
@@ -25,9 +28,21 @@ export const deletionBatch = (sql: SqlClient.SqlClient, deleted: Effect.Effect<R
   sql.withTransaction(
     sql`SELECT set_config('enable_bitmapscan', 'off', true), set_config('plan_cache_mode', 'auto', true)`.pipe(
       Effect.andThen(deleted),
-      Effect.map(([row]) => Number(row!.n))
+      Effect.map(counted)
     )
   )
+
+/**
+ * Up to `limit` rows of `table` whose `column` is `value` deleted as one batch (`deletionBatch`):
+ * how many went. Rows are picked by their physical address: every table has one, whatever its key.
+ */
+export const deleteSome = (sql: SqlClient.SqlClient, table: string, column: string, value: number, limit: number) =>
+  deletionBatch(sql, sql<{ readonly n: Int8 }>`
+    WITH gone AS (
+      DELETE FROM ${sql(table)} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${sql(table)} WHERE ${sql(column)} = ${value} LIMIT ${limit}))
+      RETURNING 1
+    )
+    SELECT count(*) AS n FROM gone`)
 
 /**
  * [first, then]: `first` must be emptied before `then` for a reason no foreign key states.
@@ -114,7 +129,6 @@ export const TenantRemovalSql = Layer.effect(TenantRemovalRepo, Effect.gen(funct
     return removalOrder(holding, [...edges, ...TRIGGER_ORDER])
   }).pipe(Effect.orDie, Effect.withSpan("TenantRemovalRepo.tables"))
 
-  const counted = (rows: ReadonlyArray<{ readonly n: Int8 }>) => Number(rows[0]!.n)
 
   return TenantRemovalRepo.of({
     begin: (tenantId) =>
@@ -134,14 +148,7 @@ export const TenantRemovalSql = Layer.effect(TenantRemovalRepo, Effect.gen(funct
     tables,
     count: (table, tenantId) =>
       sql<{ readonly n: Int8 }>`SELECT count(*) AS n FROM ${sql(table)} WHERE tenant_id = ${tenantId}`.pipe(Effect.map(counted), Effect.orDie),
-    // Rows are picked by their physical address: every table has one, whatever its key.
-    removeBatch: (table, tenantId, limit) =>
-      deletionBatch(sql, sql<{ readonly n: Int8 }>`
-        WITH gone AS (
-          DELETE FROM ${sql(table)} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${sql(table)} WHERE tenant_id = ${tenantId} LIMIT ${limit}))
-          RETURNING 1
-        )
-        SELECT count(*) AS n FROM gone`).pipe(Effect.orDie),
+    removeBatch: (table, tenantId, limit) => deleteSome(sql, table, "tenant_id", tenantId, limit).pipe(Effect.orDie),
     countRateLimitWindows: (publicId) =>
       sql<{ readonly n: Int8 }>`SELECT count(*) AS n FROM rate_limit_windows WHERE starts_with(key, ${windowsPrefix(publicId)})`.pipe(
         Effect.map(counted),
