@@ -7,7 +7,7 @@ import * as Tracer from "effect/Tracer"
 import { Invoices, Keys, MemberRepo, Members, Outbox, Tenants } from "@chamber/core"
 import { StorageLive } from "../src/index.ts"
 import { onDatabase, runtimes } from "./harness.ts"
-import { shownRow } from "../src/repos/HeldRows.ts"
+import { andShownRow } from "../src/repos/HeldRows.ts"
 
 
 const member = (name: string, extra: Record<string, unknown> = {}) => ({ name, status: "active" as const, ...extra })
@@ -145,7 +145,7 @@ for (const rt of runtimes()) {
             yield* invoices.issue(a, draft.id)
           }).pipe(Effect.provideService(Tracer.Tracer, tracer))
           // On the embedded database a read by id also passes over rows an import holds (pg-adapter HeldRows.ts).
-          const seen = texts().map((text) => ["m", "i"].reduce((t, alias) => t.replace(` AND ${shownRow(true, alias)}`, ""), text))
+          const seen = texts().map((text) => ["m", "i"].reduce((t, alias) => t.replace(andShownRow(true, alias), ""), text))
           for (
             const statement of [
               /FROM api_keys k JOIN tenants t/,

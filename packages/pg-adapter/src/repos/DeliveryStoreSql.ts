@@ -23,7 +23,7 @@ import {
   WebhookSecrets
 } from "@chamber/core"
 import { isoColumn } from "./IsoColumn.ts"
-import { ImportSlices, shownDelivery } from "./HeldRows.ts"
+import { andShownDelivery, ImportSlices } from "./HeldRows.ts"
 
 /** The advisory-lock namespace of running relays (the second key is the relay's row in webhook_relays, migration 0019). */
 export const RELAY_LOCK = 5_102_028
@@ -61,7 +61,7 @@ export const DeliveryStoreSql = Layer.effect(DeliveryStore, Effect.gen(function*
   const sql = yield* SqlClient.SqlClient
   const sliced = yield* ImportSlices
   // Deliveries of an import not yet published are not due (HeldRows.ts).
-  const heldOut = sql.literal(sliced ? ` AND ${shownDelivery(true, "d")}` : "")
+  const heldOut = sql.literal(andShownDelivery(sliced, "d"))
   const secrets = yield* WebhookSecrets
 
   // Per subscription with waiting deliveries (found by skipping through webhook_deliveries_hook_due

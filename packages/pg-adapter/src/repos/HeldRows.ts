@@ -35,6 +35,9 @@ export const andShownRow = (sliced: boolean, alias: string): string => (sliced ?
 export const shownDelivery = (sliced: boolean, alias: string): string =>
   sliced ? `EXISTS (SELECT 1 FROM outbox_events he WHERE he.id = ${alias}.event_id AND ${shownRow(true, "he")})` : ""
 
+/** ` AND` the shown test of `alias`'s webhook delivery; nothing where rows are never held. */
+export const andShownDelivery = (sliced: boolean, alias: string): string => (sliced ? ` AND ${shownDelivery(true, alias)}` : "")
+
 /**
  * ` AND` a bound on `position`: while an import of the chamber is open, its feed reads no further
  * than the import's fence, so a reader never passes an event that is yet to be shown.

@@ -9,7 +9,7 @@ import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type DeliveryStatus, type HookDelivery, HookDeliveryRepo, type HookDeliveryAttempt, PER_PAGE, pageOffset } from "@chamber/core"
 import { isoColumn as iso } from "./IsoColumn.ts"
-import { ImportSlices, shownDelivery } from "./HeldRows.ts"
+import { andShownDelivery, ImportSlices, shownDelivery } from "./HeldRows.ts"
 
 interface DeliveryRow {
   readonly id: number
@@ -77,7 +77,7 @@ export const HookDeliveryRepoSql = Layer.effect(HookDeliveryRepo, Effect.gen(fun
     sql`
       UPDATE webhook_deliveries d SET status = 'pending', attempt_count = 0, next_attempt_at = now(), queued_at = now(),
         lease_expires_at = NULL, leased_by = NULL, settled_at = NULL
-      WHERE d.tenant_id = ${tenantId} AND d.hook_id = ${hookId} AND d.id = ${deliveryId}${sql.literal(sliced ? ` AND ${shownDelivery(true, "d")}` : "")}
+      WHERE d.tenant_id = ${tenantId} AND d.hook_id = ${hookId} AND d.id = ${deliveryId}${sql.literal(andShownDelivery(sliced, "d"))}
       RETURNING d.id`.pipe(
       Effect.flatMap((queued) => (queued.length === 0 ? Effect.succeed([]) : one(deliveryId))),
       Effect.map((rows) => (rows[0] === undefined ? undefined : toDelivery(rows[0]))),
