@@ -5,6 +5,8 @@
  * transaction would hold (ImportHolds.sliced), in slices under a hold shown at once. Records
  * point at earlier ones with `<thing>_ref`. Every collection but fields is written set-wise, a
  * batch at a time (ImportBatchWrites.ts); fields through their service, one record at a time.
+ * Each transaction (the import's, or each slice's) writes its events last, each numbered in the
+ * chamber's feed as it is written (Outbox `appendingAtEnd`).
  *
  * Two passes: every record is checked first, with nothing written and no transaction open, and
  * every problem is reported (the first 100, with the count of all); only a document without any
@@ -21,6 +23,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import { Outbox } from "../outbox/Outbox.ts"
 import { Transactor } from "../shared/Ports.ts"
 import { decodeInput } from "../shared/Input.ts"
 import { TenantRepo } from "../tenant/TenantRepo.ts"
@@ -180,6 +183,7 @@ export class Importer extends Context.Service<Importer, {
     const tenants = yield* TenantRepo
     const tx = yield* Transactor
     const holds = yield* ImportHolds
+    const outbox = yield* Outbox
     const steps = yield* importSteps
     const batchWrites = yield* importBatchWrites
 
@@ -365,7 +369,7 @@ export class Importer extends Context.Service<Importer, {
     const slicedWrite = <A, E, R>(tenantId: number, write: (slice: <X, Y, Z>(self: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>) => Effect.Effect<A, E, R>) =>
       Effect.acquireUseRelease(
         Effect.andThen(Effect.provideService(sweepAbandonedImports, ImportHolds, holds), holds.open(tenantId)),
-        (hold) => Effect.tap(write((self) => holds.slice(hold, self)), () => holds.publish(hold)),
+        (hold) => Effect.tap(write((self) => holds.slice(hold, outbox.appendingAtEnd(tenantId, self))), () => holds.publish(hold)),
         (hold, exit) => (Exit.isSuccess(exit) ? Effect.void : holds.discard(hold))
       )
 
@@ -396,7 +400,7 @@ export class Importer extends Context.Service<Importer, {
       const sliced = holds.sliced && !paysWhatExists(collections)
       const written = yield* (sliced
         ? slicedWrite(tenant.id, (slice) => writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces, batches, true, slice))
-        : tx.withTransaction(writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces, batches, false, (self) => self)))
+        : tx.withTransaction(outbox.appendingAtEnd(tenant.id, writeAll(tenant.id, collections, ticker("writing"), skipInvalid, refusedPlaces, batches, false, (self) => self))))
       // Those refused on a rule of the database join those the check refused, in document order.
       const order = new Map(collections.map(([step], i) => [step.collection, i]))
       const rejected = [...refused, ...written.rejected].sort((a, b) => order.get(a.collection)! - order.get(b.collection)! || a.index - b.index)

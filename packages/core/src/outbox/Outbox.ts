@@ -51,5 +51,14 @@ export class Outbox extends Context.Service<Outbox, {
    * it); for many events at once (an import's batches).
    */
   readonly appendAll: (tenantId: number, events: ReadonlyArray<AppendedEvent>) => Effect.Effect<void>
+  /**
+   * `self`, in the caller's transaction, with the events it appends for the tenant written when
+   * it has succeeded, after everything else it writes, in the order appended and with the same
+   * deliveries: for a transaction that appends many (an import). They are numbered in the change
+   * feed as they are written, under the chamber's feed lock (held then to the commit), instead of
+   * at the commit, which would write each event row a second time. What a savepoint of `self`
+   * rolls back, its events included, stays rolled back.
+   */
+  readonly appendingAtEnd: <A, E, R>(tenantId: number, self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   readonly list: (tenantId: number, options?: { readonly type?: EventKind }) => Effect.Effect<ReadonlyArray<OutboxEvent>>
 }>()("chamber/Outbox") {}

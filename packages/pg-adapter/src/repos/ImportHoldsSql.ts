@@ -68,10 +68,8 @@ export const ImportHoldsSql = Layer.effect(ImportHolds, Effect.gen(function*() {
     // Every event committed from now on, the import's or another writer's, is above the fence.
     open: Effect.fn("ImportHolds.open")(function*(tenantId: number) {
       const [row] = yield* sql<{ readonly id: Int8 }>`
-        INSERT INTO import_holds (tenant_id, fence, invoice_number, pid) VALUES (${tenantId}, greatest(
-          (SELECT max(position) FROM outbox_events WHERE tenant_id = ${tenantId}),
-          (SELECT through FROM outbox_pruned WHERE tenant_id = ${tenantId}),
-          0), (SELECT last_number FROM invoice_sequences WHERE tenant_id = ${tenantId}), ${process.pid})
+        INSERT INTO import_holds (tenant_id, fence, invoice_number, pid) VALUES (${tenantId}, chamber_feed_last(${tenantId}),
+          (SELECT last_number FROM invoice_sequences WHERE tenant_id = ${tenantId}), ${process.pid})
         RETURNING id`
       return Number(row!.id)
     }, Effect.orDie),
