@@ -67,6 +67,9 @@ for (const rt of runtimes()) {
           ])
           // Ann's later deliveries wait behind her first, as they would behind appends one by one.
           assert.deepStrictEqual(deliveries, ["Before", "Ann followed", "Ann 2 held", "Ann 3 held", "Bo"])
+          // Event ids were drawn as they were appended: in the same order.
+          const byId = yield* sql<{ readonly position: string }>`SELECT position::text FROM outbox_events WHERE tenant_id = ${t} ORDER BY id`
+          assert.deepStrictEqual(byId.map((r) => Number(r.position)), [1, 2, 3, 4, 5])
 
           // A failed transaction leaves nothing, and the next one goes on from the same place.
           const failed = yield* Effect.exit(tx.withTransaction(outbox.appendingAtEnd(t, Effect.andThen(outbox.append(t, "member.created", member(4, "Gone")), Effect.fail("no")))))

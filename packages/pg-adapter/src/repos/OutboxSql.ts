@@ -91,20 +91,23 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
    * As `append` for each event of `input` in order, in one statement: the same event rows (with
    * `numbered`, each given its position, one past the chamber's last in the order of \`ord\`;
    * else numbered by the trigger at commit, in insertion order) and deliveries (event by event,
-   * subscriptions in id order). `input` answers (ord, event_id, type, resource, payload). The
+   * subscriptions in id order). `input` answers (ord, event_id, type, resource, payload), and
+   * with `numbered` each event's id too, drawn as it was appended. The
    * probe for a pending delivery to wait behind sees the table as the statement began, so it is
    * made once per subscription and resource, for the first of the events about that resource;
    * the deliveries of the later ones are held, as one `append` after another would hold them,
    * and the first pending delivery of the pair (the one found, else the first one made here) is
    * marked `followed` when any is held behind it.
    */
-  const appendStatement = (tenantId: number, input: Statement.Fragment, numbered: boolean) =>
-    sql`
+  const appendStatement = (tenantId: number, input: Statement.Fragment, numbered: boolean) => {
+    const drawn = numbered ? sql.literal("id, ") : sql.literal("")
+    return sql`
       WITH input AS MATERIALIZED (${input}), base AS MATERIALIZED (
         SELECT ${numbered ? sql`chamber_feed_last(${tenantId})` : sql`NULL::bigint`} AS last
       ), e AS (
-        INSERT INTO outbox_events (event_id, tenant_id, type, payload, position)
-        SELECT event_id, ${tenantId}, type, payload, base.last + ord FROM input, base ORDER BY ord RETURNING id, event_id
+        INSERT INTO outbox_events (${drawn}event_id, tenant_id, type, payload, position)
+        SELECT ${drawn}event_id, ${tenantId}, type, payload, base.last + ord FROM input, base ORDER BY ord
+        RETURNING id, event_id
       ), wanted AS MATERIALIZED (
         SELECT i.event_id, i.resource, s.id AS hook_id,
           row_number() OVER (PARTITION BY s.id, i.resource ORDER BY i.ord) AS nth,
@@ -129,6 +132,7 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
         RETURNING 1
       )
       SELECT (SELECT pg_notify('chamber_deliveries', '') FROM d LIMIT 1) IS NULL AS quiet`.unprepared.pipe(Effect.asVoid, Effect.orDie)
+  }
 
   const appendInput = (events: ReadonlyArray<AppendedEvent>) =>
     JSON.stringify(events.map((e) => ({ event_id: newEventId(), type: e.type, resource: eventResource(e.type, e.data), payload: e.data })))
@@ -154,13 +158,14 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
             SELECT i.ord, i.value->>'event_id' AS event_id, i.value->>'type' AS type, i.value->>'resource' AS resource, i.value->'payload' AS payload
             FROM jsonb_array_elements(${appendInput(events)}::jsonb) WITH ORDINALITY AS i(value, ord)`, false)),
     // The events kept aside in a table of the transaction's own, which a savepoint rolls back with
-    // the rest, then written as appendAll writes them, numbered: one past the chamber's last
+    // the rest, each with its event id drawn as it is appended (so ids keep the order of appends,
+    // as `append`'s), then written as appendAll writes them, numbered: one past the chamber's last
     // position, in the order appended. `appendAll`'s equivalence to one `append` after another
     // makes the order of the deliveries the same.
     appendingAtEnd: (tenantId, self) =>
       Effect.flatMap(AppendingAtEnd, (atEnd) =>
         atEnd === tenantId ? self : sql`CREATE TEMP TABLE outbox_appending (
-            ord bigserial, event_id text NOT NULL, type text NOT NULL, resource text NOT NULL, payload jsonb NOT NULL,
+            id bigint NOT NULL DEFAULT nextval('outbox_events_id_seq'), event_id text NOT NULL, type text NOT NULL, resource text NOT NULL, payload jsonb NOT NULL,
             created_at timestamptz NOT NULL DEFAULT now()
           ) ON COMMIT DROP`.pipe(
           Effect.orDie,
@@ -168,7 +173,7 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
           Effect.tap(() =>
             sql`SELECT chamber_feed_lock(${tenantId})`.pipe(
               Effect.andThen(appendStatement(tenantId, sql`
-                SELECT row_number() OVER (ORDER BY s.ord) AS ord, s.event_id, s.type, s.resource, s.payload FROM pg_temp.outbox_appending s`, true)),
+                SELECT s.id, row_number() OVER (ORDER BY s.id) AS ord, s.event_id, s.type, s.resource, s.payload FROM pg_temp.outbox_appending s`, true)),
               Effect.andThen(sql`DROP TABLE pg_temp.outbox_appending`),
               Effect.orDie
             )
