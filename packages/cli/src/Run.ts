@@ -5,7 +5,8 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { databaseConfigFromEnv, type DatabaseOptions, StorageLive } from "@chamber/pg-adapter"
+import { DatabaseFailures, DatabaseUnavailable } from "@chamber/core"
+import { databaseConfigFromEnv, DatabaseFailuresSql, type DatabaseOptions, StorageLive } from "@chamber/pg-adapter"
 import { inertValue, jsonText } from "./Inert.ts"
 import { fail, printError, printJson } from "./Output.ts"
 
@@ -39,21 +40,31 @@ export const runUntilStopped = <E>(
     }
   })
 
+/** A failure of the database that is an outage (pg-adapter DatabaseFailuresSql) as DatabaseUnavailable; any other cause as it is. */
+const outagesNamed = <A, E>(self: Effect.Effect<A, E>): Effect.Effect<A, E | DatabaseUnavailable> =>
+  Effect.catchCause(self, (cause) =>
+    Effect.flatMap(DatabaseFailures, (failures): Effect.Effect<never, E | DatabaseUnavailable> => {
+      const down = failures.unavailable(Cause.squash(cause))
+      return down === undefined ? Effect.failCause(cause) : Effect.fail(down)
+    })).pipe(Effect.provide(DatabaseFailuresSql))
+
 /**
  * Runs `program` with the storage services; prints `json(result)` with --json, else `human(result)`
  * of the result with every string in it made inert (Inert.ts), so text from outside cannot act
  * on the terminal whatever the rendering does with it. The answer goes to stdout unless
  * `answerTo` says stderr (a command whose stdout is its data). SIGINT or SIGTERM interrupts it:
- * its finalizers run, then it says `render.interrupted` (else "Interrupted.") and exits 130.
+ * its finalizers run, then it says `render.interrupted` (else "Interrupted.") and exits 130. A
+ * database that stops answering is said so ("The database does not answer: …"), followed by
+ * `render.unavailable`, what that left of the command's work.
  */
 export const run = async <A, E>(
   opts: { readonly json?: boolean },
   program: Effect.Effect<A, E, Services>,
-  render: { readonly json: (a: A) => unknown; readonly human: (a: A) => string; readonly interrupted?: string },
+  render: { readonly json: (a: A) => unknown; readonly human: (a: A) => string; readonly interrupted?: string; readonly unavailable?: string },
   storageOptions?: DatabaseOptions,
   answerTo: "stdout" | "stderr" = "stdout"
 ): Promise<void> => {
-  const fiber = Effect.runFork(program.pipe(Effect.provide(storage(storageOptions)), Effect.scoped))
+  const fiber = Effect.runFork(program.pipe(Effect.provide(storage(storageOptions)), Effect.scoped, outagesNamed))
   const interrupt = () => {
     if (opts.json !== true) process.stderr.write("Stopping…\n")
     Effect.runFork(Fiber.interrupt(fiber))
@@ -66,7 +77,10 @@ export const run = async <A, E>(
     printError(opts.json === true, new Error(render.interrupted ?? "Interrupted."))
     process.exit(130)
   }
-  if (Exit.isFailure(exit)) return fail(opts.json === true, causeError(exit.cause))
+  if (Exit.isFailure(exit)) {
+    const error = causeError(exit.cause)
+    return fail(opts.json === true, error instanceof DatabaseUnavailable && render.unavailable !== undefined ? new Error(`${error.message}. ${render.unavailable}`) : error)
+  }
   if (opts.json === true && answerTo === "stdout") printJson(render.json(exit.value))
   else if (opts.json === true) process.stderr.write(jsonText(render.json(exit.value)) + "\n")
   else process[answerTo].write(render.human(inertValue(exit.value)) + "\n")

@@ -152,6 +152,8 @@ export const importFile = (file: string | undefined, opts: ImportOptions) => {
     {
       // What the importer wrote is discarded as it stops (docs/cli.md "While it writes").
       interrupted: "Interrupted: nothing of the file was written.",
+      // One transaction rolled back, or slices under a hold that nothing shows and the hold's discard removes.
+      unavailable: "Nothing of the file was imported: run the import again once it answers.",
       json: (result) => {
         const counts = countsShown(result.counts)
         const written = result.dryRun ? { dry_run: true, counts } : { ids: result.ids, counts }

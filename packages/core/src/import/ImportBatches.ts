@@ -22,7 +22,11 @@ import type { Sponsorship, SponsorshipStored } from "../sponsorship/Sponsorships
 
 export class ImportBatchRefused extends Schema.TaggedError<ImportBatchRefused>()("ImportBatchRefused", {
   reason: Schema.String
-}) {}
+}) {
+  override get message() {
+    return `The database refused a batch of the import: ${this.reason}`
+  }
+}
 
 export interface ContactRow {
   readonly values: ContactAttributes

@@ -31,7 +31,7 @@ export const unavailable = (defect: unknown): DatabaseUnavailable | undefined =>
   if (!SqlError.isSqlError(defect)) return undefined
   const reason = defect.reason
   if (!OUTAGE_REASONS.has(reason._tag) && !OUTAGE_STATES.has(sqlStateOf(reason) as string)) return undefined
-  const cause = reason.cause instanceof Error && reason.cause.message !== defect.message ? `: ${reason.cause.message}` : ""
+  const cause = reason.cause instanceof Error && !defect.message.endsWith(reason.cause.message) ? `: ${reason.cause.message}` : ""
   return new DatabaseUnavailable({ reason: `${defect.message}${cause}` })
 }
 

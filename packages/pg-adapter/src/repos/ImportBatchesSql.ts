@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 import {
   BookingResource,
   ContactResource,
@@ -27,6 +28,7 @@ import {
 } from "@chamber/core"
 import { randomBytes } from "node:crypto"
 import { envelopeColumns, IDENTIFIER, int8Array, resourceTable } from "./ResourceSql.ts"
+import { unavailable } from "./DatabaseFailuresSql.ts"
 import { ImportSlices } from "./HeldRows.ts"
 
 /** Where a resource's rows are written, and read when it is read through a view. */
@@ -40,7 +42,13 @@ interface Stored<D extends Fields> {
   readonly internal?: ReadonlyArray<string>
 }
 
-const refusal = (error: { readonly message: string }) => Effect.fail(new ImportBatchRefused({ reason: error.message }))
+/**
+ * The database refused the batch (a constraint, a value): the importer writes its records one by
+ * one, for each one's own refusal. A database that does not answer (DatabaseFailuresSql) refuses
+ * nothing: that stops the import.
+ */
+const refusal = (error: SqlError.SqlError) =>
+  unavailable(error) === undefined ? Effect.fail(new ImportBatchRefused({ reason: error.message })) : Effect.die(error)
 
 export const ImportBatchesSql = Layer.effect(ImportBatches, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
