@@ -66,6 +66,9 @@ export const tenantDelete = (id: string, opts: TenantDeleteOptions) => {
       return { result, redis }
     }).pipe(Effect.ensuring(Effect.sync(() => shown?.end()))),
     {
+      // The chamber stays marked being deleted, its keys revoked: the same command resumes (docs/cli.md "Deleting a chamber").
+      interrupted: opts.dryRun === true ? undefined : "Interrupted: run the same command again to finish the deletion.",
+      unavailable: opts.dryRun === true ? "Nothing was changed (--dry-run)." : "Run the same command again once it answers: it resumes where it stopped.",
       json: ({ redis, result }) => ({
         id: result.tenant.public_id,
         name: result.tenant.name,
