@@ -6,11 +6,13 @@
  *   after every member was written in the same transaction: nothing of the file was imported.
  * - `chamber tenant delete` (docs/cli.md "Deleting a chamber"), cut as it removes members: the
  *   same command resumes and finishes.
+ * - `chamber export` (docs/cli.md "Export"), cut as it reads contacts: no file is left, neither
+ *   the JSON document nor any CSV file, whole or in part.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { writeFileSync } from "node:fs"
+import { existsSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import pg from "pg"
 import { FaultProxy, faultProxy, postgresOnly } from "@chamber/pg-adapter/testing"
@@ -91,6 +93,34 @@ for (const rt of postgresOnly("commands that lose their database on postgres")) 
           const again = json(yield* chamber([...remove, "--json"], through))
           assert.deepInclude(again, { deleted: true, resumed: true })
           assert.strictEqual(yield* membersOf(env.DATABASE_URL!, tenant.id), 0)
+        }))
+
+      it.effect("export: says the database does not answer, exits 1, and leaves no file, JSON or CSV; run again, writes it whole", () =>
+        Effect.gen(function*() {
+          const env = yield* Env
+          const proxy = yield* FaultProxy
+          const file = join(dir, "export-source.json")
+          writeFileSync(file, JSON.stringify(document))
+          const tenant = json(yield* chamber(["tenant", "create", "--name", "Exported Chamber", "--json"]))
+          json(yield* chamber(["import", "--tenant", tenant.id, file, "--json"]))
+          const through = { DATABASE_URL: proxy.through(env.DATABASE_URL!) }
+          const out = join(dir, "export.json")
+          const csvDir = join(dir, "export-csv")
+
+          for (const args of [["--out", out], ["--format", "csv", "--out", csvDir]]) {
+            proxy.cutAt({ sent: "FROM contacts x" })
+            const cut = yield* chamber(["export", "--tenant", tenant.id, ...args], through)
+            assert.strictEqual(proxy.cuts(), 1)
+            assert.strictEqual(cut.code, 1)
+            assert.match(lastLine(cut.stderr)!, /^error: The database does not answer: .+$/)
+          }
+          assert.deepStrictEqual([existsSync(out), existsSync(`${out}.partial`)], [false, false])
+          assert.deepStrictEqual(readdirSync(csvDir), [])
+
+          proxy.cutAt(undefined)
+          const again = json(yield* chamber(["export", "--tenant", tenant.id, "--out", out, "--json"], through))
+          assert.deepInclude(again.counts, { members: 2_500, contacts: 1_200 })
+          assert.deepStrictEqual([existsSync(out), existsSync(`${out}.partial`)], [true, false])
         }))
     })
   })

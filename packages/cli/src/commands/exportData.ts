@@ -73,11 +73,21 @@ const CUSTOM = "custom_fields"
 const cellOf = (value: unknown): string | undefined =>
   value === undefined || value === null ? undefined : typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value)
 
+/** Where a file is written until the export is whole: moved to its name then, removed if the export stops. */
+const partialOf = (path: string) => `${path}.partial`
+
+/** `path`'s partial file moved to `path`. */
+const published = (path: string) =>
+  Effect.tryPromise({ try: () => rename(partialOf(path), path), catch: (e) => new ExportUnwritable(`Cannot write ${path}: ${(e as Error).message}`) })
+
+const discarded = (paths: ReadonlyArray<string>) => Effect.promise(() => Promise.all(paths.map((path) => rm(partialOf(path), { force: true }))))
+
 /**
  * A CSV file per collection with records, named for it (`members.csv`): a header of the fields an
  * export holds, a custom field of the chamber's definitions as `custom_fields.<key>` (a text value;
  * any other, or a key no definition names, stays in the `custom_fields` cell as JSON). An empty
- * cell is a field not given; an empty string is `""`.
+ * cell is a field not given; an empty string is `""`. Each is written as its partial file; the
+ * command moves them all to their names once the export is whole.
  */
 const csvSink = (dir: string) => {
   const files: Array<{ readonly collection: Collection; readonly path: string }> = []
@@ -99,7 +109,7 @@ const csvSink = (dir: string) => {
         const resource = collection === "members" ? "member" : collection === "contacts" ? "contact" : undefined
         const custom = resource === undefined ? [] : customKeys.get(resource) ?? []
         const columns = exportFields(collection)
-        const stream = yield* opened(path)
+        const stream = yield* opened(partialOf(path))
         current = { stream, columns, custom }
         files.push({ collection, path })
         yield* writeTo(stream, line([...columns, ...custom.map((k) => `${CUSTOM}.${k}`)]))
@@ -148,7 +158,11 @@ export const exportData = (opts: ExportOptions) => {
         const dir = opts.out!
         yield* Effect.tryPromise({ try: () => mkdir(dir, { recursive: true }), catch: (e) => new ExportUnwritable(`Cannot make ${dir}: ${(e as Error).message}`) })
         const sink = csvSink(dir)
-        const result = yield* exporter.run(opts.tenant, sink, { progress }).pipe(Effect.ensuring(Effect.ignore(sink.finish())))
+        const result = yield* exporter.run(opts.tenant, sink, { progress }).pipe(
+          Effect.tap(() => sink.finish()),
+          Effect.onError(() => Effect.andThen(Effect.ignore(sink.finish()), discarded(sink.files.map((f) => f.path))))
+        )
+        yield* Effect.forEach(sink.files, (f) => published(f.path))
         files = sink.files
         return result
       }
@@ -158,17 +172,17 @@ export const exportData = (opts: ExportOptions) => {
         yield* sink.finish()
         return result
       }
-      // The document is written beside its place and moved there whole, so FILE is never half an export.
+      // The document is written beside its place and moved there whole, so FILE is never half an
+      // export: stopped by a failure, a lost database or Ctrl-C, it is not written at all.
       const path = opts.out!
-      const partial = `${path}.partial`
-      const stream = yield* opened(partial)
+      const stream = yield* opened(partialOf(path))
       const sink = jsonSink(stream)
       const result = yield* exporter.run(opts.tenant, sink, { progress }).pipe(
         Effect.tap(() => sink.finish()),
         Effect.ensuring(Effect.ignore(closed(stream))),
-        Effect.tapError(() => Effect.promise(() => rm(partial, { force: true })))
+        Effect.onError(() => discarded([path]))
       )
-      yield* Effect.tryPromise({ try: () => rename(partial, path), catch: (e) => new ExportUnwritable(`Cannot write ${path}: ${(e as Error).message}`) })
+      yield* published(path)
       return result
     }).pipe(Effect.ensuring(Effect.sync(() => shown?.end()))),
     {
