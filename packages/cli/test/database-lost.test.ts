@@ -42,8 +42,26 @@ const membersOf = (url: string, publicId: string) =>
     }
   })
 
-/** The last line a command wrote on stderr (progress lines come before it). */
-const lastLine = (stderr: string) => stderr.trimEnd().split("\n").at(-1)
+/** Every command of the suite through the proxy. */
+const throughProxy = Effect.gen(function*() {
+  const [env, proxy] = [yield* Env, yield* FaultProxy]
+  return { DATABASE_URL: proxy.through(env.DATABASE_URL!) }
+})
+
+/**
+ * `args` through the proxy, its connection cut as it sends a statement containing `sent`: the
+ * command was cut once and exited 1; the last line it wrote on stderr (progress comes before it).
+ */
+const cutWhile = (sent: string, args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const proxy = yield* FaultProxy
+    proxy.cutAt({ sent })
+    const cut = yield* chamber(args, yield* throughProxy)
+    assert.strictEqual(proxy.cuts(), 1)
+    proxy.cutAt(undefined)
+    assert.strictEqual(cut.code, 1, cut.stderr)
+    return cut.stderr.trimEnd().split("\n").at(-1)!
+  })
 
 for (const rt of postgresOnly("commands that lose their database on postgres")) {
   describe(`commands that lose their database on ${rt.name}`, () => {
@@ -52,21 +70,15 @@ for (const rt of postgresOnly("commands that lose their database on postgres")) 
       it.effect("import: says the database does not answer and nothing was imported, exits 1, writes nothing; run again, imports whole", () =>
         Effect.gen(function*() {
           const env = yield* Env
-          const proxy = yield* FaultProxy
           const file = join(dir, "doc.json")
           writeFileSync(file, JSON.stringify(document))
           const tenant = json(yield* chamber(["tenant", "create", "--name", "Outage Chamber", "--json"]))
-          const through = { DATABASE_URL: proxy.through(env.DATABASE_URL!) }
 
-          proxy.cutAt({ sent: "INSERT INTO contacts" })
-          const cut = yield* chamber(["import", "--tenant", tenant.id, file], through)
-          assert.strictEqual(proxy.cuts(), 1)
-          assert.strictEqual(cut.code, 1)
-          assert.match(lastLine(cut.stderr)!, /^error: The database does not answer: .+\. Nothing of the file was imported: run the import again once it answers\.$/)
+          const said = yield* cutWhile("INSERT INTO contacts", ["import", "--tenant", tenant.id, file])
+          assert.match(said, /^error: The database does not answer: .+\. Nothing of the file was imported: run the import again once it answers\.$/)
           assert.strictEqual(yield* membersOf(env.DATABASE_URL!, tenant.id), 0)
 
-          proxy.cutAt(undefined)
-          const again = json(yield* chamber(["import", "--tenant", tenant.id, file, "--json"], through))
+          const again = json(yield* chamber(["import", "--tenant", tenant.id, file, "--json"], yield* throughProxy))
           assert.deepInclude(again.counts, { members: 2_500, contacts: 1_200 })
           assert.strictEqual(yield* membersOf(env.DATABASE_URL!, tenant.id), 2_500)
         }))
@@ -74,51 +86,37 @@ for (const rt of postgresOnly("commands that lose their database on postgres")) 
       it.effect("tenant delete: says the database does not answer and to run it again, exits 1; run again, resumes and finishes", () =>
         Effect.gen(function*() {
           const env = yield* Env
-          const proxy = yield* FaultProxy
           const file = join(dir, "members.json")
           writeFileSync(file, JSON.stringify({ members: document.members.slice(0, 600) }))
           const tenant = json(yield* chamber(["tenant", "create", "--name", "Leaving Chamber", "--json"]))
           json(yield* chamber(["import", "--tenant", tenant.id, file, "--json"]))
-          const through = { DATABASE_URL: proxy.through(env.DATABASE_URL!) }
           const remove = ["tenant", "delete", tenant.id, "--confirm", "Leaving Chamber", "--batch-size", "100"]
 
-          proxy.cutAt({ sent: `DELETE FROM "members"` })
-          const cut = yield* chamber(remove, through)
-          assert.strictEqual(proxy.cuts(), 1)
-          assert.strictEqual(cut.code, 1)
-          assert.match(lastLine(cut.stderr)!, /^error: The database does not answer: .+\. Run the same command again once it answers: it resumes where it stopped\.$/)
+          const said = yield* cutWhile(`DELETE FROM "members"`, remove)
+          assert.match(said, /^error: The database does not answer: .+\. Run the same command again once it answers: it resumes where it stopped\.$/)
           assert.isAbove(yield* membersOf(env.DATABASE_URL!, tenant.id), 0)
 
-          proxy.cutAt(undefined)
-          const again = json(yield* chamber([...remove, "--json"], through))
+          const again = json(yield* chamber([...remove, "--json"], yield* throughProxy))
           assert.deepInclude(again, { deleted: true, resumed: true })
           assert.strictEqual(yield* membersOf(env.DATABASE_URL!, tenant.id), 0)
         }))
 
       it.effect("export: says the database does not answer, exits 1, and leaves no file, JSON or CSV; run again, writes it whole", () =>
         Effect.gen(function*() {
-          const env = yield* Env
-          const proxy = yield* FaultProxy
           const file = join(dir, "export-source.json")
           writeFileSync(file, JSON.stringify(document))
           const tenant = json(yield* chamber(["tenant", "create", "--name", "Exported Chamber", "--json"]))
           json(yield* chamber(["import", "--tenant", tenant.id, file, "--json"]))
-          const through = { DATABASE_URL: proxy.through(env.DATABASE_URL!) }
           const out = join(dir, "export.json")
           const csvDir = join(dir, "export-csv")
 
           for (const args of [["--out", out], ["--format", "csv", "--out", csvDir]]) {
-            proxy.cutAt({ sent: "FROM contacts x" })
-            const cut = yield* chamber(["export", "--tenant", tenant.id, ...args], through)
-            assert.strictEqual(proxy.cuts(), 1)
-            assert.strictEqual(cut.code, 1)
-            assert.match(lastLine(cut.stderr)!, /^error: The database does not answer: .+$/)
+            assert.match(yield* cutWhile("FROM contacts x", ["export", "--tenant", tenant.id, ...args]), /^error: The database does not answer: .+$/)
           }
           assert.deepStrictEqual([existsSync(out), existsSync(`${out}.partial`)], [false, false])
           assert.deepStrictEqual(readdirSync(csvDir), [])
 
-          proxy.cutAt(undefined)
-          const again = json(yield* chamber(["export", "--tenant", tenant.id, "--out", out, "--json"], through))
+          const again = json(yield* chamber(["export", "--tenant", tenant.id, "--out", out, "--json"], yield* throughProxy))
           assert.deepInclude(again.counts, { members: 2_500, contacts: 1_200 })
           assert.deepStrictEqual([existsSync(out), existsSync(`${out}.partial`)], [true, false])
         }))
