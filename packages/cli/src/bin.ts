@@ -11,6 +11,11 @@
 import { enableCompileCache } from "node:module"
 
 enableCompileCache()
+// A reader of stdout that goes away (`chamber … | head`) takes only what it read: the command ends
+// as it would, without a stack trace; `chamber export`, which writes until the end, says it stopped.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error
+})
 const { program } = await import("./program.ts")
 
 await program().parseAsync(process.argv)

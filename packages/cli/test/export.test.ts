@@ -5,17 +5,19 @@
  * as CSV files, holding every collection and every state the API and the core library reach (a
  * subscriber without names, slugs kept when titles change, ended deals, payments on invoices
  * voided or marked uncollectible after them); invoices keep their numbers where they are free;
- * options that do not go together and an unknown chamber exit 1. A generated chamber of 100,000
- * members: export-large.test.ts.
+ * options that do not go together and an unknown chamber exit 1; a reader that closes the output
+ * early stops the export, which says so. A generated chamber of 100,000 members:
+ * export-large.test.ts.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { exportProgress } from "../src/ExportProgress.ts"
 import { changedThroughTheApi, type Doc, everyState, generated, generatedCounts, placed } from "./exportDocs.ts"
-import { chamber, chambers, envLayer, json, type Result } from "./harness.ts"
+import { BIN, chamber, chambers, Env, envLayer, json, type Result } from "./harness.ts"
 import { suiteDir } from "./tempDirs.ts"
 
 const dir = suiteDir("export")
@@ -184,6 +186,34 @@ for (const rt of runtimes()) {
             { collection: "fields", index: 1, ref: null, field: "key", message: "The member field tier already exists." }
           ])
         }), 180_000)
+
+      it.effect("a reader that closes the output early (`| head`): the export stops and says so, exit 1; a short answer ends quietly", () =>
+        Effect.gen(function*() {
+          const env = yield* Env
+          const tenant = json(yield* chamber(create("Read Early"))).id as string
+          const members = at("read-early.json")
+          writeFileSync(members, JSON.stringify({ members: Array.from({ length: 3_000 }, (_, i) => ({ name: `Member ${i}`, status: "active" })) }))
+          json(yield* chamber(["import", "--tenant", tenant, members, "--json"]))
+          /** `args` with stdout read up to its first chunk, then closed. */
+          const readOne = (args: ReadonlyArray<string>) =>
+            Effect.promise(() =>
+              new Promise<Result>((resolve) => {
+                const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, REDIS_URL: "", ...env, NO_COLOR: "1" } })
+                let stderr = ""
+                child.stdout.once("data", () => child.stdout.destroy())
+                child.stderr.on("data", (d) => (stderr += d))
+                child.on("close", (code) => resolve({ code, stdout: "", stderr }))
+              })
+            )
+          const exported = yield* readOne(["export", "--tenant", tenant])
+          assert.strictEqual(exported.code, 1)
+          assert.strictEqual(
+            exported.stderr.trimEnd().split("\n").at(-1),
+            "error: Cannot write the export: its reader closed the output before the end (EPIPE); the export stopped."
+          )
+          const listed = yield* readOne(["tenant", "list", "--json"])
+          assert.deepStrictEqual([listed.code, listed.stderr], [0, ""])
+        }))
     })
   })
 }

@@ -25,17 +25,33 @@ export interface ExportOptions {
 /** Options that do not go together, or a file that cannot be written: said plainly. */
 class ExportUnwritable extends Error {}
 
-/** Writes `text`, settled once the stream has taken it (so a slow reader slows the export, not memory). */
+/** Why a write failed, for the operator: a reader that went away (`chamber export | head`) said plainly. */
+const unwritable = (error: unknown) =>
+  new ExportUnwritable(
+    (error as NodeJS.ErrnoException).code === "EPIPE"
+      ? "Cannot write the export: its reader closed the output before the end (EPIPE); the export stopped."
+      : `Cannot write the export: ${(error as Error).message}`
+  )
+
+/**
+ * Writes `text`, settled once the stream has taken it (so a slow reader slows the export, not
+ * memory). A failed write is answered here; the stream's `error` event, which would end the
+ * process with a stack trace when nothing listens, is listened to and says nothing more.
+ */
 const writeTo = (stream: Writable, text: string) =>
   Effect.tryPromise({
-    try: () => new Promise<void>((resolve, reject) => stream.write(text, (error) => (error ? reject(error) : resolve()))),
-    catch: (error) => new ExportUnwritable(`Cannot write the export: ${(error as Error).message}`)
+    try: () =>
+      new Promise<void>((resolve, reject) => {
+        if (stream.listenerCount("error") === 0) stream.on("error", () => {})
+        stream.write(text, (error) => (error ? reject(error) : resolve()))
+      }),
+    catch: unwritable
   })
 
 const closed = (stream: WriteStream) =>
   Effect.tryPromise({
     try: () => new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve()))),
-    catch: (error) => new ExportUnwritable(`Cannot write the export: ${(error as Error).message}`)
+    catch: unwritable
   })
 
 const opened = (path: string) =>
