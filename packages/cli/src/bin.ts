@@ -11,10 +11,11 @@
 import { enableCompileCache } from "node:module"
 
 enableCompileCache()
-// A reader of stdout that goes away (`chamber … | head`) takes only what it read: the command ends
-// as it would, without a stack trace; `chamber export`, which writes until the end, says it stopped.
+// A reader of stdout that goes away (`chamber export … | head`, `chamber changes --follow | head`)
+// ends the command as SIGPIPE ends a Unix filter: at once, quietly, with status 141 (128 + 13).
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code !== "EPIPE") throw error
+  if (error.code === "EPIPE") process.exit(141)
+  throw error
 })
 const { program } = await import("./program.ts")
 

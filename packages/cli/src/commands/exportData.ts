@@ -25,18 +25,13 @@ export interface ExportOptions {
 /** Options that do not go together, or a file that cannot be written: said plainly. */
 class ExportUnwritable extends Error {}
 
-/** Why a write failed, for the operator: a reader that went away (`chamber export | head`) said plainly. */
-const unwritable = (error: unknown) =>
-  new ExportUnwritable(
-    (error as NodeJS.ErrnoException).code === "EPIPE"
-      ? "Cannot write the export: its reader closed the output before the end (EPIPE); the export stopped."
-      : `Cannot write the export: ${(error as Error).message}`
-  )
+const unwritable = (error: unknown) => new ExportUnwritable(`Cannot write the export: ${(error as Error).message}`)
 
 /**
  * Writes `text`, settled once the stream has taken it (so a slow reader slows the export, not
- * memory). A failed write is answered here; the stream's `error` event, which would end the
- * process with a stack trace when nothing listens, is listened to and says nothing more.
+ * memory). A failed write (a full disk) is answered here; the stream's `error` event, which would
+ * end the process with a stack trace when nothing listens, is listened to and says nothing more.
+ * A reader of stdout that goes away ends the command (bin.ts).
  */
 const writeTo = (stream: Writable, text: string) =>
   Effect.tryPromise({
