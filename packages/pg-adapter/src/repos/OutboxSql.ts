@@ -81,7 +81,7 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
       )
   /** Rows of `outbox_appending` (appendingAtEnd) from an appendAll input. */
   const stage = (input: string) =>
-    sql<EventRow & { readonly tenant_id: Int8 }>`
+    sql<Omit<EventRow, "tenant_id">>`
       INSERT INTO pg_temp.outbox_appending (event_id, type, resource, payload)
       SELECT i.value->>'event_id', i.value->>'type', i.value->>'resource', i.value->'payload'
       FROM jsonb_array_elements(${input}::jsonb) WITH ORDINALITY AS i(value, ord) ORDER BY i.ord
@@ -143,13 +143,7 @@ export const OutboxSql = Layer.effect(Outbox, Effect.gen(function*() {
         atEnd === tenantId
           ? Effect.map(stage(appendInput([{ type, data }])), (rows) => toEvent({ ...rows[0]!, tenant_id: tenantId }))
           : appendOne(tenantId, type, data)),
-    // As `append` for each event in order, in one statement: the same event rows (positions by
-    // the same trigger, in insertion order) and deliveries (event by event, subscriptions in id
-    // order). The probe for a pending delivery to wait behind sees the table as the statement
-    // began, so it is made once per subscription and resource, for the first of the events about
-    // that resource; the deliveries of the later ones are held, as one `append` after another
-    // would hold them, and the first pending delivery of the pair (the one found, else the first
-    // one made here) is marked `followed` when any is held behind it.
+    // As `append` for each event in order, in one statement (appendStatement); kept aside inside appendingAtEnd.
     appendAll: (tenantId, events) =>
       events.length === 0 ? Effect.void : Effect.flatMap(AppendingAtEnd, (atEnd) =>
         atEnd === tenantId
