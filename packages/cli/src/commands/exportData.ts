@@ -29,17 +29,12 @@ const unwritable = (error: unknown) => new ExportUnwritable(`Cannot write the ex
 
 /**
  * Writes `text`, settled once the stream has taken it (so a slow reader slows the export, not
- * memory). A failed write (a full disk) is answered here; the stream's `error` event, which would
- * end the process with a stack trace when nothing listens, is listened to and says nothing more.
- * A reader of stdout that goes away ends the command (bin.ts).
+ * memory). A failed write (a full disk) is answered here. A reader of stdout that goes away ends
+ * the command (bin.ts).
  */
 const writeTo = (stream: Writable, text: string) =>
   Effect.tryPromise({
-    try: () =>
-      new Promise<void>((resolve, reject) => {
-        if (stream.listenerCount("error") === 0) stream.on("error", () => {})
-        stream.write(text, (error) => (error ? reject(error) : resolve()))
-      }),
+    try: () => new Promise<void>((resolve, reject) => stream.write(text, (error) => (error ? reject(error) : resolve()))),
     catch: unwritable
   })
 
@@ -54,7 +49,9 @@ const opened = (path: string) =>
     try: () =>
       new Promise<WriteStream>((resolve, reject) => {
         const stream = createWriteStream(path)
-        stream.once("open", () => resolve(stream)).once("error", reject)
+        // Once open, a failed write or end is answered by its callback (writeTo, closed); the
+        // `error` event it also raises would end the process with a stack trace if nothing listened.
+        stream.once("open", () => resolve(stream.on("error", () => {}))).once("error", reject)
       }),
     catch: (error) => new ExportUnwritable(`Cannot write ${path}: ${(error as Error).message}`)
   })

@@ -129,7 +129,6 @@ export const TenantRemovalSql = Layer.effect(TenantRemovalRepo, Effect.gen(funct
     return removalOrder(holding, [...edges, ...TRIGGER_ORDER])
   }).pipe(Effect.orDie, Effect.withSpan("TenantRemovalRepo.tables"))
 
-
   return TenantRemovalRepo.of({
     begin: (tenantId) =>
       sql<{ readonly deleting_at: Date; readonly keys: Int8; readonly hooks: Int8 }>`
