@@ -9,13 +9,15 @@
  * semi-spaces), the memory a server is sized for (docs/operations.md "Memory").
  */
 import { enableCompileCache } from "node:module"
+import { fail } from "./Output.ts"
 
 enableCompileCache()
 // A reader of stdout that goes away (`chamber export … | head`, `chamber changes --follow | head`)
 // ends the command as SIGPIPE ends a Unix filter: at once, quietly, with status 141 (128 + 13).
+// Any other failure to write it (a full disk) ends it with that said in one line, and status 1.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(141)
-  throw error
+  fail(process.argv.includes("--json"), new Error(`Cannot write the output: ${error.message}`))
 })
 const { program } = await import("./program.ts")
 

@@ -12,7 +12,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runtimes } from "@chamber/pg-adapter/testing"
 import { exportProgress } from "../src/ExportProgress.ts"
@@ -187,7 +187,7 @@ for (const rt of runtimes()) {
           ])
         }), 180_000)
 
-      it.effect("a reader that closes the output early (`| head`) ends the command as SIGPIPE would: at once, quietly, status 141", () =>
+      it.effect("a reader that closes the output early (`| head`) ends the command as SIGPIPE would: at once, quietly, status 141; a full disk is one line", () =>
         Effect.gen(function*() {
           const env = yield* Env
           const tenant = json(yield* chamber(create("Read Early"))).id as string
@@ -211,6 +211,23 @@ for (const rt of runtimes()) {
             const ended = yield* readOne(args)
             assert.strictEqual(ended.code, 141, `${args.join(" ")}: ${ended.stderr}`)
             assert.notMatch(ended.stderr, /error|EPIPE|node:/i)
+          }
+          // Output that cannot be written (a full disk) is said in one line, status 1.
+          if (existsSync("/dev/full")) {
+            const full = yield* Effect.promise(() =>
+              new Promise<Result>((resolve) => {
+                const out = openSync("/dev/full", "w")
+                const child = spawn(process.execPath, [BIN, "export", "--tenant", tenant, "--json"], {
+                  env: { ...process.env, REDIS_URL: "", ...env, NO_COLOR: "1" },
+                  stdio: ["ignore", out, "pipe"]
+                })
+                closeSync(out)
+                let stderr = ""
+                child.stderr!.on("data", (d) => (stderr += d))
+                child.on("close", (code) => resolve({ code, stdout: "", stderr }))
+              })
+            )
+            assert.deepStrictEqual([full.code, full.stderr], [1, `${JSON.stringify({ error: "Cannot write the output: ENOSPC: no space left on device, write" })}\n`])
           }
         }))
     })
