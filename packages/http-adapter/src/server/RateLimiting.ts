@@ -93,16 +93,19 @@ export type LimiterBeforeRouting = (
 export const makeLimiterBeforeRouting: Effect.Effect<LimiterBeforeRouting, never, RateLimitStore | Keys> = Effect.gen(function*() {
   const keys = yield* Keys
   const hit = yield* makeHit
+  if (hit === undefined) return (_request, response) => Effect.succeed(response)
+  // Made once: a generator function made per request costs a map in the old generation that
+  // holds what it captures, the answer included, until a full collection (bench/README.md "Memory").
+  const counted = Effect.fnUntraced(function*(credential: string, response: HttpServerResponse.HttpServerResponse) {
+    const key = yield* keys.authenticate(credential)
+    if (key === undefined) return response
+    const counted = countedOf(yield* hit(key))
+    return counted.admitted
+      ? HttpServerResponse.setHeaders(response, counted.headers)
+      : HttpServerResponse.jsonUnsafe({ message: TooManyRequests.body.message }, { status: 429, headers: counted.headers })
+  })
   return (request, response) => {
     const credential = soleBearer(request)
-    if (hit === undefined || credential === undefined || !request.url.startsWith("/api/v1/")) return Effect.succeed(response)
-    return Effect.gen(function*() {
-      const key = yield* keys.authenticate(credential)
-      if (key === undefined) return response
-      const counted = countedOf(yield* hit(key))
-      return counted.admitted
-        ? HttpServerResponse.setHeaders(response, counted.headers)
-        : HttpServerResponse.jsonUnsafe({ message: TooManyRequests.body.message }, { status: 429, headers: counted.headers })
-    })
+    return credential === undefined || !request.url.startsWith("/api/v1/") ? Effect.succeed(response) : counted(credential, response)
   }
 })

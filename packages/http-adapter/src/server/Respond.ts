@@ -9,20 +9,21 @@ import type * as Schema from "effect/Schema"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { type DomainError, type KeyContext, type Page, pageMeta, readablePage } from "@chamber/core"
 import { CurrentKey } from "../shared/Access.ts"
+import { answerBytes } from "./AnswerBytes.ts"
 import { BusinessRuleError, Forbidden, Gone, NotFoundError, ServiceUnavailable, ValidationError } from "../shared/HttpErrors.ts"
 
 /**
  * Answers of at least this many characters (a page, the change feed) are sent as bytes: the
- * text is encoded once and let go at once; only the bytes are held until the write completes
- * (bench/README.md "Memory").
+ * text is encoded once, into a buffer used again once the answer is written (server/AnswerBytes.ts),
+ * and let go at once (bench/README.md "Memory").
  */
 const BYTES_FROM = 16 * 1024
 
 /** JSON text as the body of an answer: a string when small, its UTF-8 bytes from BYTES_FROM on. */
-const jsonBody = (text: string, status = 200) =>
+const jsonBody = (text: string, status = 200): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
   text.length < BYTES_FROM
-    ? HttpServerResponse.text(text, { status, contentType: "application/json" })
-    : HttpServerResponse.uint8Array(Buffer.from(text, "utf8"), { status, contentType: "application/json" })
+    ? Effect.succeed(HttpServerResponse.text(text, { status, contentType: "application/json" }))
+    : Effect.map(answerBytes(text), (bytes) => HttpServerResponse.uint8Array(bytes, { status, contentType: "application/json" }))
 
 /** An encoded value as the JSON body of an answer. */
 const jsonText = (encoded: unknown, status = 200) => jsonBody(JSON.stringify(encoded), status)
@@ -54,9 +55,9 @@ export const toHttpError = (error: DomainError): NotFoundError | ValidationError
 }
 
 /** `self`'s value as an answer, or its domain error as the contract's. */
-const answered = <A, B, E extends DomainError, R>(self: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, HttpErrorOf<E>, R> =>
+const answered = <A, B, E extends DomainError, R>(self: Effect.Effect<A, E, R>, f: (a: A) => Effect.Effect<B>): Effect.Effect<B, HttpErrorOf<E>, R> =>
   Effect.matchEffect(self, {
-    onSuccess: (a) => Effect.succeed(f(a)),
+    onSuccess: f,
     // toHttpError's result is the member of the union that E's kind selects.
     onFailure: (e) => Effect.fail(toHttpError(e) as HttpErrorOf<E>)
   })
@@ -69,7 +70,7 @@ const forTenant = <A, E, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) =
 
 /** An answer made from the request's key alone (the connection check), written as JSON directly. */
 export const fromKey = <S extends Schema.Top>(_response: S, answer: (key: KeyContext) => S["Encoded"]) =>
-  withKey((key) => Effect.succeed(jsonText(answer(key))))
+  withKey((key) => jsonText(answer(key)))
 
 /**
  * An answer a core call made from the request's key as JSON text, written as it is (the change
@@ -98,7 +99,7 @@ export const single = <S extends Schema.Top, A extends DataOf<S>, E extends Doma
   withStatus(response, run, (data) => [status, { data } as S["Encoded"]])
 
 /** The value itself, not wrapped in `{data}` (a webhook subscription is a flat object, docs/webhooks.md). */
-export const bare = <A, E extends DomainError, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) => answered(forTenant(run), (a) => a)
+export const bare = <A, E extends DomainError, R>(run: (tenantId: number) => Effect.Effect<A, E, R>) => answered(forTenant(run), Effect.succeed)
 
 type ItemOf<L extends Schema.Top> = L["Encoded"] extends { readonly data: ReadonlyArray<infer I> } ? I : never
 
