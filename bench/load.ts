@@ -29,8 +29,13 @@ export const getLoad = (id: string, name: string, path: (world: World) => string
   requests: (world: World) => [{ method: "GET", path: path(world) }]
 })
 
-/** A server's rounds: units (requests, or flows) whose every response was 2xx, per second; their latency; CPU a unit; peak RSS; failures. */
-export type Measured = { readonly rps: number; readonly p50: number; readonly p99: number; readonly cpuMs: number; readonly peakRssMb: number; readonly bad: number }
+/**
+ * A server's rounds: units (requests, or flows) whose every response was 2xx, per second; their latency; CPU a unit, all of
+ * it and its main thread's (the JavaScript; the rest is V8's collector and compiler threads); peak RSS; failures.
+ */
+export type Measured = {
+  readonly rps: number; readonly p50: number; readonly p99: number; readonly cpuMs: number; readonly mainMs: number; readonly peakRssMb: number; readonly bad: number
+}
 
 type OnResponse = (client: any, status: number, time: number) => void
 
@@ -48,7 +53,7 @@ const fire = (base: string, load: Load, world: World, seconds: number, onRespons
 const tally = (server: Server, load: Load) => {
   /** Per unit: a request's latency, or a flow's (the sum of its steps'). */
   const latencies: Array<number> = []
-  let [ok, bad, seconds, cpu, peakRssMb] = [0, 0, 0, 0, 0]
+  let [ok, bad, seconds, cpu, main, peakRssMb] = [0, 0, 0, 0, 0, 0]
   const round = async (world: World, duration: number) => {
     const pid = server.child.pid!
     const sample = () => void (peakRssMb = Math.max(peakRssMb, procStatus(pid, "VmRSS") || 0))
@@ -72,10 +77,10 @@ const tally = (server: Server, load: Load) => {
     }
     sample()
     const sampler = setInterval(sample, 100)
-    const cpuBefore = cpuSeconds(pid)
-    const okBefore = ok
+    const [cpuBefore, mainBefore, okBefore] = [cpuSeconds(pid), cpuSeconds(pid, pid), ok]
     const r = await fire(server.base, load, world, duration, onResponse).finally(() => clearInterval(sampler))
     cpu += cpuSeconds(pid) - cpuBefore
+    main += cpuSeconds(pid, pid) - mainBefore
     bad += r.non2xx + r.errors + r.timeouts
     seconds += r.duration
     sample()
@@ -83,7 +88,8 @@ const tally = (server: Server, load: Load) => {
   }
   const result = (): Measured => {
     const pct = percentile(latencies)
-    return { rps: ok / seconds, p50: pct(50), p99: pct(99), cpuMs: ok > 0 ? (cpu * 1000) / ok : NaN, peakRssMb, bad }
+    const perUnit = (seconds: number) => (ok > 0 ? (seconds * 1000) / ok : NaN)
+    return { rps: ok / seconds, p50: pct(50), p99: pct(99), cpuMs: perUnit(cpu), mainMs: perUnit(main), peakRssMb, bad }
   }
   return { round, result }
 }
@@ -113,6 +119,6 @@ export const printRows = (log: (line: string) => void, title: string, first: str
   const width = Math.max(13, ...rows.map(([name]) => name.length + 2))
   const cells = (values: ReadonlyArray<string>) => `  ${values[0]!.padEnd(width)}${values.slice(1).map((v) => v.padStart(12)).join("")}`
   log(`\n${title}`)
-  log(cells([first, `${unit}s/s`, "p50 ms", "p99 ms", `CPU ms/${unit}`, "peak RSS MB", "non-2xx/err"]))
-  for (const [name, m] of rows) log(cells([name, f(m.rps), f(m.p50), f(m.p99), f(m.cpuMs, 3), f(m.peakRssMb), String(m.bad)]))
+  log(cells([first, `${unit}s/s`, "p50 ms", "p99 ms", `CPU ms/${unit}`, "main thread", "peak RSS MB", "non-2xx/err"]))
+  for (const [name, m] of rows) log(cells([name, f(m.rps), f(m.p50), f(m.p99), f(m.cpuMs, 3), f(m.mainMs, 3), f(m.peakRssMb), String(m.bad)]))
 }

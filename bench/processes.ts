@@ -101,10 +101,10 @@ const proc = <A>(read: () => A, gone: A): A => {
 export const procStatus = (pid: number, field: "VmRSS" | "VmHWM"): number =>
   proc(() => Number(readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? NaN) / 1024, NaN)
 
-/** User + system CPU seconds the process has used so far (/proc/<pid>/stat, 100 ticks a second). */
-export const cpuSeconds = (pid: number): number =>
+/** User + system CPU seconds the process, or its thread `tid`, has used so far (/proc/<pid>/stat, 100 ticks a second). */
+export const cpuSeconds = (pid: number, tid?: number): number =>
   proc(() => {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
+    const fields = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
     // After the command name: state is field 3, utime field 14, stime field 15 (1-based, man 5 proc).
     return (Number(fields[11]) + Number(fields[12])) / 100
   }, NaN)

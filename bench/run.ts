@@ -248,7 +248,7 @@ const settle = () => settleTables(db!, WRITTEN_TABLES)
 type Rows = ReadonlyArray<readonly [string, Measured]>
 
 const ratios = (unit: string, a: Measured, b: Measured) =>
-  `throughput ${f(a.rps / b.rps, 2)}x, p50 ${f(a.p50 / b.p50, 2)}x, p99 ${f(a.p99 / b.p99, 2)}x, CPU/${unit} ${f(a.cpuMs / b.cpuMs, 2)}x, peak RSS ${f(a.peakRssMb / b.peakRssMb, 2)}x`
+  `throughput ${f(a.rps / b.rps, 2)}x, p50 ${f(a.p50 / b.p50, 2)}x, p99 ${f(a.p99 / b.p99, 2)}x, CPU/${unit} ${f(a.cpuMs / b.cpuMs, 2)}x (main thread ${f(a.mainMs / b.mainMs, 2)}x), peak RSS ${f(a.peakRssMb / b.peakRssMb, 2)}x`
 
 const printTable = (endpoint: Endpoint, rows: Rows) => {
   const unit = endpoint.steps.length > 1 ? "flow" : "req"
