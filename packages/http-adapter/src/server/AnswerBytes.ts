@@ -3,7 +3,7 @@
  * once Node has written the answer out (the response's `finish`). The server keeps each request's
  * answer reachable until V8's next full collection; with bytes of its own, every answer added its
  * size to V8's external memory, whose growth started a full collection about twice a second under
- * load (bench/README.md "Memory"). Buffers come in power-of-two sizes from 32 KiB to 1 MiB, and a
+ * load (bench/README.md "Where the members page's time goes", "Memory"). Buffers come in power-of-two sizes from 32 KiB to 1 MiB, and a
  * few of each size are kept between requests. A larger answer, or one not written by Node's
  * server, gets bytes of its own.
  */
@@ -23,9 +23,9 @@ const idle = new Map<number, Array<Buffer>>()
 const sizeFor = (bytes: number) => Math.max(SMALLEST, 2 ** Math.ceil(Math.log2(bytes)))
 
 const release = (buffer: Buffer) => {
-  const kept = idle.get(buffer.length) ?? []
-  if (kept.length < KEPT) kept.push(buffer)
-  idle.set(buffer.length, kept)
+  const kept = idle.get(buffer.length)
+  if (kept === undefined) idle.set(buffer.length, [buffer])
+  else if (kept.length < KEPT) kept.push(buffer)
 }
 
 /** What an answer is written to: Node's response, which emits `finish` once every byte is out. */
