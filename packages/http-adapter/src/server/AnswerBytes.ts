@@ -3,9 +3,9 @@
  * once Node has written the answer out (the response's `finish`). The server keeps each request's
  * answer reachable until V8's next full collection; with bytes of its own, every answer added its
  * size to V8's external memory, whose growth started a full collection about twice a second under
- * load (bench/README.md "Where the members page's time goes", "Memory"). Buffers come in power-of-two sizes from 32 KiB to 1 MiB, and a
- * few of each size are kept between requests. A larger answer, or one not written by Node's
- * server, gets bytes of its own.
+ * load (bench/README.md "Where the members page's time goes"). Buffers come in power-of-two sizes
+ * from 32 KiB to 1 MiB, and a few of each size are kept between requests. A larger answer, or one
+ * not written by Node's server, gets bytes of its own.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
