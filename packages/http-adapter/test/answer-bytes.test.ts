@@ -36,9 +36,10 @@ const bodiesOf = (bytes: Buffer) => {
 }
 
 /**
- * `times` GETs of `path` sent at once on a socket of its own (pipelined: more than the kernel's
- * buffers hold, so Node keeps the rest), which reads the first bytes and then stops reading until
- * `bodies` is called; the bodies of the answers once they have all come.
+ * `times` GETs of `path` sent at once (pipelined) on a socket of its own, which reads the first
+ * bytes and then stops reading until `bodies` is called; the bodies of the answers once they have
+ * all come. Whether Node or the kernel holds what is not read depends on the kernel's buffers
+ * (here, with loopback's, the kernel): the unit tests below hold the buffers' rule itself.
  */
 const stalledGets = (port: number, path: string, key: string, times: number) => {
   const socket = connect(port, "127.0.0.1")
